@@ -1,0 +1,44 @@
+# SecDash: `make run` serves the app, `make test` runs every test. Both install what is missing.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 3000
+HOST ?= 127.0.0.1
+# The venv's bin first: it holds the Node 24 that Reflex needs (the machine's node is older).
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export REFLEX_USE_NPM := 1
+export REFLEX_USE_GRANIAN := 1
+export REFLEX_TELEMETRY_ENABLED := false
+
+.PHONY: install run test test-fast lint bench browser clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+# Debian's Chromium for the browser tests (Playwright's own browser download fails offline).
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+run: install
+	$(PY) -m secdash init
+	@echo "SecDash: serving on http://$(HOST):$(PORT) (sign in at http://$(HOST):$(PORT)/login)"
+	$(VENV)/bin/reflex run --env prod --single-port --backend-port $(PORT) --backend-host $(HOST)
+
+test: install browser
+	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not e2e"
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+bench: install
+	$(PY) -m bench
+
+clean:
+	rm -rf .web .states

@@ -1,0 +1,1 @@
+"""SecDash: a security-monitoring console for a handful of websites."""

@@ -1,0 +1,5 @@
+import sys
+
+from secdash.cli import main
+
+sys.exit(main())

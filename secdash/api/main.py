@@ -1,0 +1,62 @@
+"""The FastAPI app mounted into Reflex: routers plus one error shape, {"message": ...}."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from secdash.api.routes import auth, history
+from secdash.services.errors import DomainError, RateLimited
+
+log = logging.getLogger(__name__)
+
+fallback_router = APIRouter()
+
+
+@fallback_router.api_route(
+    "/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], include_in_schema=False
+)
+async def unknown_api_path(rest: str) -> JSONResponse:
+    return JSONResponse({"message": f"Not found: /api/{rest}"}, status_code=404)
+
+
+async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, DomainError)
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else None
+    return JSONResponse({"message": exc.message}, status_code=exc.status_code, headers=headers)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
+    field = ".".join(loc) or "request body"
+    if first.get("type") == "json_invalid":
+        return JSONResponse({"message": "request body is not valid JSON"}, status_code=400)
+    return JSONResponse({"message": f"{field}: {first.get('msg', 'invalid value')}"}, status_code=400)
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error in API route", exc_info=exc)
+    return JSONResponse({"message": "Internal server error"}, status_code=500)
+
+
+def create_api() -> FastAPI:
+    """A fresh FastAPI app each call (Reflex may build the app more than once)."""
+    api = FastAPI(title="SecDash API", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    api.add_exception_handler(DomainError, _domain_error)
+    api.add_exception_handler(RequestValidationError, _validation_error)
+    api.add_exception_handler(StarletteHTTPException, _http_error)
+    api.add_exception_handler(Exception, _unexpected_error)
+    for router in (auth.router, history.router, fallback_router):
+        api.include_router(router)
+    return api

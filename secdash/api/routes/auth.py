@@ -1,0 +1,85 @@
+"""Sign-in, the current user, sign-out and the provider-login entry point."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel
+
+from secdash.api.deps import SESSION_COOKIE, AppSettings, CurrentUser, DbSession, client_ip, request_token
+from secdash.core.config import Settings
+from secdash.models import UserPublic
+from secdash.routes import LOGIN_ROUTE
+from secdash.services import auth
+
+router = APIRouter(prefix="/api", tags=["auth"])
+
+
+class LoginRequest(BaseModel):
+    email: str = ""
+    password: str = ""
+
+
+class LoginResponse(BaseModel):
+    token: str
+    user: UserPublic
+
+
+def _set_session_cookie(response: Response, token: str, settings: Settings) -> None:
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=settings.token_ttl_seconds, httponly=True,
+        samesite="lax", secure=settings.COOKIE_SECURE, path="/",
+    )
+
+
+def _clear_session_cookie(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+
+
+@router.post("/auth/login", response_model=LoginResponse)
+async def login(body: LoginRequest, request: Request, response: Response, session: DbSession, settings: AppSettings):
+    result = await auth.login(
+        session=session, settings=settings, email=body.email, password=body.password,
+        ip=client_ip(request), user_agent=request.headers.get("user-agent", ""),
+    )
+    _set_session_cookie(response, result.token, settings)
+    return LoginResponse(token=result.token, user=result.user)
+
+
+@router.post("/auth/session-cookie", status_code=204)
+async def create_session_cookie(request: Request, session: DbSession, settings: AppSettings) -> Response:
+    """Turn a valid bearer token (header only, never the cookie) into the HttpOnly session cookie."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip() if scheme.lower() == "bearer" else ""
+    await auth.authenticate(session=session, settings=settings, token=token or None)
+    response = Response(status_code=204)
+    _set_session_cookie(response, token, settings)
+    return response
+
+
+@router.get("/auth/user", response_model=UserPublic)
+async def read_current_user(user: CurrentUser) -> UserPublic:
+    return user
+
+
+@router.post("/auth/logout")
+async def logout(request: Request, session: DbSession, settings: AppSettings) -> Response:
+    revoked = await auth.logout(session=session, settings=settings, token=request_token(request))
+    response = JSONResponse({"message": "Logged out" if revoked else "No active session"})
+    _clear_session_cookie(response)
+    return response
+
+
+@router.get("/auth/logout")
+async def logout_and_leave(request: Request, session: DbSession, settings: AppSettings) -> Response:
+    """Full-page logout from the navigation bar: revoke, clear the cookie, back to the landing page."""
+    await auth.logout(session=session, settings=settings, token=request.cookies.get(SESSION_COOKIE))
+    response = RedirectResponse("/", status_code=303)
+    _clear_session_cookie(response)
+    return response
+
+
+@router.get("/login")
+async def provider_login() -> Response:
+    """No external identity provider is configured: send the visitor to the admin login page."""
+    return RedirectResponse(LOGIN_ROUTE, status_code=303)

@@ -1,0 +1,106 @@
+"""The signed-in shell: navigation bar (seven entries), user e-mail, role badge and Logout."""
+
+import reflex as rx
+
+from secdash import routes
+from secdash.components.badges import role_badge
+from secdash.components.screens import loading_screen
+from secdash.state.auth import AuthState
+
+NAV_ITEMS = (
+    (routes.DASHBOARD_ROUTE, "Dashboard", "layout-dashboard"),
+    (routes.HISTORY_ROUTE, "History Logs", "history"),
+    (routes.DEFENSE_COMMAND_ROUTE, "Defense Command", "shield"),
+    (routes.AI_SYSTEMS_ROUTE, "AI Systems", "cpu"),
+    (routes.BATTLE_STATION_ROUTE, "Battle Station", "swords"),
+    (routes.FIX_MODE_ROUTE, "Fix Mode", "wrench"),
+    (routes.CODE_MODE_ROUTE, "Code Mode", "code"),
+)
+_LINK = "flex items-center gap-2 whitespace-nowrap rounded-md px-2.5 py-2 text-sm font-medium transition-colors"
+_ACTIVE = f"{_LINK} bg-cyan-500/15 text-cyan-300 ring-1 ring-cyan-500/40"
+_IDLE = f"{_LINK} text-slate-300 hover:bg-slate-800 hover:text-white"
+
+
+def _nav_links(active_route: str, vertical: bool = False) -> rx.Component:
+    return rx.el.nav(
+        *[
+            rx.link(
+                rx.icon(icon, class_name="w-4 h-4" if vertical else "w-4 h-4 hidden 2xl:inline"),
+                label,
+                href=route,
+                class_name=_ACTIVE if route == active_route else _IDLE,
+                aria_current="page" if route == active_route else None,
+                underline="none",
+            )
+            for route, label, icon in NAV_ITEMS
+        ],
+        aria_label="Main navigation",
+        class_name="flex flex-col gap-1" if vertical else "hidden xl:flex items-center gap-0.5",
+    )
+
+
+def _user_box() -> rx.Component:
+    return rx.el.div(
+        rx.el.span(
+            AuthState.user_email,
+            title=AuthState.user_email,
+            class_name="hidden sm:inline max-w-[200px] truncate text-sm text-slate-300",
+        ),
+        role_badge(AuthState.is_admin),
+        rx.el.button(
+            rx.icon("log-out", class_name="w-4 h-4"),
+            "Logout",
+            on_click=AuthState.logout,
+            class_name="flex items-center gap-1 whitespace-nowrap rounded-md border border-slate-700 px-3 py-1.5 text-sm "
+            "text-slate-200 hover:bg-slate-800",
+        ),
+        class_name="flex items-center gap-3",
+    )
+
+
+def nav_bar(active_route: str) -> rx.Component:
+    return rx.el.header(
+        rx.el.div(
+            rx.el.div(
+                # Mobile menu: a native disclosure, so it needs no server round-trip.
+                rx.el.details(
+                    rx.el.summary(
+                        rx.icon("menu", class_name="w-5 h-5"),
+                        aria_label="Toggle navigation menu",
+                        class_name="list-none cursor-pointer rounded-md p-2 text-slate-200 hover:bg-slate-800",
+                    ),
+                    rx.el.div(
+                        _nav_links(active_route, vertical=True),
+                        class_name="absolute left-2 right-2 top-14 z-40 rounded-lg border border-slate-700 "
+                        "bg-slate-900 p-2 shadow-xl",
+                    ),
+                    class_name="xl:hidden",
+                ),
+                rx.link(
+                    rx.icon("shield-check", class_name="w-6 h-6 text-cyan-400"),
+                    rx.el.span("SecDash", class_name="font-bold text-slate-100"),
+                    href=routes.DASHBOARD_ROUTE,
+                    underline="none",
+                    class_name="flex items-center gap-2",
+                ),
+                _nav_links(active_route),
+                class_name="flex items-center gap-4",
+            ),
+            _user_box(),
+            class_name="mx-auto flex max-w-7xl items-center justify-between gap-4 px-4 py-3",
+        ),
+        class_name="sticky top-0 z-30 border-b border-slate-800 bg-slate-950/95 backdrop-blur",
+    )
+
+
+def shell(content: rx.Component, active_route: str) -> rx.Component:
+    """A signed-in page: the bar above the content; "Loading..." until the session is confirmed."""
+    return rx.cond(
+        AuthState.is_authenticated,
+        rx.el.div(
+            nav_bar(active_route),
+            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 py-6"),
+            class_name="min-h-screen bg-slate-950 text-slate-100",
+        ),
+        loading_screen(),
+    )

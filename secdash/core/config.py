@@ -1,0 +1,86 @@
+"""One Settings object for the whole app, read from the environment (and an optional .env)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+class Settings(BaseSettings):
+    """Runtime configuration; every field has a safe default for a fresh machine."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    PORT: int = Field(3000, validation_alias=AliasChoices("PORT"))
+    DATA_DIR: Path = Field(PROJECT_ROOT / "data", validation_alias=AliasChoices("SECDASH_DATA_DIR"))
+    DATABASE_URL: str = Field("", validation_alias=AliasChoices("SECDASH_DATABASE_URL"))
+    REDIS_URL: str = Field("", validation_alias=AliasChoices("REFLEX_REDIS_URL"))
+    SECRET_KEY: str = Field("", validation_alias=AliasChoices("SECDASH_SECRET_KEY"))
+    ADMIN_EMAIL: str = Field("", validation_alias=AliasChoices("SECDASH_ADMIN_EMAIL"))
+    ADMIN_PASSWORD: str = Field("", validation_alias=AliasChoices("SECDASH_ADMIN_PASSWORD"))
+    TOKEN_TTL_HOURS: float = Field(12, validation_alias=AliasChoices("SECDASH_TOKEN_TTL_HOURS"))
+    COOKIE_SECURE: bool = Field(False, validation_alias=AliasChoices("SECDASH_COOKIE_SECURE"))
+    # Lockout thresholds (issue 2): per e-mail and per client IP.
+    LOGIN_MAX_FAILURES_PER_EMAIL: int = 5
+    LOGIN_EMAIL_WINDOW_SECONDS: int = 300
+    LOGIN_MAX_FAILURES_PER_IP: int = 20
+    LOGIN_IP_WINDOW_SECONDS: int = 60
+
+    @property
+    def database_url(self) -> str:
+        """The synchronous SQLAlchemy URL (alembic, CLI)."""
+        url = self.DATABASE_URL or f"sqlite:///{self.DATA_DIR / 'secdash.db'}"
+        if url.startswith("postgres://"):
+            url = "postgresql://" + url.removeprefix("postgres://")
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        return url
+
+    @property
+    def async_database_url(self) -> str:
+        """The asyncio SQLAlchemy URL the app and services use."""
+        url = self.database_url
+        if url.startswith("sqlite:"):
+            return "sqlite+aiosqlite:" + url.removeprefix("sqlite:")
+        if url.startswith("postgresql+psycopg://"):
+            return "postgresql+asyncpg://" + url.removeprefix("postgresql+psycopg://")
+        return url
+
+    @property
+    def token_ttl_seconds(self) -> int:
+        return int(self.TOKEN_TTL_HOURS * 3600)
+
+    def secret_key(self) -> str:
+        """The JWT signing key: from the environment, else generated once under DATA_DIR (0600)."""
+        if self.SECRET_KEY:
+            return self.SECRET_KEY
+        return read_or_create_secret_file(self.DATA_DIR / "secret_key", lambda: secrets.token_urlsafe(48))
+
+
+def read_or_create_secret_file(path: Path, make) -> str:
+    """Return the file's content, creating it atomically (0600) if absent; safe across workers."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(make())
+        try:
+            os.link(tmp, path)  # atomic: the first writer wins, with its content complete
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+    return path.read_text().strip()
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,70 @@
+"""Password hashing (argon2 via passlib's API) and access tokens (PyJWT, HS256 pinned)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import jwt
+from passlib.context import CryptContext
+
+ALGORITHM = "HS256"
+_REQUIRED_CLAIMS = ["sub", "sid", "iat", "exp"]
+
+_pwd_context = CryptContext(schemes=["argon2"], deprecated="auto")
+
+
+@cache
+def _dummy_hash() -> str:
+    """Verified against when the e-mail is unknown, so a login takes as long either way."""
+    return _pwd_context.hash("secdash-timing-equaliser")
+
+
+def hash_password(password: str) -> str:
+    return _pwd_context.hash(password)
+
+
+def verify_password(password: str, password_hash: str | None) -> bool:
+    """Check a password in constant time; with no hash, burn the same time and return False."""
+    if not password_hash:
+        _pwd_context.verify(password, _dummy_hash())
+        return False
+    try:
+        return _pwd_context.verify(password, password_hash)
+    except (ValueError, TypeError):
+        return False
+
+
+@dataclass(frozen=True)
+class TokenClaims:
+    user_id: int
+    session_id: str
+    issued_at: int
+    expires_at: int
+
+
+class InvalidToken(Exception):
+    """The token is malformed, tampered with, expired or signed otherwise."""
+
+
+def create_access_token(*, user_id: int, session_id: str, ttl_seconds: int, secret: str) -> str:
+    now = int(time.time())
+    payload = {"sub": str(user_id), "sid": session_id, "iat": now, "exp": now + ttl_seconds}
+    return jwt.encode(payload, secret, algorithm=ALGORITHM)
+
+
+def decode_access_token(token: str, *, secret: str) -> TokenClaims:
+    """Verify signature (HS256 only), expiry and required claims; raise InvalidToken otherwise."""
+    try:
+        payload = jwt.decode(
+            token, secret, algorithms=[ALGORITHM], options={"require": _REQUIRED_CLAIMS}
+        )
+        return TokenClaims(
+            user_id=int(payload["sub"]),
+            session_id=str(payload["sid"]),
+            issued_at=int(payload["iat"]),
+            expires_at=int(payload["exp"]),
+        )
+    except (jwt.PyJWTError, ValueError, TypeError, KeyError) as exc:
+        raise InvalidToken(str(exc)) from exc

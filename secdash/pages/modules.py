@@ -1,0 +1,28 @@
+"""Signed-in routes whose feature arrives in a later release: title and an honest empty state."""
+
+import reflex as rx
+
+from secdash import routes
+from secdash.components.screens import not_yet_available
+
+PENDING_MODULES = {
+    routes.DASHBOARD_ROUTE: (
+        "Security Dashboard",
+        "Site monitoring, live traffic, user scanning, security scans, AI defense mode and the "
+        "problem database will appear here once site probes and code scans are running.",
+    ),
+    routes.DEFENSE_COMMAND_ROUTE: (
+        "Defense Command",
+        "Secure communication with the AI defense systems will appear here once the AI layer is configured.",
+    ),
+    routes.AI_SYSTEMS_ROUTE: ("AI Systems", "AI platform statistics will appear here."),
+    routes.BATTLE_STATION_ROUTE: ("Battle Station", "Attack-and-defense drills will appear here."),
+    routes.FIX_MODE_ROUTE: ("Fix Mode", "Guided fixes for detected problems will appear here."),
+    routes.CODE_MODE_ROUTE: ("Live Code Builder", "The live multi-file project builder will appear here."),
+    routes.CODE_ARTIFACTS_ROUTE: ("Code Mode - HTML Artifacts", "Versioned HTML artifacts will appear here."),
+}
+
+
+def pending_module(route: str) -> rx.Component:
+    title, what = PENDING_MODULES[route]
+    return not_yet_available(title, what)

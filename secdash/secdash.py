@@ -1,0 +1,52 @@
+"""The Reflex app: pages, the mounted API and the toast settings."""
+
+import reflex as rx
+
+from secdash import routes
+from secdash.api.main import create_api
+from secdash.components.screens import loading_screen
+from secdash.components.shell import shell
+from secdash.pages.history import history_content
+from secdash.pages.landing import landing
+from secdash.pages.login import login_page
+from secdash.pages.modules import PENDING_MODULES, pending_module
+from secdash.pages.not_found import not_found
+from secdash.state.auth import AuthState
+from secdash.state.history import HistoryState
+
+app = rx.App(
+    api_transformer=create_api(),
+    toaster=rx.toast.provider(
+        visible_toasts=1, position="bottom-right", rich_colors=True, close_button=True,
+        toast_options=rx.toast.options(duration=5000, style={"maxWidth": "420px"}),
+    ),
+)
+
+
+def index() -> rx.Component:
+    """/ : the dashboard when signed in, the public landing page otherwise."""
+    return rx.cond(
+        AuthState.auth_checked,
+        rx.cond(AuthState.is_authenticated, shell(pending_module(routes.DASHBOARD_ROUTE), routes.DASHBOARD_ROUTE), landing()),
+        loading_screen(),
+    )
+
+
+app.add_page(index, route=routes.DASHBOARD_ROUTE, title="SecDash", on_load=AuthState.check_auth)
+app.add_page(landing, route=routes.LANDING_ROUTE, title="SecDash")
+app.add_page(login_page, route=routes.LOGIN_ROUTE, title="Admin Access Portal - SecDash", on_load=AuthState.check_auth)
+app.add_page(
+    shell(history_content(), routes.HISTORY_ROUTE),
+    route=routes.HISTORY_ROUTE,
+    title="History Logs - SecDash",
+    on_load=[AuthState.check_auth, HistoryState.load],
+)
+for _route in PENDING_MODULES:
+    if _route != routes.DASHBOARD_ROUTE:
+        app.add_page(
+            shell(pending_module(_route), _route),
+            route=_route,
+            title=f"{PENDING_MODULES[_route][0]} - SecDash",
+            on_load=AuthState.check_auth,
+        )
+app.add_page(not_found, route="404", title="404 Page Not Found")

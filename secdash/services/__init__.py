@@ -1,0 +1,1 @@
+"""The domain: every rule lives here, called by both the Reflex states and the API routes."""

@@ -1,0 +1,91 @@
+"""Server-side login sessions: opening, checking, revoking."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from sqlmodel import select, update
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core.security import InvalidToken, create_access_token, decode_access_token
+from secdash.models import AuthSession, LogCategory, LogSeverity, User, UserPublic, as_utc, utcnow
+from secdash.services import audit
+from secdash.services.errors import AuthFailed
+
+# Writing last_seen on every request would make every read a write; once a minute is plenty.
+LAST_SEEN_RESOLUTION = timedelta(seconds=60)
+
+
+async def open_session(
+    *, session: AsyncSession, user: User, ttl_seconds: int, secret: str, ip: str, user_agent: str
+) -> tuple[AuthSession, str]:
+    """Add a session row for the user and return it with its signed token (caller commits)."""
+    assert user.id is not None
+    now = utcnow()
+    row = AuthSession(
+        id=secrets.token_urlsafe(24),
+        user_id=user.id,
+        created_at=now,
+        last_seen_at=now,
+        expires_at=now + timedelta(seconds=ttl_seconds),
+        ip=(ip or "")[:64],
+        user_agent=(user_agent or "")[:512],
+    )
+    session.add(row)
+    token = create_access_token(user_id=user.id, session_id=row.id, ttl_seconds=ttl_seconds, secret=secret)
+    return row, token
+
+
+async def resolve_token(*, session: AsyncSession, token: str | None, secret: str) -> tuple[UserPublic, AuthSession]:
+    """The user and session behind a token; AuthFailed if the token or its session is not valid."""
+    if not token:
+        raise AuthFailed("No token")
+    try:
+        claims = decode_access_token(token, secret=secret)
+    except InvalidToken:
+        raise AuthFailed("Authentication failed") from None
+    row = await session.get(AuthSession, claims.session_id)
+    now = utcnow()
+    if row is None or row.user_id != claims.user_id or row.revoked_at is not None or as_utc(row.expires_at) <= now:
+        raise AuthFailed("Authentication failed")
+    user = await session.get(User, claims.user_id)
+    if user is None or not user.is_active:
+        raise AuthFailed("Authentication failed")
+    if now - as_utc(row.last_seen_at) > LAST_SEEN_RESOLUTION:
+        row.last_seen_at = now
+        session.add(row)
+        await session.commit()
+    return UserPublic.from_user(user), row
+
+
+async def revoke_session(*, session: AsyncSession, session_id: str) -> bool:
+    """Mark one session revoked (caller commits); False if it was not active."""
+    row = await session.get(AuthSession, session_id)
+    if row is None or row.revoked_at is not None:
+        return False
+    row.revoked_at = utcnow()
+    session.add(row)
+    return True
+
+
+async def revoke_user_sessions(*, session: AsyncSession, user_id: int | None, reason: str) -> int:
+    """Revoke every active session of a user (caller commits); returns how many."""
+    active = await session.exec(
+        select(AuthSession.id).where(AuthSession.user_id == user_id, AuthSession.revoked_at.is_(None))  # type: ignore[union-attr]
+    )
+    ids = list(active)
+    if ids:
+        await session.exec(
+            update(AuthSession).where(AuthSession.id.in_(ids)).values(revoked_at=utcnow())  # type: ignore[attr-defined]
+        )
+        audit.record(
+            session,
+            category=LogCategory.security,
+            action="Session revoked",
+            severity=LogSeverity.warning,
+            description=f"{len(ids)} session(s) revoked: {reason}",
+            actor_user_id=user_id,
+            details={"sessions": len(ids), "reason": reason},
+        )
+    return len(ids)

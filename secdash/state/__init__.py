@@ -1,0 +1,1 @@
+"""Reflex page states: validate input, call services, turn domain errors into toasts."""

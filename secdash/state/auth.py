@@ -1,0 +1,101 @@
+"""The signed-in user: token in local storage, checked against its server session on every event."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.models import Role, UserPublic
+from secdash.routes import DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE, LOGOUT_URL
+from secdash.services import auth
+from secdash.services.errors import AuthFailed
+
+PUBLIC_ROUTES = {DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE}
+
+
+def unauthorized_toast() -> rx.event.EventSpec:
+    return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.")
+
+
+class AuthState(rx.State):
+    """Base of every protected page state; its subclasses call `_current_user()` in each handler."""
+
+    auth_token: str = rx.LocalStorage("", name="auth_token")
+    auth_checked: bool = False
+    user_id: int = 0
+    user_email: str = ""
+    user_role: str = ""
+    user_first_name: str = ""
+
+    @rx.var
+    def is_authenticated(self) -> bool:
+        return self.user_id > 0
+
+    @rx.var
+    def is_admin(self) -> bool:
+        return self.user_role == Role.admin.value
+
+    @rx.var
+    def display_first_name(self) -> str:
+        return self.user_first_name or "Admin"
+
+    async def _current_user(self) -> UserPublic | None:
+        """The user behind the stored token, verified against its session row; None if signed out."""
+        if not self.auth_token:
+            return None
+        async with session_scope() as session:
+            try:
+                return await auth.authenticate(session=session, settings=get_settings(), token=self.auth_token)
+            except AuthFailed:
+                return None
+
+    def _remember(self, user: UserPublic) -> None:
+        self.user_id = user.id
+        self.user_email = user.email
+        self.user_role = user.role
+        self.user_first_name = user.firstName
+        self.auth_checked = True
+
+    def _forget(self) -> None:
+        self.auth_token = ""
+        self.user_id = 0
+        self.user_email = ""
+        self.user_role = ""
+        self.user_first_name = ""
+        self.auth_checked = True
+
+    def _session_ended(self) -> list[rx.event.EventSpec]:
+        """Sign out locally and leave the protected page: what every handler returns on a bad session."""
+        self._forget()
+        return [unauthorized_toast(), rx.redirect(DASHBOARD_ROUTE)]
+
+    @rx.event
+    async def check_auth(self):
+        """on_load of every page: learn who is signed in; leave protected pages when nobody is."""
+        had_token = bool(self.auth_token)
+        user = await self._current_user()
+        if user is not None:
+            self._remember(user)
+            if self.router.url.path.rstrip("/") == LOGIN_ROUTE:
+                return rx.redirect(DASHBOARD_ROUTE)
+            return None
+        self._forget()
+        on_public_page = self.router.url.path.rstrip("/") in {r.rstrip("/") for r in PUBLIC_ROUTES}
+        events: list[rx.event.EventSpec] = []
+        if had_token:
+            events.append(unauthorized_toast())
+        if not on_public_page:
+            events.append(rx.redirect(DASHBOARD_ROUTE))
+        return events
+
+    @rx.event
+    async def logout(self):
+        """Revoke this session, clear the token, then the full-page logout clears the cookie."""
+        token = self.auth_token
+        self._forget()
+        if token:
+            async with session_scope() as session:
+                await auth.logout(session=session, settings=get_settings(), token=token)
+        # A full-page navigation: the server clears the HttpOnly cookie and sends us to the landing page.
+        return rx.call_script(f"localStorage.removeItem('auth_token'); window.location.assign('{LOGOUT_URL}')")

@@ -1,0 +1,65 @@
+"""The Admin Access Portal form."""
+
+from __future__ import annotations
+
+import json
+
+import reflex as rx
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.routes import DASHBOARD_ROUTE
+from secdash.services import auth
+from secdash.services.errors import DomainError
+from secdash.state.auth import AuthState
+
+
+def _store_token_and_enter(token: str) -> rx.event.EventSpec:
+    """Store the token, exchange it for the HttpOnly cookie, then reload into the app."""
+    token_js = json.dumps(token)
+    home_js = json.dumps(DASHBOARD_ROUTE)
+    return rx.call_script(
+        f"localStorage.setItem('auth_token', {token_js});"
+        f"fetch('/api/auth/session-cookie', {{method: 'POST', credentials: 'same-origin',"
+        f" headers: {{Authorization: 'Bearer ' + {token_js}}}}})"
+        f".catch(() => null).finally(() => window.location.assign({home_js}));"
+    )
+
+
+class LoginState(rx.State):
+    """Public: signing in is what a signed-out visitor may do."""
+
+    is_submitting: bool = False
+    show_password: bool = False
+
+    @rx.event
+    def toggle_password(self):
+        self.show_password = not self.show_password
+
+    @rx.event
+    async def login(self, form_data: dict):
+        email = str(form_data.get("email") or "").strip()
+        password = str(form_data.get("password") or "")
+        if not email or not password:
+            yield rx.toast.error("Validation Error", description="Please enter both email and password")
+            return
+        self.is_submitting = True
+        yield
+        try:
+            async with session_scope() as session:
+                result = await auth.login(
+                    session=session,
+                    settings=get_settings(),
+                    email=email,
+                    password=password,
+                    ip=self.router.session.client_ip,
+                    user_agent=self.router.headers.user_agent,
+                )
+        except DomainError as exc:
+            self.is_submitting = False
+            yield rx.toast.error("Login Failed", description=exc.message or "Invalid credentials")
+            return
+        auth_state = await self.get_state(AuthState)
+        auth_state.auth_token = result.token
+        auth_state._remember(result.user)
+        yield _store_token_and_enter(result.token)

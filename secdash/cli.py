@@ -18,8 +18,9 @@ from secdash.services.errors import DomainError
 
 def migrate() -> None:
     """Bring the database schema to the newest revision."""
-    from alembic import command
     from alembic.config import Config
+
+    from alembic import command
 
     config = Config(str(PROJECT_ROOT / "alembic.ini"))
     config.attributes["configure_logger"] = False

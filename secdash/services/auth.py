@@ -12,7 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
 from secdash.core.security import verify_password
-from secdash.models import AuthSession, LogCategory, LogSeverity, LoginAttempt, UserPublic, as_utc, utcnow
+from secdash.models import AuthSession, LogCategory, LoginAttempt, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit, sessions
 from secdash.services.errors import AuthFailed, Invalid, RateLimited
 from secdash.services.unit import commit

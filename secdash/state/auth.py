@@ -18,6 +18,15 @@ def unauthorized_toast() -> rx.event.EventSpec:
     return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.")
 
 
+def refusal_events() -> list[rx.event.EventSpec]:
+    """What a handler answers when its session is gone: the toast, then the landing page.
+
+    The landing page's check_auth clears the stored token, so background tasks (which may not
+    change state outside `async with self`) can refuse with these events alone.
+    """
+    return [unauthorized_toast(), rx.redirect(DASHBOARD_ROUTE)]
+
+
 class AuthState(rx.State):
     """Base of every protected page state; its subclasses call `_current_user()` in each handler."""
 
@@ -68,7 +77,7 @@ class AuthState(rx.State):
     def _session_ended(self) -> list[rx.event.EventSpec]:
         """Sign out locally and leave the protected page: what every handler returns on a bad session."""
         self._forget()
-        return [unauthorized_toast(), rx.redirect(DASHBOARD_ROUTE)]
+        return refusal_events()
 
     @rx.event
     async def check_auth(self):

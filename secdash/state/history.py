@@ -10,7 +10,7 @@ import reflex as rx
 from secdash.core.db import session_scope
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.services import audit
-from secdash.state.auth import AuthState
+from secdash.state.auth import AuthState, refusal_events
 from secdash.state.live import client_connected, subscribe, wait_for_change
 
 TABS = ("all", "security", "ai", "battle")
@@ -95,16 +95,17 @@ class HistoryState(AuthState):
     @rx.event(background=True)
     async def follow_changes(self):
         """Re-read the trail whenever an entry is written (or at least every few seconds)."""
+        if await self._current_user() is None:
+            yield refusal_events()
+            return
         client_token = self.router.session.client_token
         async with subscribe(audit.TOPIC) as changes:
             while client_connected(client_token):
+                await wait_for_change(changes, MAX_STALENESS_SECONDS)
                 user = await self._current_user()
                 if user is None:
-                    async with self:
-                        events = self._session_ended()
-                    yield events
+                    yield refusal_events()
                     return
-                await wait_for_change(changes, MAX_STALENESS_SECONDS)
                 entries, counts = await read_tabs(user)
                 async with self:
                     self._apply(entries, counts)

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from secdash.api.main import create_api
+
+
+@pytest.fixture
+async def client(session):
+    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        yield http
+
+
+async def bearer(client: httpx.AsyncClient, email: str, password: str) -> dict[str, str]:
+    response = await client.post("/api/auth/login", json={"email": email, "password": password})
+    assert response.status_code == 200, response.text
+    return {"Authorization": f"Bearer {response.json()['token']}"}

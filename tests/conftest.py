@@ -1,0 +1,60 @@
+"""Shared fixtures: a migrated database (SQLite by default, PostgreSQL when asked) per test session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import SQLModel
+
+# Settings are read from the environment: point them at throw-away places before anything imports them.
+_TEST_DATA_DIR = Path(os.environ.setdefault("SECDASH_TEST_DATA_DIR", "/tmp/secdash-test-data")) / str(os.getpid())
+os.environ["SECDASH_DATA_DIR"] = str(_TEST_DATA_DIR)
+os.environ["SECDASH_DATABASE_URL"] = os.environ.get(
+    "SECDASH_TEST_DATABASE_URL", f"sqlite:///{_TEST_DATA_DIR / 'test.db'}"
+)
+os.environ["SECDASH_SECRET_KEY"] = "test-secret-key-that-is-long-enough-for-hs256-0123456789"
+os.environ.pop("REFLEX_REDIS_URL", None)
+os.environ.pop("SECDASH_ADMIN_EMAIL", None)
+os.environ.pop("SECDASH_ADMIN_PASSWORD", None)
+
+from secdash.cli import migrate  # noqa: E402
+from secdash.core import notify  # noqa: E402
+from secdash.core.config import get_settings  # noqa: E402
+from secdash.core.db import get_engine, session_scope  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def migrated_db():
+    """Run the real migrations once: the tests use the schema alembic builds, not create_all."""
+    _TEST_DATA_DIR.mkdir(parents=True, exist_ok=True)
+    get_settings.cache_clear()
+    url = get_settings().database_url
+    if url.startswith("postgresql"):
+        from sqlalchemy import create_engine
+
+        engine = create_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public;"))
+        engine.dispose()
+    migrate()
+    return url
+
+
+@pytest.fixture
+async def session(migrated_db):
+    """A session on an emptied database."""
+    engine = get_engine()
+    async with engine.begin() as conn:
+        for table in reversed(SQLModel.metadata.sorted_tables):
+            await conn.execute(table.delete())
+    await notify.reset()
+    async with session_scope() as db_session:
+        yield db_session
+
+
+@pytest.fixture
+def settings():
+    return get_settings()

@@ -1,0 +1,139 @@
+"""Every public handler of every protected state refuses to act without a valid session.
+
+The handlers are enumerated from the app's state tree, so a handler added later without the
+check fails here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+import typing
+
+import jwt
+import pytest
+import reflex as rx
+
+import secdash.secdash  # noqa: F401  (registers every page and state)
+from secdash.core.config import get_settings
+from secdash.state.auth import AuthState
+from secdash.state.login import LoginState
+from tests.factories import make_user, sign_in
+
+# States a signed-out visitor must be able to use, each with the reason.
+PUBLIC_STATES = {LoginState: "signing in is what a signed-out visitor does"}
+# AuthState's own handlers establish or end the session; they are tested for what they do.
+AUTH_ENTRY_POINTS = {"check_auth", "logout"}
+AUTH_VARS = {"auth_token", "auth_checked", "user_id", "user_email", "user_role", "user_first_name"}
+
+
+def _app_states(cls: type[rx.State] = rx.State):
+    for sub in cls.get_substates():
+        if sub.__module__.startswith("secdash."):
+            yield sub
+        yield from _app_states(sub)
+
+
+def _protected_handlers():
+    for state_cls in _app_states():
+        if not issubclass(state_cls, AuthState):
+            continue
+        for name in state_cls.event_handlers:
+            if name == "setvar" or (state_cls is AuthState and name in AUTH_ENTRY_POINTS):
+                continue
+            yield pytest.param(state_cls, name, id=f"{state_cls.__name__}.{name}")
+
+
+PROTECTED_HANDLERS = list(_protected_handlers())
+
+
+def test_there_are_protected_handlers_to_check():
+    assert len(PROTECTED_HANDLERS) >= 3
+
+
+def test_every_app_state_is_protected_or_explicitly_public():
+    for state_cls in _app_states():
+        assert issubclass(state_cls, AuthState) or state_cls in PUBLIC_STATES, state_cls
+
+
+def _dummy(annotation):
+    origin = typing.get_origin(annotation) or annotation
+    return {str: "all", int: 1, float: 1.0, bool: True, dict: {}, list: []}.get(origin, None)
+
+
+async def _call(state, handler_name: str) -> list:
+    fn = type(state).event_handlers[handler_name].fn
+    hints = typing.get_type_hints(fn)
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    args = [_dummy(hints.get(p.name, str)) for p in params]
+    result = fn(state, *args)
+    if inspect.isasyncgen(result):
+        return [item async for item in result]
+    if inspect.iscoroutine(result):
+        result = await result
+    return [result]
+
+
+def _flatten(events) -> list:
+    flat = []
+    for item in events:
+        if isinstance(item, list | tuple):
+            flat.extend(_flatten(item))
+        elif item is not None:
+            flat.append(item)
+    return flat
+
+
+def _redirects_home(events) -> bool:
+    for spec in _flatten(events):
+        if getattr(spec.handler.fn, "__qualname__", "") == "_redirect":
+            args = {str(name): value for name, value in spec.args}
+            if str(args.get("path")) == '"/"':
+                return True
+    return False
+
+
+def _own_vars(state) -> dict:
+    return {name: getattr(state, name) for name in type(state).base_vars if name not in AUTH_VARS}
+
+
+async def _tokens(session) -> dict[str, str]:
+    """A set of tokens the UI must refuse, each for a different reason."""
+    await make_user(session, "ops@example.com")
+    revoked = await sign_in(session, "ops@example.com")
+    from secdash.services import auth
+
+    await auth.logout(session=session, settings=get_settings(), token=revoked)
+    live = await sign_in(session, "ops@example.com")
+    head, payload, sig = live.split(".")
+    now = int(time.time())
+    claims = {"sub": "1", "sid": "x", "iat": now, "exp": now + 600}
+    secret = get_settings().secret_key()
+    return {
+        "missing": "",
+        "revoked": revoked,
+        "tampered": f"{head}.{payload[:-2]}AA.{sig}",
+        "expired": jwt.encode({**claims, "exp": now - 1}, secret, algorithm="HS256"),
+        "alg none": jwt.encode(claims, key=None, algorithm="none"),
+        "wrong key": jwt.encode(claims, "a-different-key-a-different-key-0000", algorithm="HS256"),
+    }
+
+
+@pytest.mark.parametrize(("state_cls", "handler_name"), PROTECTED_HANDLERS)
+async def test_handler_refuses_without_a_valid_session(session, state_cls, handler_name):
+    for kind, token in (await _tokens(session)).items():
+        root = rx.State(_reflex_internal_init=True)
+        state = root.get_substate(state_cls.get_full_name().split("."))
+        state.auth_token = token
+        before = _own_vars(state)
+        events = await _call(state, handler_name)
+        assert _redirects_home(events), f"{kind}: {handler_name} did not send the user away"
+        assert _own_vars(state) == before, f"{kind}: {handler_name} changed state without a session"
+
+
+def test_setvar_cannot_grant_a_role():
+    root = rx.State(_reflex_internal_init=True)
+    state = root.get_substate(AuthState.get_full_name().split("."))
+    with pytest.raises(AttributeError):
+        AuthState.event_handlers["setvar"].fn(state, "user_role", "admin")
+    assert state.user_role == ""

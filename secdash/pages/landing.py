@@ -34,6 +34,7 @@ def landing() -> rx.Component:
             rx.el.a(
                 "Access Security Dashboard",
                 href=PROVIDER_LOGIN_URL,
+                reload_document=True,
                 class_name="rounded-lg bg-cyan-500 px-6 py-3 font-semibold text-slate-950 hover:bg-cyan-400",
             ),
             rx.el.p(

@@ -15,7 +15,7 @@ PUBLIC_ROUTES = {DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE}
 
 
 def unauthorized_toast() -> rx.event.EventSpec:
-    return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.")
+    return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.", id="unauthorized")
 
 
 def refusal_events() -> list[rx.event.EventSpec]:
@@ -100,9 +100,8 @@ class AuthState(rx.State):
 
     @rx.event
     async def logout(self):
-        """Revoke this session, clear the token, then the full-page logout clears the cookie."""
+        """Revoke this session, then a full-page logout clears the token, the cookie and this state."""
         token = self.auth_token
-        self._forget()
         if token:
             async with session_scope() as session:
                 await auth.logout(session=session, settings=get_settings(), token=token)

@@ -1,0 +1,23 @@
+"""Browser steps shared by the end-to-end tests."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import ADMIN_EMAIL, ADMIN_PASSWORD
+
+
+def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD) -> None:
+    page.goto("/login")
+    expect(page.get_by_role("heading", name="Admin Access Portal")).to_be_visible()
+    page.get_by_label("Email").fill(email)
+    page.locator("#password").fill(password)
+    page.get_by_role("button", name="Access System").click()
+    expect(page).to_have_url(re.compile(r"/$"))
+    expect(page.get_by_role("button", name="Logout")).to_be_visible()
+
+
+def toast(page: Page, title: str):
+    return page.locator("[data-sonner-toast]").filter(has_text=title)

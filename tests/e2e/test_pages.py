@@ -1,0 +1,57 @@
+"""Signed-in pages: every route exists, History Logs shows the trail and follows it live."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import ADMIN_EMAIL
+from tests.e2e.helpers import sign_in
+
+ROUTE_TITLES = {
+    "/defense-command": "Defense Command",
+    "/ai-systems": "AI Systems",
+    "/battle-station": "Battle Station",
+    "/fix-mode": "Fix Mode",
+    "/code-mode": "Live Code Builder",
+    "/code-artifacts": "Code Mode - HTML Artifacts",
+}
+
+
+def test_every_signed_in_route_shows_its_title_and_no_invented_data(page: Page):
+    sign_in(page)
+    for route, title in ROUTE_TITLES.items():
+        page.goto(route)
+        expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
+        expect(page.get_by_text("Not available yet")).to_be_visible()
+
+
+def test_signed_out_visitor_is_sent_to_the_landing_page(page: Page):
+    page.goto("/battle-station")
+    expect(page.get_by_role("link", name="Access Security Dashboard")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/$"))
+
+
+def test_history_logs_show_the_trail_and_new_entries_arrive_without_reload(page: Page, base_url: str):
+    sign_in(page)
+    page.get_by_role("link", name="History Logs").first.click()
+    expect(page.get_by_role("heading", name="History Logs")).to_be_visible()
+    expect(page.get_by_text("Complete audit trail of all system activities")).to_be_visible()
+    expect(page.get_by_text("Real-time updates")).to_be_visible()
+    expect(page.get_by_text("System Activity Log")).to_be_visible()
+    entries = page.get_by_test_id("history-entry")
+    expect(entries.first).to_contain_text("Login succeeded")
+    expect(entries.first).to_contain_text(ADMIN_EMAIL)
+    expect(entries.first.locator("pre")).to_contain_text('"email"')
+    expect(entries.first).to_contain_text(re.compile(r"[A-Z][a-z]{2} \d{2}, \d{2}:\d{2}:\d{2}"))
+
+    # Another client fails to sign in: the entry appears here with no reload.
+    httpx.post(f"{base_url}/api/auth/login", json={"email": "intruder@e2e.test", "password": "guess-123"})
+    expect(entries.first).to_contain_text("Failed login for intruder@e2e.test", timeout=8000)
+
+    page.get_by_role("tab", name=re.compile(r"Battle Station \(0\)")).click()
+    expect(page.get_by_text("No battle station logs")).to_be_visible()
+    page.get_by_role("tab", name=re.compile(r"Security \(\d+\)")).click()
+    expect(page.get_by_role("tabpanel").get_by_test_id("history-entry").first).to_contain_text("intruder@e2e.test")

@@ -86,7 +86,8 @@ def server(tmp_path_factory):
             if process.poll() is not None:
                 pytest.fail(f"server exited early:\n{log_path.read_text()[-4000:]}")
             try:
-                if httpx.get(f"{base_url}/ping", timeout=2).status_code == 200 and httpx.get(base_url, timeout=5).status_code == 200:
+                ping = httpx.get(f"{base_url}/ping", timeout=2)
+                if ping.status_code == 200 and httpx.get(base_url, timeout=5).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

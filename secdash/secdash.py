@@ -18,6 +18,7 @@ app = rx.App(
     api_transformer=create_api(),
     toaster=rx.toast.provider(
         visible_toasts=1, position="bottom-right", rich_colors=True, close_button=True,
+        hotkey=rx.Var.create(["F8"]).to(str),  # sonner takes a key list; the spec's viewport hotkey
         toast_options=rx.toast.options(duration=5000, style={"maxWidth": "420px"}),
     ),
 )

@@ -58,3 +58,8 @@ async def session(migrated_db):
 @pytest.fixture
 def settings():
     return get_settings()
+
+
+def pytest_collection_modifyitems(items):
+    """Browser tests last: Playwright's sync API keeps a loop running that async tests cannot share."""
+    items.sort(key=lambda item: "/tests/e2e/" in str(item.path))

@@ -42,7 +42,9 @@ async def _init() -> None:
     async with session_scope() as session:
         created = await users.ensure_first_admin(session=session, settings=settings)
     if created is None:
-        print("SecDash: users exist; nothing to seed.")
+        password_file = settings.DATA_DIR / "admin-password.txt"
+        hint = f" (the first admin's generated password is in {password_file})" if password_file.exists() else ""
+        print(f"SecDash: users exist; sign in with an existing account{hint}.")
     elif created.generated_password:
         print(f"SecDash: first admin created: {created.email}")
         print(f"SecDash: generated password (shown once; also in {created.password_file}, mode 0600):")

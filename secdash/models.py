@@ -140,3 +140,136 @@ class HistoryLogPublic(BaseModel):
             metadata=log.details or {},
             timestamp=as_utc(log.timestamp),
         )
+
+
+class SiteStatus(StrEnum):
+    secure = "secure"
+    warning = "warning"
+    critical = "critical"
+
+
+class Site(SQLModel, table=True):
+    """A monitored website and what its newest probe found."""
+
+    __tablename__ = "sites"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    domain: str = Field(max_length=253)
+    url: str = Field(max_length=2048)
+    status: str = Field(default=SiteStatus.warning.value, max_length=16)
+    response_time_ms: int | None = None
+    status_code: int | None = None
+    tls_days_left: int | None = None
+    grade: str | None = Field(default=None, max_length=4)
+    score: int | None = None
+    last_error: str | None = Field(default=None, max_length=300)
+    findings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    last_checked_at: datetime | None = _ts(default=None, nullable=True)
+    is_demo: bool = False
+    allow_private: bool = False
+    created_at: datetime = _ts(default_factory=utcnow)
+
+
+class SiteCheck(SQLModel, table=True):
+    """One probe of a site (history kept bounded per site)."""
+
+    __tablename__ = "site_checks"
+    __table_args__ = (Index("ix_site_checks_site_checked", "site_id", "checked_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="sites.id", ondelete="CASCADE")
+    checked_at: datetime = _ts(default_factory=utcnow)
+    status: str = Field(max_length=16)
+    status_code: int | None = None
+    response_ms: int | None = None
+    tls_days_left: int | None = None
+    grade: str | None = Field(default=None, max_length=4)
+    error: str | None = Field(default=None, max_length=300)
+
+
+class EventType(StrEnum):
+    threat_blocked = "threat_blocked"
+    attack_detected = "attack_detected"
+    vulnerability_fixed = "vulnerability_fixed"
+    # Beyond the spec's three: what the monitor and the scanner really observe.
+    vulnerability_detected = "vulnerability_detected"
+    site_status_changed = "site_status_changed"
+
+
+class EventSeverity(StrEnum):
+    high = "high"
+    medium = "medium"
+    low = "low"
+
+
+class SecurityEvent(SQLModel, table=True):
+    __tablename__ = "security_events"
+    __table_args__ = (
+        Index("ix_security_events_created", "created_at"),
+        Index("ix_security_events_resolved_created", "resolved", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _ts(default_factory=utcnow)
+    site_id: int | None = Field(default=None, foreign_key="sites.id", ondelete="SET NULL", index=True)
+    event_type: str = Field(max_length=32)
+    severity: str = Field(max_length=8)
+    description: str = Field(max_length=2000)
+    resolved: bool = False
+    resolved_at: datetime | None = _ts(default=None, nullable=True)
+    resolved_by: str | None = Field(default=None, max_length=254)
+    resolution_note: str | None = Field(default=None, max_length=2000)
+    ai_action: str | None = Field(default=None, max_length=500)
+    source_ip: str | None = Field(default=None, max_length=64)
+    user_agent: str | None = Field(default=None, max_length=512)
+    source: str = Field(default="monitor", max_length=16)  # monitor | scanner | drill | fix
+    # Scanner findings: file, line, rule; the fingerprint keeps a finding from repeating while open.
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column("details", JSON))
+    fingerprint: str | None = Field(default=None, max_length=128, index=True)
+
+
+class AiActivity(SQLModel, table=True):
+    __tablename__ = "ai_activities"
+
+    id: int | None = Field(default=None, primary_key=True)
+    activity_type: str = Field(max_length=16)  # patch | optimize | block | scan
+    target: str = Field(max_length=200)
+    description: str = Field(max_length=1000)
+    status: str = Field(default="completed", max_length=16)
+    simulated: bool = False
+    created_at: datetime = _ts(default_factory=utcnow, index=True)
+
+
+class ScanJob(SQLModel, table=True):
+    """A code scan run in the background; progress is written as it goes."""
+
+    __tablename__ = "scan_jobs"
+
+    id: int | None = Field(default=None, primary_key=True)
+    scan_type: str = Field(max_length=8)  # quick | full
+    status: str = Field(default="running", max_length=12)  # running | complete | stopped | failed
+    started_at: datetime = _ts(default_factory=utcnow)
+    finished_at: datetime | None = _ts(default=None, nullable=True)
+    started_by: str = Field(default="", max_length=254)
+    total_files: int = 0
+    total_lines: int = 0
+    files_scanned: int = 0
+    lines_scanned: int = 0
+    current_file: str = Field(default="", max_length=500)
+    threats_found: int = 0
+    vulnerabilities: int = 0
+    stop_requested: bool = False
+    # Written with every progress update; a running job whose heartbeat stops was interrupted.
+    heartbeat_at: datetime = _ts(default_factory=utcnow)
+    error: str | None = Field(default=None, max_length=500)
+
+
+class LiveSnapshot(SQLModel, table=True):
+    """The newest figures of a producer (e.g. the traffic simulation), shared by every worker."""
+
+    __tablename__ = "live_snapshots"
+
+    name: str = Field(primary_key=True, max_length=32)
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    updated_at: datetime = _ts(default_factory=utcnow)

@@ -6,11 +6,14 @@ from secdash import routes
 from secdash.api.main import create_api
 from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
+from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.history import history_content
 from secdash.pages.landing import landing
 from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
+from secdash.services.monitor import run_monitor
+from secdash.services.simulation import run_simulation
 from secdash.state.auth import AuthState
 from secdash.state.history import HistoryState
 
@@ -28,7 +31,7 @@ def index() -> rx.Component:
     """/ : the dashboard when signed in, the public landing page otherwise."""
     return rx.cond(
         AuthState.auth_checked,
-        rx.cond(AuthState.is_authenticated, shell(pending_module(routes.DASHBOARD_ROUTE), routes.DASHBOARD_ROUTE), landing()),
+        rx.cond(AuthState.is_authenticated, shell(dashboard_screen(), routes.DASHBOARD_ROUTE), landing()),
         loading_screen(),
     )
 
@@ -42,12 +45,10 @@ app.add_page(
     title="History Logs - SecDash",
     on_load=[AuthState.check_auth, HistoryState.load],
 )
-for _route in PENDING_MODULES:
-    if _route != routes.DASHBOARD_ROUTE:
-        app.add_page(
-            shell(pending_module(_route), _route),
-            route=_route,
-            title=f"{PENDING_MODULES[_route][0]} - SecDash",
-            on_load=AuthState.check_auth,
-        )
+for _route, (_title, _what) in PENDING_MODULES.items():
+    app.add_page(
+        shell(pending_module(_route), _route), route=_route, title=f"{_title} - SecDash", on_load=AuthState.check_auth
+    )
 app.add_page(not_found, route="404", title="404 Page Not Found")
+app.register_lifespan_task(run_monitor)
+app.register_lifespan_task(run_simulation)

@@ -9,7 +9,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from secdash.api.routes import auth, history
+from secdash.api.routes import auth, dashboard, history
+from secdash.demo_sites.routes import router as demo_sites_router
 from secdash.services.errors import DomainError, RateLimited
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,6 @@ def create_api() -> FastAPI:
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(Exception, _unexpected_error)
-    for router in (auth.router, history.router, fallback_router):
+    for router in (auth.router, history.router, dashboard.router, demo_sites_router, fallback_router):
         api.include_router(router)
     return api

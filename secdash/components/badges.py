@@ -33,3 +33,18 @@ def role_badge(is_admin: rx.Var[bool]) -> rx.Component:
         pill("Admin", "bg-red-600/20 text-red-300 border-red-500/50"),
         pill("Active", "bg-emerald-600/20 text-emerald-300 border-emerald-500/50"),
     )
+
+
+_EVENT_SEVERITY = (
+    ("high", "bg-red-500/15 text-red-300 border-red-500/40"),
+    ("medium", "bg-amber-500/15 text-amber-300 border-amber-500/40"),
+)
+
+
+def event_severity_badge(severity: rx.Var[str]) -> rx.Component:
+    """Security-event severity: high red, medium amber, low blue."""
+    return rx.el.span(
+        severity,
+        class_name=rx.match(severity, *[(k, f"{_BADGE} {v}") for k, v in _EVENT_SEVERITY],
+                            f"{_BADGE} bg-sky-500/15 text-sky-300 border-sky-500/40"),
+    )

@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     ADMIN_PASSWORD: str = Field("", validation_alias=AliasChoices("SECDASH_ADMIN_PASSWORD"))
     TOKEN_TTL_HOURS: float = Field(12, validation_alias=AliasChoices("SECDASH_TOKEN_TTL_HOURS"))
     COOKIE_SECURE: bool = Field(False, validation_alias=AliasChoices("SECDASH_COOKIE_SECURE"))
+    MONITOR_INTERVAL_SECONDS: float = Field(30, validation_alias=AliasChoices("SECDASH_MONITOR_INTERVAL"))
+    MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
+    SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
+    SCAN_PATHS: str = Field("", validation_alias=AliasChoices("SECDASH_SCAN_PATHS"))
+    # Where this server can reach its own demo sites (default: http://127.0.0.1:PORT).
+    DEMO_BASE_URL: str = Field("", validation_alias=AliasChoices("SECDASH_DEMO_BASE_URL"))
     # Lockout thresholds (issue 2): per e-mail and per client IP.
     LOGIN_MAX_FAILURES_PER_EMAIL: int = 5
     LOGIN_EMAIL_WINDOW_SECONDS: int = 300
@@ -52,6 +58,21 @@ class Settings(BaseSettings):
         if url.startswith("postgresql+psycopg://"):
             return "postgresql+asyncpg://" + url.removeprefix("postgresql+psycopg://")
         return url
+
+    @property
+    def simulation_enabled(self) -> bool:
+        return self.SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
+
+    @property
+    def demo_base_url(self) -> str:
+        return (self.DEMO_BASE_URL or f"http://127.0.0.1:{self.PORT}").rstrip("/")
+
+    @property
+    def scan_paths(self) -> list[Path]:
+        """Code the Security Scan reads: SECDASH_SCAN_PATHS (os.pathsep-separated) or the demo sites' sources."""
+        if self.SCAN_PATHS.strip():
+            return [Path(part).expanduser() for part in self.SCAN_PATHS.split(os.pathsep) if part.strip()]
+        return [PROJECT_ROOT / "secdash" / "demo_sites" / "sources"]
 
     @property
     def token_ttl_seconds(self) -> int:

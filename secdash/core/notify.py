@@ -16,15 +16,39 @@ from secdash.core.config import get_settings
 log = logging.getLogger(__name__)
 
 CHANNEL = "secdash:changes"
-_subscribers: dict[str, set[asyncio.Queue[str]]] = {}
+
+
+class Changes:
+    """What one subscriber has not yet seen: a set of changed topics and a wake-up event."""
+
+    def __init__(self) -> None:
+        self._pending: set[str] = set()
+        self._event = asyncio.Event()
+
+    def notify(self, topic: str) -> None:
+        self._pending.add(topic)
+        self._event.set()
+
+    async def wait(self, timeout: float, settle: float = 0.05) -> set[str]:
+        """The topics changed since the last call; empty if `timeout` passed with no change."""
+        try:
+            await asyncio.wait_for(self._event.wait(), timeout=timeout)
+        except TimeoutError:
+            return set()
+        await asyncio.sleep(settle)  # notices that arrive together make one refresh
+        changed, self._pending = self._pending, set()
+        self._event.clear()
+        return changed
+
+
+_subscribers: dict[str, set[Changes]] = {}
 _redis = None
 _listener: asyncio.Task | None = None
 
 
 def _fan_out(topic: str) -> None:
-    for queue in list(_subscribers.get(topic, ())):
-        if queue.empty():  # one pending notice is enough: the subscriber re-reads everything
-            queue.put_nowait(topic)
+    for changes in list(_subscribers.get(topic, ())):
+        changes.notify(topic)
 
 
 def _redis_client():
@@ -77,15 +101,17 @@ async def publish(*topics: str) -> None:
 
 
 @asynccontextmanager
-async def subscribe(topic: str) -> AsyncIterator[asyncio.Queue[str]]:
-    """A queue that receives the topic each time it changes (coalesced)."""
+async def subscribe(*topics: str) -> AsyncIterator[Changes]:
+    """Follow these topics until the block ends."""
     _ensure_listener()
-    queue: asyncio.Queue[str] = asyncio.Queue(maxsize=1)
-    _subscribers.setdefault(topic, set()).add(queue)
+    changes = Changes()
+    for topic in topics:
+        _subscribers.setdefault(topic, set()).add(changes)
     try:
-        yield queue
+        yield changes
     finally:
-        _subscribers[topic].discard(queue)
+        for topic in topics:
+            _subscribers[topic].discard(changes)
 
 
 async def reset() -> None:

@@ -6,11 +6,6 @@ from secdash import routes
 from secdash.components.screens import not_yet_available
 
 PENDING_MODULES = {
-    routes.DASHBOARD_ROUTE: (
-        "Security Dashboard",
-        "Site monitoring, live traffic, user scanning, security scans, AI defense mode and the "
-        "problem database will appear here once site probes and code scans are running.",
-    ),
     routes.DEFENSE_COMMAND_ROUTE: (
         "Defense Command",
         "Secure communication with the AI defense systems will appear here once the AI layer is configured.",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from reflex.utils.prerequisites import get_app
 
 from secdash.core import notify
@@ -15,13 +13,9 @@ def client_connected(client_token: str) -> bool:
     return namespace is None or client_token in namespace.token_to_sid
 
 
-async def wait_for_change(queue: asyncio.Queue[str], timeout: float) -> bool:
-    """Wait for a change notice; False when `timeout` passed first (refresh anyway)."""
-    try:
-        await asyncio.wait_for(queue.get(), timeout=timeout)
-        return True
-    except TimeoutError:
-        return False
+async def wait_for_change(changes: notify.Changes, timeout: float) -> set[str]:
+    """The topics that changed (waiting at most `timeout`; empty when it passed: refresh anyway)."""
+    return await changes.wait(timeout)
 
 
 subscribe = notify.subscribe

@@ -51,6 +51,7 @@ def _server_env(data_dir: Path) -> dict[str, str]:
         "SECDASH_SECRET_KEY": secrets.token_urlsafe(48),
         "SECDASH_ADMIN_EMAIL": ADMIN_EMAIL,
         "SECDASH_ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "SECDASH_MONITOR_INTERVAL": "2",
     })
     if os.environ.get("SECDASH_E2E_DATABASE_URL"):
         env["SECDASH_DATABASE_URL"] = os.environ["SECDASH_E2E_DATABASE_URL"]
@@ -72,6 +73,7 @@ def server(tmp_path_factory):
         cwd=PROJECT_ROOT, env=env, check=True, capture_output=True, input=f"{LIMITED_PASSWORD}\n", text=True,
     )
     port = _free_port()
+    env["PORT"] = str(port)  # the default sites point at this server's own demo sites
     log_path = data_dir / "server.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(
@@ -113,3 +115,52 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def base_url(server):
     return server
+
+
+class SiteServer:
+    """A small local website with good security headers that a test can take down."""
+
+    HEADERS = {
+        "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+        "Strict-Transport-Security": "max-age=63072000",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        headers = self.HEADERS
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                self.send_response(200)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(b"<h1>test site</h1>")
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.running = True
+
+    def stop(self) -> None:
+        if self.running:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+            self.running = False
+
+
+@pytest.fixture
+def site_server():
+    server = SiteServer()
+    yield server
+    server.stop()

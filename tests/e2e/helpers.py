@@ -16,7 +16,7 @@ def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD
     page.locator("#password").fill(password)
     page.get_by_role("button", name="Access System").click()
     expect(page).to_have_url(re.compile(r"/$"))
-    expect(page.get_by_role("button", name="Logout")).to_be_visible()
+    expect(page.get_by_role("banner").get_by_role("button", name="Logout")).to_be_visible()
 
 
 def toast(page: Page, title: str):

@@ -65,7 +65,7 @@ def test_admin_signs_in_to_the_shell_and_out_again(page: Page, base_url: str):
     assert cookies["secdash_session"]["httpOnly"]
 
     with page.expect_navigation(url=re.compile(r"/$")):
-        page.get_by_role("button", name="Logout").click()
+        page.get_by_role("banner").get_by_role("button", name="Logout").click()
     expect(page.get_by_role("link", name="Access Security Dashboard")).to_be_visible()
     assert page.evaluate("localStorage.getItem('auth_token')") in (None, "")
     assert "secdash_session" not in {c["name"] for c in page.context.cookies()}

@@ -1,0 +1,1 @@
+"""Four small demo sites served by SecDash itself, so a fresh install monitors something real."""

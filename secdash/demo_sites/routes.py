@@ -1,0 +1,59 @@
+"""Serves the demo sites under /demo/{slug}/, each with its own security posture.
+
+- stock: every recommended security header (grade A+), fast;
+- tour: no CSP and no X-Frame-Options (grade E: CHECKING);
+- gem: good headers but slow (about 2.5 s: CHECKING);
+- shares: answers 500 during one minute in five (ALERT now and then).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import time
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, Response
+
+SOURCES = Path(__file__).resolve().parent / "sources"
+STRONG_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'",
+    "Strict-Transport-Security": "max-age=63072000; includeSubDomains",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+}
+WEAK_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+GEM_DELAY_SECONDS = 2.5
+
+router = APIRouter(include_in_schema=False)
+
+
+def shares_failing(now: float | None = None) -> bool:
+    """Shares fails during the first minute of every five."""
+    return int((now if now is not None else time.time()) // 60) % 5 == 0
+
+
+def _file(slug: str, name: str) -> Path | None:
+    root = (SOURCES / slug).resolve()
+    path = (root / (name or "index.html")).resolve()
+    if root not in path.parents or not path.is_file() or path.suffix == ".py":
+        return None
+    return path
+
+
+@router.get("/demo/{slug}/{name:path}")
+async def serve_demo_site(slug: str, name: str = "") -> Response:
+    if slug not in {"stock", "tour", "gem", "shares"}:
+        return JSONResponse({"message": "Not found"}, status_code=404)
+    headers = WEAK_HEADERS if slug == "tour" else STRONG_HEADERS
+    if slug == "gem":
+        await asyncio.sleep(GEM_DELAY_SECONDS)
+    if slug == "shares" and shares_failing():
+        return Response("Shares AI is temporarily unavailable", status_code=500, headers=headers)
+    path = _file(slug, name)
+    if path is None:
+        return Response("Not found", status_code=404, headers=headers)
+    media_type = mimetypes.guess_type(path.name)[0] or "text/plain"
+    return Response(path.read_bytes(), media_type=media_type, headers=headers)

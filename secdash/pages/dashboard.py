@@ -1,0 +1,289 @@
+"""The Dashboard screen: top bar, tab list and the six tabs."""
+
+import reflex as rx
+
+from secdash.components.badges import event_severity_badge, pill
+from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
+from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
+from secdash.state.auth import AuthState
+from secdash.state.dashboard import ActivityView, DashboardState, EventView, SiteView
+
+TAB_LIST = (
+    ("dashboard", "Dashboard", "layout-dashboard"),
+    ("traffic", "Live Traffic", "activity"),
+    ("users", "User Scan", "scan-search"),
+    ("scan", "Security Scan", "shield-check"),
+    ("defense", "AI Defense Mode", "bot"),
+    ("problems", "Problem Database", "database"),
+)
+# Spec: sample alert rows shown, marked as samples, when there are no events yet.
+SAMPLE_ALERTS = (
+    ("high", "Brute-force login attempts blocked", "Stock"),
+    ("medium", "Suspicious API scraping pattern", "Tour"),
+    ("low", "Outdated TLS cipher offered", "Gem"),
+)
+
+
+def top_bar() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            rx.el.h1("SecDash Security Command", class_name="text-xl font-bold text-slate-50"),
+            rx.el.span(
+                rx.el.span(class_name="h-2 w-2 rounded-full bg-red-500 animate-pulse"), "LIVE",
+                class_name="flex items-center gap-1.5 rounded-md border border-red-500/40 bg-red-500/10 px-2 py-0.5 "
+                "text-xs font-bold text-red-300"),
+            rx.el.span(rx.icon("lock", class_name="w-3 h-3"), "Encrypted",
+                       class_name="flex items-center gap-1 rounded-md border border-emerald-500/40 bg-emerald-500/10 "
+                       "px-2 py-0.5 text-xs font-semibold text-emerald-300"),
+            class_name="flex flex-wrap items-center gap-3",
+        ),
+        rx.el.div(
+            rx.el.span(rx.moment(interval=1000, format="HH:mm:ss", tz="UTC"), " UTC",
+                       class_name="font-mono text-sm text-cyan-300", data_testid="utc-clock"),
+            rx.el.span("Welcome, ", AuthState.display_first_name, class_name="text-sm text-slate-300"),
+            rx.el.button(rx.icon("log-out", class_name="w-4 h-4"), "Logout", on_click=AuthState.logout,
+                         class_name="flex items-center gap-1 rounded-md border border-slate-700 px-3 py-1.5 text-sm "
+                         "hover:bg-slate-800"),
+            class_name="flex items-center gap-4",
+        ),
+        class_name="mb-4 flex flex-wrap items-center justify-between gap-3 rounded-xl border border-slate-800 "
+        "bg-slate-900/60 px-4 py-3",
+    )
+
+
+def tab_list() -> rx.Component:
+    return rx.el.nav(
+        *[
+            rx.el.button(
+                rx.icon(icon, class_name="w-4 h-4 shrink-0"), label,
+                on_click=DashboardState.set_tab(key),
+                role="tab",
+                aria_selected=DashboardState.tab == key,
+                class_name=rx.cond(
+                    DashboardState.tab == key,
+                    "flex items-center gap-2 whitespace-nowrap rounded-md bg-cyan-500/15 px-3 py-2 text-sm text-cyan-300 "
+                    "ring-1 ring-cyan-500/40",
+                    "flex items-center gap-2 whitespace-nowrap rounded-md px-3 py-2 text-sm text-slate-300 hover:bg-slate-800",
+                ),
+            )
+            for key, label, icon in TAB_LIST
+        ],
+        role="tablist",
+        aria_label="Dashboard sections",
+        class_name="flex gap-1 overflow-x-auto lg:flex-col lg:overflow-visible lg:w-52 shrink-0",
+    )
+
+
+def _site_row(site: SiteView) -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            rx.el.div(
+                rx.el.div(site.name, class_name="font-semibold text-slate-100"),
+                rx.el.div(site.domain, class_name="text-xs text-slate-400 truncate"),
+                class_name="min-w-0",
+            ),
+            status_badge(site.status, site.status_label),
+            class_name="flex items-start justify-between gap-2",
+        ),
+        rx.el.dl(
+            rx.el.div(rx.el.dt("Response", class_name="text-slate-500"), rx.el.dd(site.response_time)),
+            rx.el.div(rx.el.dt("TLS", class_name="text-slate-500"), rx.el.dd(site.tls)),
+            rx.el.div(rx.el.dt("Grade", class_name="text-slate-500"), rx.el.dd(site.grade, class_name="font-bold")),
+            rx.el.div(rx.el.dt("Checked", class_name="text-slate-500"), rx.el.dd(site.checked)),
+            class_name="mt-2 grid grid-cols-4 gap-2 text-xs text-slate-300",
+        ),
+        rx.cond(site.error != "", rx.el.p(site.error, class_name="mt-1 text-xs text-red-300"), rx.fragment()),
+        rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-500 truncate",
+                                            title=site.findings), rx.fragment()),
+        rx.el.div(
+            rx.recharts.line_chart(
+                rx.recharts.line(data_key="ms", stroke="#22d3ee", dot=False, is_animation_active=False, stroke_width=2),
+                rx.recharts.x_axis(data_key="time", hide=True),
+                rx.recharts.y_axis(width=40, tick={"fontSize": 10, "fill": "#94a3b8"}),
+                rx.recharts.graphing_tooltip(),
+                data=site.chart, height=90,
+            ),
+            class_name="mt-2",
+        ),
+        rx.cond(
+            AuthState.is_admin,
+            rx.el.button("Edit", on_click=DashboardState.open_site_dialog(site.id),
+                         class_name="mt-1 text-xs text-cyan-300 hover:underline"),
+            rx.fragment(),
+        ),
+        class_name="rounded-lg border border-slate-800 bg-slate-950/60 p-3",
+        data_testid="site-row",
+    )
+
+
+def _activity_row(activity: ActivityView) -> rx.Component:
+    return rx.el.li(
+        rx.el.div(
+            pill(activity.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
+            rx.el.span(activity.target, class_name="text-sm font-medium text-slate-200"),
+            rx.cond(activity.simulated, simulated_mark(), rx.fragment()),
+            rx.el.span(activity.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+            class_name="flex flex-wrap items-center gap-2",
+        ),
+        rx.el.p(activity.description, class_name="mt-1 text-sm text-slate-400"),
+        class_name="border-b border-slate-800 py-2 last:border-0",
+    )
+
+
+def _alert_row(alert: EventView) -> rx.Component:
+    return rx.el.li(
+        rx.el.div(
+            event_severity_badge(alert.severity),
+            rx.el.span(alert.site, class_name="text-sm text-slate-300"),
+            rx.cond(alert.resolved, pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+                    rx.fragment()),
+            rx.el.span(alert.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+            class_name="flex flex-wrap items-center gap-2",
+        ),
+        rx.el.p(alert.description, class_name="mt-1 text-sm text-slate-300"),
+        class_name="border-b border-slate-800 py-2 last:border-0",
+        data_testid="alert-row",
+    )
+
+
+def _sample_alerts() -> rx.Component:
+    return rx.el.ul(
+        *[
+            rx.el.li(
+                rx.el.div(event_severity_badge(sev), rx.el.span(site, class_name="text-sm text-slate-400"), sample_mark(),
+                          class_name="flex items-center gap-2"),
+                rx.el.p(text, class_name="mt-1 text-sm text-slate-500"),
+                class_name="border-b border-slate-800 py-2 last:border-0",
+            )
+            for sev, text, site in SAMPLE_ALERTS
+        ],
+    )
+
+
+def dashboard_tab() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            stat_card("Sites Monitored", DashboardState.sites_count, "globe"),
+            stat_card("Threats Blocked", DashboardState.threats_blocked, "shield-ban", "text-emerald-300"),
+            stat_card("Defense System", "ACTIVE", "shield-check", "text-emerald-300"),
+            stat_card("System Health", "99.9%", "heart-pulse", "text-cyan-300"),
+            class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
+        ),
+        rx.el.div(
+            card(
+                rx.cond(
+                    DashboardState.sites.length() > 0,
+                    rx.el.div(rx.foreach(DashboardState.sites, _site_row), class_name="grid gap-3 md:grid-cols-2"),
+                    rx.el.p("No sites yet.", class_name="text-slate-400"),
+                ),
+                title="Monitored Sites",
+                extra=rx.cond(AuthState.is_admin, rx.el.button(
+                    rx.icon("plus", class_name="w-4 h-4"), "Add site", on_click=DashboardState.open_site_dialog(0),
+                    class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
+                    "hover:bg-slate-800"), rx.fragment()),
+                class_name="rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
+            ),
+            card(
+                rx.cond(DashboardState.activities.length() > 0,
+                        rx.el.ul(rx.foreach(DashboardState.activities, _activity_row)),
+                        rx.el.p("No AI activity yet.", class_name="text-slate-400")),
+                title="AI Activity",
+            ),
+            class_name="mt-4 grid gap-4 xl:grid-cols-3",
+        ),
+        rx.el.div(
+            card(
+                rx.cond(
+                    DashboardState.simulation_on,
+                    rx.el.div(
+                        rx.el.p(DashboardState.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
+                        rx.el.p(DashboardState.active_users, " active users · ", DashboardState.bandwidth, " MB/s",
+                                class_name="text-sm text-slate-400"),
+                    ),
+                    rx.el.p("Traffic simulation is off.", class_name="text-slate-400"),
+                ),
+                title="Traffic", extra=simulated_mark(),
+            ),
+            card(
+                rx.el.div(
+                    rx.el.span(DashboardState.user_clean, " clean", class_name="text-emerald-300"),
+                    rx.el.span(DashboardState.user_suspicious, " suspicious", class_name="text-amber-300"),
+                    rx.el.span(DashboardState.user_blocked, " blocked", class_name="text-red-300"),
+                    class_name="flex flex-wrap gap-4 text-sm",
+                ),
+                title="User Scan", extra=simulated_mark(),
+            ),
+            card(
+                rx.cond(DashboardState.alerts.length() > 0,
+                        rx.el.ul(rx.foreach(DashboardState.alerts, _alert_row)),
+                        _sample_alerts()),
+                title="Security Alerts",
+                extra=rx.el.span(DashboardState.active_alerts, " active", class_name="text-xs text-red-300"),
+            ),
+            class_name="mt-4 grid gap-4 xl:grid-cols-3",
+        ),
+    )
+
+
+def site_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(rx.cond(DashboardState.editing_site_id > 0, "Edit site", "Add site")),
+            rx.el.form(
+                rx.el.label("Name", html_for="site-name", class_name="text-sm"),
+                rx.el.input(id="site-name", name="name", default_value=DashboardState.site_form_name,
+                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
+                rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
+                rx.el.input(id="site-url", name="url", default_value=DashboardState.site_form_url,
+                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
+                rx.el.label(rx.el.input(type="checkbox", name="allow_private"),
+                            " Allow a private or local address (only for hosts you own)",
+                            class_name="flex items-center gap-2 text-sm text-slate-300"),
+                rx.el.div(
+                    rx.cond(DashboardState.editing_site_id > 0,
+                            rx.el.button("Remove", type="button",
+                                         on_click=DashboardState.delete_site(DashboardState.editing_site_id),
+                                         class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300"),
+                            rx.fragment()),
+                    rx.el.button("Cancel", type="button", on_click=DashboardState.close_site_dialog,
+                                 class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
+                    rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
+                    class_name="mt-3 flex gap-2",
+                ),
+                on_submit=DashboardState.save_site,
+                class_name="flex flex-col gap-2",
+            ),
+        ),
+        open=DashboardState.site_dialog_open,
+        on_open_change=lambda _open: DashboardState.close_site_dialog(),
+    )
+
+
+def dashboard_screen() -> rx.Component:
+    """Loads when it appears (only signed-in users see it) and stops following changes when it goes."""
+    return rx.el.div(
+        top_bar(),
+        rx.cond(
+            DashboardState.loading,
+            rx.el.p("Loading security dashboard...", class_name="p-10 text-center text-slate-400"),
+            rx.el.div(
+                tab_list(),
+                rx.el.div(
+                    rx.match(
+                        DashboardState.tab,
+                        ("traffic", traffic_tab()),
+                        ("users", users_tab()),
+                        ("scan", scan_tab()),
+                        ("defense", defense_tab()),
+                        ("problems", problems_tab()),
+                        dashboard_tab(),
+                    ),
+                    class_name="min-w-0 flex-1",
+                ),
+                class_name="flex flex-col gap-4 lg:flex-row",
+            ),
+        ),
+        site_dialog(),
+        on_mount=DashboardState.load,
+        on_unmount=DashboardState.stop_following,
+    )

@@ -1,0 +1,300 @@
+"""The Live Traffic, User Scan, Security Scan, AI Defense Mode and Problem Database tabs."""
+
+import reflex as rx
+
+from secdash.components.badges import event_severity_badge, pill
+from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
+from secdash.state.auth import AuthState
+from secdash.state.dashboard import DashboardState, EventView, FeedView
+
+SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
+SAMPLE_PROBLEMS = (
+    ("high", "SQL injection attempt blocked on login form", "Stock", "threat_blocked"),
+    ("medium", "Cross-site scripting payload in search query", "Tour", "attack_detected"),
+    ("low", "Missing security header patched", "Gem", "vulnerability_fixed"),
+)
+_SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-200"
+
+
+def _feed_row(entry: FeedView) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(entry.time, class_name="font-mono text-xs text-slate-500"),
+        rx.el.span(entry.ip, class_name="font-mono text-sm text-slate-300"),
+        rx.el.span(entry.site, class_name="text-sm text-cyan-300"),
+        rx.el.span(entry.action, class_name=rx.cond(entry.action == "signup", "text-sm text-emerald-300 font-semibold",
+                                                    "text-sm text-slate-400")),
+        class_name="flex flex-wrap items-center gap-3 border-b border-slate-800 py-1.5 last:border-0",
+    )
+
+
+def traffic_tab() -> rx.Component:
+    return rx.cond(
+        DashboardState.simulation_on,
+        rx.el.div(
+            rx.el.div(
+                rx.el.h2("Live Traffic", class_name="text-lg font-semibold"), simulated_mark(),
+                rx.el.span("No real traffic source is connected yet; these figures come from the server's simulation.",
+                           class_name="text-xs text-slate-500"),
+                class_name="mb-3 flex flex-wrap items-center gap-2",
+            ),
+            rx.el.div(
+                stat_card("Requests / min", DashboardState.requests_per_minute, "activity"),
+                stat_card("Active Users", DashboardState.active_users, "users"),
+                stat_card("Bandwidth", rx.el.span(DashboardState.bandwidth, " MB/s"), "gauge"),
+                stat_card("Capacity", rx.el.span(DashboardState.capacity_percent, "%"), "server"),
+                class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
+            ),
+            rx.el.div(
+                card(rx.el.ul(rx.foreach(DashboardState.feed, _feed_row)), title="Latest Requests", extra=simulated_mark()),
+                card(
+                    rx.el.p(DashboardState.total_signups, class_name="text-3xl font-bold text-emerald-300"),
+                    rx.el.p("total signups · ", DashboardState.signups_today, " today", class_name="text-sm text-slate-400"),
+                    title="Signups", extra=simulated_mark(),
+                ),
+                class_name="mt-4 grid gap-4 xl:grid-cols-2",
+            ),
+            rx.el.div(
+                *[
+                    card(rx.el.ul(rx.foreach(DashboardState.site_feeds.get(name, []), _feed_row)), title=name)
+                    for name in SITE_NAMES
+                ],
+                class_name="mt-4 grid gap-4 md:grid-cols-2",
+            ),
+        ),
+        card(rx.el.p("Traffic simulation is off (SECDASH_SIMULATION=off) and no real traffic source is connected.",
+                     class_name="text-slate-400"), title="Live Traffic"),
+    )
+
+
+def _user_scan_row(scan: dict) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(scan["time"], class_name="font-mono text-xs text-slate-500"),
+        rx.el.span(scan["ip"], class_name="font-mono text-sm"),
+        rx.el.span(scan["site"], class_name="text-sm text-cyan-300"),
+        rx.el.span(scan["verdict"], class_name="text-sm font-semibold uppercase"),
+        class_name="flex gap-3 border-b border-slate-800 py-1.5 last:border-0",
+    )
+
+
+def users_tab() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(rx.el.h2("User Scan", class_name="text-lg font-semibold"), simulated_mark(),
+                  class_name="mb-3 flex items-center gap-2"),
+        rx.el.div(
+            stat_card("Clean", DashboardState.user_clean, "user-check", "text-emerald-300"),
+            stat_card("Suspicious", DashboardState.user_suspicious, "user-search", "text-amber-300"),
+            stat_card("Blocked", DashboardState.user_blocked, "user-x", "text-red-300"),
+            class_name="grid grid-cols-3 gap-3",
+        ),
+        card(
+            rx.cond(DashboardState.recent_user_scans.length() > 0,
+                    rx.el.ul(rx.foreach(DashboardState.recent_user_scans, _user_scan_row)),
+                    rx.el.p("No user scanned yet.", class_name="text-slate-400")),
+            title="Recent Scans", extra=simulated_mark(), class_name="mt-4 rounded-xl border border-slate-800 "
+            "bg-slate-900/60 p-4",
+        ),
+    )
+
+
+def _scan_figure(label: str, value) -> rx.Component:
+    return rx.el.div(rx.el.div(label, class_name="text-xs text-slate-500"),
+                     rx.el.div(value, class_name="text-lg font-semibold text-slate-100"))
+
+
+def scan_tab() -> rx.Component:
+    idle = rx.el.div(
+        rx.el.p("Scan the configured code (", DashboardState.target_files, " files) for secrets and vulnerabilities.",
+                class_name="text-slate-400"),
+        rx.el.div(
+            *[
+                rx.el.button(
+                    rx.el.div(title, class_name="font-semibold"),
+                    rx.el.div(DashboardState.target_lines, " lines", class_name="text-sm text-slate-400"),
+                    rx.el.div(text, class_name="text-xs text-slate-500"),
+                    on_click=DashboardState.start_scan(kind),
+                    class_name="flex flex-col items-start gap-1 rounded-lg border border-slate-700 p-4 text-left "
+                    "hover:border-cyan-500",
+                )
+                for kind, title, text in (
+                    ("quick", "Quick Scan", "Secrets and high-severity rules"),
+                    ("full", "Full Scan", "Secrets, bandit and every web rule"),
+                )
+            ],
+            class_name="mt-3 grid gap-3 md:grid-cols-2",
+        ),
+    )
+    progress = rx.el.div(
+        rx.el.div(class_name="h-full rounded-full bg-cyan-400 transition-all",
+                  style={"width": DashboardState.scan_percent.to_string() + "%"}),
+        class_name="h-2 w-full rounded-full bg-slate-800",
+        role="progressbar", aria_valuenow=DashboardState.scan_percent, aria_valuemin=0, aria_valuemax=100,
+    )
+    figures = rx.el.div(
+        _scan_figure("Lines", rx.el.span(DashboardState.scan_lines, " / ", DashboardState.scan_total_lines)),
+        _scan_figure("Files", rx.el.span(DashboardState.scan_files, " / ", DashboardState.scan_total_files)),
+        _scan_figure("Agents scanning", DashboardState.scan_agents),
+        _scan_figure("Threats found", DashboardState.scan_threats),
+        _scan_figure("Vulnerabilities", DashboardState.scan_vulnerabilities),
+        _scan_figure("Time left", rx.cond(DashboardState.scan_eta != "", DashboardState.scan_eta, "-")),
+        class_name="mt-3 grid grid-cols-2 gap-3 md:grid-cols-3",
+    )
+    running = rx.el.div(
+        rx.el.div(rx.el.span(DashboardState.scan_type, " scan running: ", DashboardState.scan_percent, "%"),
+                  rx.el.button("Stop Scan", on_click=DashboardState.stop_scan,
+                               class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300"),
+                  class_name="mb-2 flex items-center justify-between capitalize"),
+        progress,
+        rx.el.p("Current file: ", DashboardState.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),
+        figures,
+    )
+    finished = rx.el.div(
+        rx.match(
+            DashboardState.scan_status,
+            ("complete", rx.el.h3("Scan Complete", class_name="text-lg font-semibold text-emerald-300")),
+            ("stopped", rx.el.h3("Scan stopped", class_name="text-lg font-semibold text-amber-300")),
+            rx.el.h3(DashboardState.scan_error, class_name="text-lg font-semibold text-red-300"),
+        ),
+        progress,
+        figures,
+        rx.el.p("Findings are listed in the Problem Database with file, line and rule.",
+                class_name="mt-2 text-sm text-slate-400"),
+        rx.el.button("New scan", on_click=DashboardState.new_scan,
+                     class_name="mt-3 rounded-md border border-slate-700 px-3 py-1.5 text-sm"),
+    )
+    return card(
+        rx.match(DashboardState.scan_status, ("idle", idle), ("running", running), finished),
+        title="Security Scan",
+    )
+
+
+def defense_tab() -> rx.Component:
+    return rx.el.div(
+        card(
+            rx.el.ul(
+                rx.el.li("Site monitor: probing ", DashboardState.sites_count, " sites for status, TLS and security headers"),
+                rx.el.li("Code scanner: detect-secrets, bandit and web rules on demand"),
+                rx.el.li("Defense agents: not connected yet (the AI layer arrives in a later release)",
+                         class_name="text-slate-500"),
+                class_name="flex list-disc flex-col gap-1 pl-5 text-sm text-slate-300",
+            ),
+            title="AI Defense Mode",
+        ),
+        card(
+            rx.cond(DashboardState.activities.length() > 0,
+                    rx.el.ul(rx.foreach(DashboardState.activities, lambda a: rx.el.li(
+                        rx.el.div(pill(a.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
+                                  rx.el.span(a.target, class_name="text-sm"),
+                                  rx.cond(a.simulated, simulated_mark(), rx.fragment()),
+                                  rx.el.span(a.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+                                  class_name="flex items-center gap-2"),
+                        rx.el.p(a.description, class_name="text-sm text-slate-400"),
+                        class_name="border-b border-slate-800 py-2 last:border-0"))),
+                    rx.el.p("No AI activity yet.", class_name="text-slate-400")),
+            title="Defense Activity", class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
+        ),
+    )
+
+
+def _problem_row(event: EventView) -> rx.Component:
+    return rx.el.tr(
+        rx.el.td(event.created, class_name="whitespace-nowrap py-2 pr-3 font-mono text-xs text-slate-400"),
+        rx.el.td(event.site, class_name="pr-3 text-sm"),
+        rx.el.td(event_severity_badge(event.severity), class_name="pr-3"),
+        rx.el.td(
+            rx.el.div(event.description, class_name="text-sm text-slate-200"),
+            rx.cond(event.location != "", rx.el.div(event.location, " · ", event.rule,
+                                                    class_name="font-mono text-xs text-slate-500"), rx.fragment()),
+            rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"),
+                    rx.fragment()),
+            class_name="pr-3",
+        ),
+        rx.el.td(event.event_type, class_name="pr-3 text-xs text-slate-400"),
+        rx.el.td(
+            rx.cond(
+                event.resolved,
+                pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+                rx.cond(AuthState.is_admin,
+                        rx.el.button("Resolve", on_click=DashboardState.open_resolve(event.id),
+                                     class_name="rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800"),
+                        pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
+            ),
+        ),
+        class_name="border-b border-slate-800 align-top",
+        data_testid="problem-row",
+    )
+
+
+def _sample_problem_rows() -> list[rx.Component]:
+    return [
+        rx.el.tr(
+            rx.el.td(sample_mark(), class_name="py-2 pr-3"), rx.el.td(site, class_name="pr-3 text-sm text-slate-400"),
+            rx.el.td(event_severity_badge(sev), class_name="pr-3"), rx.el.td(text, class_name="pr-3 text-sm text-slate-500"),
+            rx.el.td(kind, class_name="pr-3 text-xs text-slate-500"), rx.el.td(""),
+            class_name="border-b border-slate-800",
+        )
+        for sev, text, site, kind in SAMPLE_PROBLEMS
+    ]
+
+
+def resolve_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Resolve security event"),
+            rx.el.textarea(placeholder="Optional note: what was done", value=DashboardState.resolve_note,
+                           on_change=DashboardState.set_resolve_note,
+                           class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
+            rx.el.div(
+                rx.el.button("Cancel", on_click=DashboardState.cancel_resolve,
+                             class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
+                rx.el.button("Mark resolved", on_click=DashboardState.confirm_resolve,
+                             class_name="rounded-md bg-emerald-500 px-3 py-2 text-slate-950"),
+                class_name="mt-3 flex gap-2",
+            ),
+        ),
+        open=DashboardState.resolving_id > 0,
+        on_open_change=lambda _open: DashboardState.cancel_resolve(),
+    )
+
+
+def problems_tab() -> rx.Component:
+    filters = rx.el.div(
+        rx.el.select(*[rx.el.option(label, value=value) for value, label in
+                       (("all", "All severities"), ("high", "High"), ("medium", "Medium"), ("low", "Low"))],
+                     value=DashboardState.filter_severity, on_change=DashboardState.set_filter_severity,
+                     aria_label="Severity", class_name=_SELECT),
+        rx.el.select(*[rx.el.option(label, value=value) for value, label in
+                       (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"))],
+                     value=DashboardState.filter_status, on_change=DashboardState.set_filter_status,
+                     aria_label="Status", class_name=_SELECT),
+        rx.el.input(placeholder="Search descriptions...", default_value=DashboardState.search,
+                    on_change=DashboardState.set_search.debounce(300), aria_label="Search",
+                    class_name=_SELECT + " min-w-48 flex-1"),
+        class_name="mb-3 flex flex-wrap gap-2",
+    )
+    table = rx.el.div(
+        rx.el.table(
+            rx.el.thead(rx.el.tr(*[rx.el.th(h, class_name="pb-2 pr-3 text-left text-xs font-medium text-slate-500")
+                                   for h in ("Time", "Site", "Severity", "Problem", "Type", "")])),
+            rx.el.tbody(
+                rx.cond(
+                    DashboardState.problems.length() > 0,
+                    rx.foreach(DashboardState.problems, _problem_row),
+                    rx.cond(
+                        (DashboardState.filter_severity == "all") & (DashboardState.filter_status == "all")
+                        & (DashboardState.search == ""),
+                        rx.fragment(*_sample_problem_rows()),
+                        rx.el.tr(rx.el.td("No events match these filters.", col_span=6, class_name="py-4 text-slate-400")),
+                    ),
+                ),
+            ),
+            class_name="w-full",
+        ),
+        class_name="max-h-[600px] overflow-auto",
+    )
+    return card(
+        filters,
+        rx.cond(DashboardState.problems_loading,
+                rx.el.p("Loading security database...", class_name="p-6 text-center text-slate-400"), table),
+        resolve_dialog(),
+        title="Problem Database",
+    )

@@ -1,0 +1,32 @@
+"""AI activity feed: what the defense system did (real events) or, marked as such, simulated."""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.models import AiActivity
+from secdash.services.unit import mark_changed
+
+TOPIC = "activities"
+FEED_SIZE = 5  # spec section 9: the list is kept at 5
+ACTIVITY_TYPES = ("patch", "optimize", "block", "scan")
+
+
+def record(
+    session: AsyncSession, *, activity_type: str, target: str, description: str, status: str = "completed",
+    simulated: bool = False,
+) -> AiActivity:
+    """Add an activity; written with the caller's commit."""
+    assert activity_type in ACTIVITY_TYPES, activity_type
+    activity = AiActivity(
+        activity_type=activity_type, target=target[:200], description=description[:1000], status=status, simulated=simulated
+    )
+    session.add(activity)
+    mark_changed(session, TOPIC)
+    return activity
+
+
+async def recent(*, session: AsyncSession, limit: int = FEED_SIZE) -> list[AiActivity]:
+    query = select(AiActivity).order_by(col(AiActivity.created_at).desc(), col(AiActivity.id).desc()).limit(limit)
+    return list(await session.exec(query))

@@ -1,0 +1,135 @@
+"""Security events: recorded by the monitor, the scanner and drills; listed, filtered and resolved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.models import EventSeverity, EventType, LogCategory, SecurityEvent, Site, UserPublic, utcnow
+from secdash.services import activities, audit
+from secdash.services.errors import Invalid, NotFound
+from secdash.services.permissions import require_admin
+from secdash.services.unit import commit, mark_changed
+
+TOPIC = "events"
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+ALERTS_SIZE = 5  # spec section 9: the alert list is kept at 5
+MAX_NOTE_LENGTH = 2000
+
+
+def record(
+    session: AsyncSession, *, event_type: EventType, severity: EventSeverity, description: str, site_id: int | None = None,
+    source: str = "monitor", ai_action: str | None = None, source_ip: str | None = None, user_agent: str | None = None,
+    details: dict[str, Any] | None = None, fingerprint: str | None = None,
+) -> SecurityEvent:
+    """Add an event; written with the caller's commit."""
+    event = SecurityEvent(
+        event_type=event_type.value, severity=severity.value, description=description[:2000], site_id=site_id,
+        source=source, ai_action=ai_action, source_ip=source_ip, user_agent=user_agent, details=details or {},
+        fingerprint=fingerprint,
+    )
+    session.add(event)
+    mark_changed(session, TOPIC)
+    return event
+
+
+async def open_fingerprints(*, session: AsyncSession, fingerprints: list[str]) -> set[str]:
+    """Which of these fingerprints already belong to an unresolved event."""
+    if not fingerprints:
+        return set()
+    query = select(SecurityEvent.fingerprint).where(
+        col(SecurityEvent.fingerprint).in_(fingerprints), SecurityEvent.resolved == False  # noqa: E712
+    )
+    return {fp for fp in await session.exec(query) if fp}
+
+
+def parse_filters(
+    *, site_id: str | int | None = None, severity: str | None = None, resolved: str | bool | None = None,
+    limit: str | int | None = None,
+) -> dict[str, Any]:
+    """Validate the list filters (API query strings or UI values); Invalid names the field."""
+    filters: dict[str, Any] = {"limit": DEFAULT_LIMIT}
+    if site_id not in (None, ""):
+        try:
+            filters["site_id"] = int(site_id)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise Invalid("siteId must be a whole number") from None
+    if severity not in (None, ""):
+        if severity not in {s.value for s in EventSeverity}:
+            raise Invalid("severity must be one of: high, medium, low")
+        filters["severity"] = severity
+    if resolved not in (None, ""):
+        if isinstance(resolved, bool):
+            filters["resolved"] = resolved
+        elif str(resolved).lower() in {"true", "false"}:
+            filters["resolved"] = str(resolved).lower() == "true"
+        else:
+            raise Invalid("resolved must be true or false")
+    if limit not in (None, ""):
+        try:
+            value = int(limit)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise Invalid("limit must be a whole number") from None
+        if not 1 <= value <= MAX_LIMIT:
+            raise Invalid(f"limit must be between 1 and {MAX_LIMIT}")
+        filters["limit"] = value
+    return filters
+
+
+async def list_events(
+    *, session: AsyncSession, site_id: int | None = None, severity: str | None = None, resolved: bool | None = None,
+    search: str = "", limit: int = DEFAULT_LIMIT,
+) -> list[tuple[SecurityEvent, str | None]]:
+    """Events newest first, each with its site's name."""
+    query = select(SecurityEvent, Site.name).join(Site, col(Site.id) == SecurityEvent.site_id, isouter=True)
+    if site_id is not None:
+        query = query.where(SecurityEvent.site_id == site_id)
+    if severity:
+        query = query.where(SecurityEvent.severity == severity)
+    if resolved is not None:
+        query = query.where(SecurityEvent.resolved == resolved)
+    if search.strip():
+        pattern = f"%{search.strip().lower()}%"
+        query = query.where(
+            func.lower(SecurityEvent.description).like(pattern) | func.lower(SecurityEvent.event_type).like(pattern)
+        )
+    query = query.order_by(col(SecurityEvent.created_at).desc(), col(SecurityEvent.id).desc()).limit(limit)
+    return [(event, name) for event, name in await session.exec(query)]
+
+
+async def count_threats_blocked(*, session: AsyncSession) -> int:
+    query = select(func.count()).select_from(SecurityEvent).where(SecurityEvent.event_type == EventType.threat_blocked.value)
+    return (await session.exec(query)).one()
+
+
+async def resolve_event(*, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "") -> SecurityEvent:
+    """Mark an event resolved with an optional note (admins only; audited)."""
+    require_admin(actor, "resolve security events")
+    note = (note or "").strip()
+    if len(note) > MAX_NOTE_LENGTH:
+        raise Invalid(f"note must be at most {MAX_NOTE_LENGTH} characters")
+    event = await session.get(SecurityEvent, event_id)
+    if event is None:
+        raise NotFound("no security event with this id")
+    if event.resolved:
+        return event
+    event.resolved = True
+    event.resolved_at = utcnow()
+    event.resolved_by = actor.email
+    event.resolution_note = note or None
+    session.add(event)
+    mark_changed(session, TOPIC)
+    audit.record(
+        session, category=LogCategory.security, action="Security event resolved",
+        description=f"{actor.email} resolved event #{event_id}: {event.description[:120]}", actor_user_id=actor.id,
+        details={"eventId": event_id, "eventType": event.event_type, "severity": event.severity, "note": note},
+    )
+    activities.record(
+        session, activity_type="patch", target=f"event #{event_id}", description=f"Resolved: {event.description[:200]}"
+    )
+    await commit(session)
+    return event

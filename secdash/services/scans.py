@@ -1,0 +1,195 @@
+"""Security Scan jobs: start, run in the background with progress, stop, and turn findings into events."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, ScanJob, Site, UserPublic, as_utc, utcnow
+from secdash.services import activities, audit, events
+from secdash.services.code_scan import Finding, ScanTarget, collect_targets, scan_file, total_lines
+from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.unit import commit, mark_changed
+
+log = logging.getLogger(__name__)
+
+TOPIC = "scans"
+SCAN_TYPES = ("quick", "full")
+# Engines applied per scan type (shown as "agents scanning").
+ENGINES = {"quick": ("detect-secrets", "bandit (high)", "web rules (high)"), "full": ("detect-secrets", "bandit", "web rules")}
+HEARTBEAT_TIMEOUT = timedelta(seconds=90)
+PROGRESS_EVERY_SECONDS = 0.5
+_running: dict[int, asyncio.Task] = {}
+
+
+def scan_roots() -> list[Path]:
+    return [path for path in get_settings().scan_paths if path.exists()]
+
+
+def target_summary() -> tuple[int, int]:
+    """(files, lines) the next scan would read."""
+    targets = collect_targets(scan_roots())
+    return len(targets), total_lines(targets)
+
+
+async def current_job(*, session: AsyncSession) -> ScanJob | None:
+    """The newest scan job; a running one whose worker went silent is marked interrupted."""
+    job = (await session.exec(select(ScanJob).order_by(col(ScanJob.id).desc()).limit(1))).first()
+    if job and job.status == "running" and utcnow() - as_utc(job.heartbeat_at) > HEARTBEAT_TIMEOUT:
+        job.status, job.error, job.finished_at = "failed", "Interrupted: the server stopped during the scan", utcnow()
+        session.add(job)
+        mark_changed(session, TOPIC)
+        await commit(session)
+    return job
+
+
+async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str) -> ScanJob:
+    """Start a quick or full scan of the configured code paths (one at a time; audited)."""
+    if scan_type not in SCAN_TYPES:
+        raise Invalid("scanType must be quick or full")
+    running = await current_job(session=session)
+    if running and running.status == "running":
+        raise Conflict("A scan is already running")
+    targets = await asyncio.to_thread(collect_targets, scan_roots())
+    if not targets:
+        raise Invalid("There is no code to scan: check SECDASH_SCAN_PATHS")
+    job = ScanJob(
+        scan_type=scan_type, started_by=actor.email, total_files=len(targets), total_lines=total_lines(targets),
+    )
+    session.add(job)
+    await session.flush()
+    mark_changed(session, TOPIC)
+    audit.record(
+        session, category=LogCategory.security, action="Code scan started", actor_user_id=actor.id,
+        description=f"{actor.email} started a {scan_type} scan of {job.total_files} files ({job.total_lines} lines)",
+        details={"scanId": job.id, "scanType": scan_type, "files": job.total_files, "lines": job.total_lines},
+    )
+    await commit(session)
+    assert job.id is not None
+    _running[job.id] = asyncio.get_running_loop().create_task(run_scan(job.id, targets))
+    return job
+
+
+async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanJob:
+    """Ask the running scan to stop (whichever worker runs it stops at its next file)."""
+    job = await current_job(session=session)
+    if job is None or job.status != "running":
+        raise NotFound("No scan is running")
+    job.stop_requested = True
+    session.add(job)
+    mark_changed(session, TOPIC)
+    audit.record(
+        session, category=LogCategory.security, action="Code scan stopped", severity=LogSeverity.warning,
+        actor_user_id=actor.id, description=f"{actor.email} stopped the {job.scan_type} scan", details={"scanId": job.id},
+    )
+    await commit(session)
+    return job
+
+
+def fingerprint(finding: Finding) -> str:
+    return hashlib.sha256(f"{finding.file}:{finding.line}:{finding.rule}".encode()).hexdigest()[:40]
+
+
+async def _site_ids_by_folder(session: AsyncSession) -> dict[str, int]:
+    """Map a scanned top-level folder (e.g. "gem") to the site of that name, to link findings to sites."""
+    return {site.name.lower(): site.id for site in await session.exec(select(Site)) if site.id is not None}
+
+
+async def record_findings(session: AsyncSession, job_id: int, findings: list[Finding]) -> int:
+    """Add one security event per new finding (an open event with the same fingerprint is not repeated)."""
+    prints = {fingerprint(f): f for f in findings}
+    known = await events.open_fingerprints(session=session, fingerprints=list(prints))
+    sites_by_folder = await _site_ids_by_folder(session)
+    added = 0
+    for print_, finding in prints.items():
+        if print_ in known:
+            continue
+        folder = finding.file.split("/", 1)[0].lower()
+        events.record(
+            session, event_type=EventType.vulnerability_detected, severity=EventSeverity(finding.severity),
+            description=f"{finding.message} ({finding.file}:{finding.line})", site_id=sites_by_folder.get(folder),
+            source="scanner", fingerprint=print_, ai_action=f"Flagged by {finding.tool}",
+            details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id},
+        )
+        added += 1
+    return added
+
+
+async def _save_progress(job_id: int, **fields) -> bool:
+    """Write progress; returns whether a stop was requested."""
+    async with session_scope() as session:
+        job = await session.get(ScanJob, job_id)
+        if job is None:
+            return True
+        for name, value in fields.items():
+            setattr(job, name, value)
+        job.heartbeat_at = utcnow()
+        session.add(job)
+        mark_changed(session, TOPIC)
+        await commit(session)
+        return job.stop_requested
+
+
+async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
+    """Scan file by file in a worker thread, saving progress and findings as it goes."""
+    async with session_scope() as session:
+        job = await session.get(ScanJob, job_id)
+        assert job is not None
+        scan_type = job.scan_type
+    lines = files = threats = vulnerabilities = 0
+    last_save = 0.0
+    status, error = "complete", None
+    try:
+        for target in targets:
+            findings = await asyncio.to_thread(scan_file, target, scan_type)
+            files += 1
+            lines += target.lines
+            if findings:
+                async with session_scope() as session:
+                    await record_findings(session, job_id, findings)
+                    await commit(session)
+                threats += sum(1 for f in findings if f.severity == "high")
+                vulnerabilities += len(findings)
+            if time.monotonic() - last_save >= PROGRESS_EVERY_SECONDS or findings or files == len(targets):
+                last_save = time.monotonic()
+                stop = await _save_progress(
+                    job_id, files_scanned=files, lines_scanned=lines, current_file=target.display,
+                    threats_found=threats, vulnerabilities=vulnerabilities,
+                )
+                if stop:
+                    status = "stopped"
+                    break
+    except Exception as exc:  # a scanner crash ends the job visibly, never silently
+        log.exception("scan %s failed", job_id)
+        status, error = "failed", f"Scan failed: {type(exc).__name__}"
+    finally:
+        _running.pop(job_id, None)
+    async with session_scope() as session:
+        job = await session.get(ScanJob, job_id)
+        if job is None:
+            return
+        job.status, job.error, job.finished_at, job.heartbeat_at = status, error, utcnow(), utcnow()
+        job.files_scanned, job.lines_scanned, job.threats_found, job.vulnerabilities = files, lines, threats, vulnerabilities
+        session.add(job)
+        mark_changed(session, TOPIC)
+        if status == "complete":
+            activities.record(
+                session, activity_type="scan", target="code", status="completed",
+                description=f"{scan_type.title()} code scan: {vulnerabilities} findings in {files} files ({threats} high)",
+            )
+            audit.record(
+                session, category=LogCategory.security, action="Code scan completed",
+                description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files",
+                severity=LogSeverity.warning if threats else LogSeverity.info,
+                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats},
+            )
+        await commit(session)

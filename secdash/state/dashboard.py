@@ -1,0 +1,479 @@
+"""The Dashboard (/ when signed in): six tabs over sites, events, scans and the simulated signals."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import datetime
+from typing import Any
+
+import reflex as rx
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.models import ScanJob, as_utc, utcnow
+from secdash.services import activities, dashboard, events, scans, simulation, sites
+from secdash.services.errors import DomainError
+from secdash.state.auth import AuthState, refusal_events
+from secdash.state.live import client_connected, subscribe, wait_for_change
+
+TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
+STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
+TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC, simulation.TOPIC, scans.TOPIC)
+MAX_STALENESS_SECONDS = 5.0  # the spec's overview polling interval, as an upper bound
+
+
+def _time(iso: str | None, fmt: str = "%H:%M:%S") -> str:
+    if not iso:
+        return "-"
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime(fmt)
+
+
+@dataclasses.dataclass
+class SiteView:
+    id: int = 0
+    name: str = ""
+    domain: str = ""
+    url: str = ""
+    status: str = "warning"
+    status_label: str = "CHECKING"
+    response_time: str = "-"
+    tls: str = "-"
+    grade: str = "-"
+    checked: str = "never"
+    error: str = ""
+    findings: str = ""
+    chart: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class EventView:
+    id: int = 0
+    created: str = ""
+    site: str = ""
+    event_type: str = ""
+    severity: str = "low"
+    description: str = ""
+    resolved: bool = False
+    ai_action: str = ""
+    source: str = ""
+    location: str = ""
+    rule: str = ""
+    resolution: str = ""
+
+
+@dataclasses.dataclass
+class ActivityView:
+    id: int = 0
+    activity_type: str = ""
+    target: str = ""
+    description: str = ""
+    status: str = ""
+    created: str = ""
+    simulated: bool = False
+
+
+@dataclasses.dataclass
+class FeedView:
+    ip: str = ""
+    site: str = ""
+    action: str = ""
+    time: str = ""
+
+
+def site_view(data: dict[str, Any], history: list[dict[str, Any]]) -> SiteView:
+    return SiteView(
+        id=data["id"], name=data["name"], domain=data["domain"], url=data["url"], status=data["securityStatus"],
+        status_label=STATUS_LABELS.get(data["securityStatus"], "CHECKING"),
+        response_time=f"{data['responseTime']} ms" if data["responseTime"] is not None else "-",
+        tls="n/a (http)" if data["url"].startswith("http:") else (
+            f"{data['tlsDaysLeft']} days" if data["tlsDaysLeft"] is not None else "-"),
+        grade=data["grade"] or "-", checked=_time(data["lastCheckedAt"]), error=data["lastError"] or "",
+        findings="; ".join(data["findings"][:4]),
+        chart=[{"time": _time(p["checkedAt"]), "ms": p["responseTime"]} for p in history if p["responseTime"] is not None],
+    )
+
+
+def event_view(data: dict[str, Any]) -> EventView:
+    details = data.get("details") or {}
+    return EventView(
+        id=data["id"], created=_time(data["createdAt"], "%b %d, %H:%M:%S"), site=data["site"] or "-",
+        event_type=data["eventType"], severity=data["severity"], description=data["description"],
+        resolved=data["resolved"], ai_action=data["aiAction"] or "", source=data["source"],
+        location=f"{details['file']}:{details['line']}" if "file" in details else "", rule=details.get("rule", ""),
+        resolution=(f"Resolved by {data['resolvedBy']}" + (f": {data['resolutionNote']}" if data["resolutionNote"] else ""))
+        if data["resolved"] and data["resolvedBy"] else "",
+    )
+
+
+def activity_view(data: dict[str, Any]) -> ActivityView:
+    return ActivityView(
+        id=data["id"], activity_type=data["activityType"], target=data["target"], description=data["description"],
+        status=data["status"], created=_time(data["createdAt"]), simulated=data["simulated"],
+    )
+
+
+def feed_view(entry: dict[str, Any]) -> FeedView:
+    return FeedView(ip=entry["ip"], site=entry["site"], action=entry["action"], time=_time(entry["timestamp"]))
+
+
+async def read_changes(topics: set[str], problem_filters: dict[str, Any], with_target: bool = False) -> dict[str, Any]:
+    """Everything the dashboard shows that these topics touch (all of it when topics is empty)."""
+    reads: dict[str, Any] = {}
+    everything = not topics
+    async with session_scope() as session:
+        if everything or topics & {sites.TOPIC, events.TOPIC, activities.TOPIC, simulation.TOPIC}:
+            data = await dashboard.overview(session=session)
+            data["histories"] = {
+                s["id"]: await dashboard.site_history(session=session, site_id=s["id"]) for s in data["sites"]
+            }
+            data["snapshot"] = await simulation.read_snapshot(session=session)
+            reads["overview"] = data
+        if everything or events.TOPIC in topics:
+            rows = await events.list_events(session=session, **problem_filters)
+            reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]
+        if everything or scans.TOPIC in topics:
+            reads["scan"] = await scans.current_job(session=session)
+    if with_target:
+        reads["target"] = await asyncio.to_thread(scans.target_summary)
+    return reads
+
+
+class DashboardState(AuthState):
+    """State of the signed-in dashboard."""
+
+    tab: str = "dashboard"
+    loading: bool = True
+    sites: list[SiteView] = []
+    sites_count: int = 0
+    threats_blocked: int = 0
+    activities: list[ActivityView] = []
+    alerts: list[EventView] = []
+    # Simulated signals (None/empty when SECDASH_SIMULATION=off).
+    simulation_on: bool = False
+    requests_per_minute: int = 0
+    active_users: int = 0
+    bandwidth: float = 0.0
+    capacity_percent: float = 0.0
+    total_signups: int = 0
+    signups_today: int = 0
+    feed: list[FeedView] = []
+    site_feeds: dict[str, list[FeedView]] = {}
+    user_clean: int = 0
+    user_suspicious: int = 0
+    user_blocked: int = 0
+    recent_user_scans: list[dict[str, str]] = []
+    # Problem Database
+    problems: list[EventView] = []
+    problems_loading: bool = True
+    filter_severity: str = "all"
+    filter_status: str = "all"
+    search: str = ""
+    resolving_id: int = 0
+    resolve_note: str = ""
+    # Security Scan
+    scan_status: str = "idle"  # idle | running | complete | stopped | failed
+    scan_type: str = ""
+    scan_total_lines: int = 0
+    scan_total_files: int = 0
+    scan_lines: int = 0
+    scan_files: int = 0
+    scan_current_file: str = ""
+    scan_threats: int = 0
+    scan_vulnerabilities: int = 0
+    scan_eta: str = ""
+    scan_error: str = ""
+    scan_agents: int = 0
+    target_lines: int = 0
+    target_files: int = 0
+    # Bumped on each load and unmount; a follow loop of an older generation ends.
+    _follow_generation: int = 0
+    # Site editing (admins)
+    site_dialog_open: bool = False
+    editing_site_id: int = 0
+    site_form_name: str = ""
+    site_form_url: str = ""
+
+    @rx.var
+    def scan_percent(self) -> int:
+        return min(100, round(self.scan_lines * 100 / self.scan_total_lines)) if self.scan_total_lines else 0
+
+    @rx.var
+    def active_alerts(self) -> int:
+        return sum(1 for alert in self.alerts if not alert.resolved)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def _apply_overview(self, data: dict[str, Any]) -> None:
+        self.sites = [site_view(s, data["histories"][s["id"]]) for s in data["sites"]]
+        self.sites_count = data["sitesCount"]
+        self.threats_blocked = data["threatsBlocked"]
+        self.activities = [activity_view(a) for a in data["aiActivities"]]
+        self.alerts = [event_view(e) for e in data["recentEvents"]]
+        self._apply_simulation(data["snapshot"])
+        self.loading = False
+
+    def _apply_simulation(self, snapshot: dict[str, Any] | None) -> None:
+        self.simulation_on = snapshot is not None
+        if snapshot is None:
+            return
+        self.requests_per_minute = snapshot["requests_per_minute"]
+        self.active_users = snapshot["active_users"]
+        self.bandwidth = snapshot["bandwidth"]
+        self.capacity_percent = snapshot["capacityPercent"]
+        self.total_signups = snapshot["total_signups"]
+        self.signups_today = snapshot["signups_today"]
+        self.feed = [feed_view(e) for e in snapshot["feed"][:3]]
+        self.site_feeds = {site: [feed_view(e) for e in entries[:3]] for site, entries in snapshot["site_feeds"].items()}
+        stats = snapshot["user_stats"]
+        self.user_clean, self.user_suspicious, self.user_blocked = stats["clean"], stats["suspicious"], stats["blocked"]
+        self.recent_user_scans = [
+            {"ip": s["ip"], "site": s["site"], "verdict": s["verdict"], "time": _time(s["timestamp"])}
+            for s in snapshot["recent_scans"]
+        ]
+
+    def _problem_filters(self) -> dict[str, Any]:
+        return {
+            "resolved": {"open": False, "resolved": True}.get(self.filter_status),
+            "severity": self.filter_severity if self.filter_severity != "all" else None,
+            "search": self.search,
+        }
+
+    def _apply_problems(self, rows: list[dict[str, Any]]) -> None:
+        self.problems = [event_view(row) for row in rows]
+        self.problems_loading = False
+
+    def _apply_scan(self, job: ScanJob | None, target: tuple[int, int] | None = None) -> None:
+        if target is not None:
+            self.target_files, self.target_lines = target
+        if job is None:
+            self.scan_status = "idle"
+            return
+        self.scan_status = job.status
+        self.scan_type, self.scan_error = job.scan_type, job.error or ""
+        self.scan_total_lines, self.scan_total_files = job.total_lines, job.total_files
+        self.scan_lines, self.scan_files, self.scan_current_file = job.lines_scanned, job.files_scanned, job.current_file
+        self.scan_threats, self.scan_vulnerabilities = job.threats_found, job.vulnerabilities
+        self.scan_agents = len(scans.ENGINES[job.scan_type]) if job.status == "running" else 0
+        elapsed = (utcnow() - as_utc(job.started_at)).total_seconds()
+        if job.status == "running" and job.lines_scanned:
+            remaining = elapsed / job.lines_scanned * (job.total_lines - job.lines_scanned)
+            self.scan_eta = f"{int(remaining // 60)}m {int(remaining % 60):02d}s"
+        else:
+            self.scan_eta = ""
+
+    async def _reload(self, topics: set[str] | None = None) -> None:
+        """Read and apply (for handlers that already hold the state)."""
+        self._apply_reads(await read_changes(topics or set(), self._problem_filters()))
+
+    def _apply_reads(self, reads: dict[str, Any]) -> None:
+        if "overview" in reads:
+            self._apply_overview(reads["overview"])
+        if "problems" in reads:
+            self._apply_problems(reads["problems"])
+        if "scan" in reads:
+            self._apply_scan(reads["scan"], reads.get("target"))
+
+    def _failed(self, exc: DomainError):
+        return rx.toast.error("Error", description=exc.message)
+
+    # --- events --------------------------------------------------------------------------------
+
+    @rx.event
+    async def load(self):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        async with session_scope() as session:
+            await sites.init_default_sites(session=session, settings=get_settings(), actor=user)
+        self._apply_reads(await read_changes(set(), self._problem_filters(), with_target=True))
+        self._follow_generation += 1
+        return DashboardState.follow_changes(self._follow_generation)
+
+    @rx.event
+    async def stop_following(self):
+        """The dashboard left the screen: end its follow loop."""
+        if await self._current_user() is None:
+            return self._session_ended()
+        self._follow_generation += 1
+        return None
+
+    @rx.event(background=True)
+    async def follow_changes(self, generation: int):
+        """Re-read what changed when producers announce it (or at least every few seconds)."""
+        if await self._current_user() is None:
+            yield refusal_events()
+            return
+        client_token = self.router.session.client_token
+        async with subscribe(*TOPICS) as changes:
+            while client_connected(client_token):
+                changed = await wait_for_change(changes, MAX_STALENESS_SECONDS)
+                async with self:
+                    if self._follow_generation != generation:
+                        return
+                if await self._current_user() is None:
+                    yield refusal_events()
+                    return
+                reads = await read_changes(changed, self._problem_filters())  # outside the state lock
+                async with self:
+                    self._apply_reads(reads)
+
+    @rx.event
+    async def set_tab(self, tab: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        if tab in TABS:
+            self.tab = tab
+        return None
+
+    @rx.event
+    async def start_scan(self, scan_type: str):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        try:
+            async with session_scope() as session:
+                job = await scans.start_scan(session=session, actor=user, scan_type=scan_type)
+        except DomainError as exc:
+            return self._failed(exc)
+        self._apply_scan(job)
+        return None
+
+    @rx.event
+    async def stop_scan(self):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        try:
+            async with session_scope() as session:
+                await scans.stop_scan(session=session, actor=user)
+        except DomainError as exc:
+            return self._failed(exc)
+        return None
+
+    @rx.event
+    async def new_scan(self):
+        """Back to the idle screen after a finished scan."""
+        if await self._current_user() is None:
+            return self._session_ended()
+        if self.scan_status != "running":
+            self.scan_status = "idle"
+            self.target_files, self.target_lines = await asyncio.to_thread(scans.target_summary)
+        return None
+
+    @rx.event
+    async def set_filter_severity(self, value: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        if value in ("all", "high", "medium", "low"):
+            self.filter_severity = value
+            await self._reload({events.TOPIC})
+        return None
+
+    @rx.event
+    async def set_filter_status(self, value: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        if value in ("all", "open", "resolved"):
+            self.filter_status = value
+            await self._reload({events.TOPIC})
+        return None
+
+    @rx.event
+    async def set_search(self, value: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.search = str(value)[:200]
+        await self._reload({events.TOPIC})
+        return None
+
+    @rx.event
+    async def open_resolve(self, event_id: int):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.resolving_id, self.resolve_note = int(event_id), ""
+        return None
+
+    @rx.event
+    async def set_resolve_note(self, value: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.resolve_note = str(value)[: events.MAX_NOTE_LENGTH]
+        return None
+
+    @rx.event
+    async def cancel_resolve(self):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.resolving_id = 0
+        return None
+
+    @rx.event
+    async def confirm_resolve(self):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        try:
+            async with session_scope() as session:
+                await events.resolve_event(session=session, actor=user, event_id=self.resolving_id, note=self.resolve_note)
+        except DomainError as exc:
+            return self._failed(exc)
+        self.resolving_id = 0
+        await self._reload({events.TOPIC})
+        return rx.toast.success("Event resolved")
+
+    @rx.event
+    async def open_site_dialog(self, site_id: int):
+        """Open the add (site_id 0) or edit form."""
+        if await self._current_user() is None:
+            return self._session_ended()
+        site = next((s for s in self.sites if s.id == int(site_id)), None)
+        self.editing_site_id = site.id if site else 0
+        self.site_form_name = site.name if site else ""
+        self.site_form_url = site.url if site else "https://"
+        self.site_dialog_open = True
+        return None
+
+    @rx.event
+    async def close_site_dialog(self):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.site_dialog_open = False
+        return None
+
+    @rx.event
+    async def save_site(self, form: dict):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        name, url = str(form.get("name", "")), str(form.get("url", ""))
+        allow_private = bool(form.get("allow_private"))
+        try:
+            async with session_scope() as session:
+                if self.editing_site_id:
+                    await sites.update_site(session=session, actor=user, site_id=self.editing_site_id, name=name, url=url,
+                                            allow_private=allow_private)
+                else:
+                    await sites.create_site(session=session, actor=user, name=name, url=url, allow_private=allow_private)
+        except DomainError as exc:
+            self.site_form_name, self.site_form_url = name, url  # keep what was typed
+            return self._failed(exc)
+        self.site_dialog_open = False
+        await self._reload({sites.TOPIC})
+        return rx.toast.success("Site saved", description="It is probed on the next monitoring round.")
+
+    @rx.event
+    async def delete_site(self, site_id: int):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        try:
+            async with session_scope() as session:
+                await sites.delete_site(session=session, actor=user, site_id=int(site_id))
+        except DomainError as exc:
+            return self._failed(exc)
+        self.site_dialog_open = False
+        await self._reload({sites.TOPIC})
+        return rx.toast.success("Site removed")
+
+

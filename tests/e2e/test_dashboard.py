@@ -1,0 +1,95 @@
+"""The Dashboard in the browser: six tabs on real probes and scans, simulated figures marked."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.helpers import sign_in
+
+TAB_NAMES = ("Dashboard", "Live Traffic", "User Scan", "Security Scan", "AI Defense Mode", "Problem Database")
+
+
+def _tab(page: Page, name: str):
+    return page.get_by_role("tablist", name="Dashboard sections").get_by_role("tab", name=name)
+
+
+def test_dashboard_shows_real_site_probes_and_the_top_bar(page: Page):
+    sign_in(page)
+    for label in ("Sites Monitored", "Threats Blocked", "Defense System", "System Health"):
+        expect(page.get_by_text(label, exact=True)).to_be_visible()
+    expect(page.get_by_text("99.9%")).to_be_visible()
+    expect(page.get_by_text("LIVE", exact=True)).to_be_visible()
+    expect(page.get_by_text("Encrypted", exact=True)).to_be_visible()
+    expect(page.get_by_test_id("utc-clock")).to_contain_text(re.compile(r"\d{2}:\d{2}:\d{2} UTC"))
+    expect(page.get_by_text("Welcome, Admin")).to_be_visible()
+    rows = page.get_by_test_id("site-row")
+    expect(rows).to_have_count(4)
+    # The monitor probes the bundled demo sites: Stock (strong headers) turns SECURE with a grade.
+    stock = rows.filter(has_text="Stock")
+    expect(stock).to_contain_text("SECURE", timeout=30000)
+    expect(stock).to_contain_text("A+")
+    tour = rows.filter(has_text="Tour")
+    expect(tour).to_contain_text("CHECKING")
+
+
+def test_all_six_tabs_open_and_simulated_figures_are_marked(page: Page):
+    sign_in(page)
+    for name in TAB_NAMES:
+        _tab(page, name).click()
+        expect(_tab(page, name)).to_have_attribute("aria-selected", "true")
+    _tab(page, "Live Traffic").click()
+    expect(page.get_by_text("Requests / min")).to_be_visible()
+    expect(page.get_by_text("simulated").first).to_be_visible()
+    _tab(page, "User Scan").click()
+    expect(page.get_by_text("Suspicious", exact=True)).to_be_visible()
+    _tab(page, "Problem Database").click()
+    expect(page.get_by_role("combobox", name="Severity")).to_be_visible()
+
+
+def test_quick_scan_runs_and_its_findings_reach_the_problem_database(page: Page):
+    sign_in(page)
+    _tab(page, "Security Scan").click()
+    expect(page.get_by_text("Quick Scan")).to_be_visible()
+    page.get_by_role("button", name=re.compile("Quick Scan")).click()
+    expect(page.get_by_text("Scan Complete")).to_be_visible(timeout=60000)
+    page.get_by_role("button", name="New scan").click()
+    expect(page.get_by_text("Full Scan")).to_be_visible()
+    _tab(page, "Problem Database").click()
+    rows = page.get_by_test_id("problem-row")
+    expect(rows.filter(has_text="settings.py").first).to_be_visible()
+    expect(rows.filter(has_text="secret:").first).to_be_visible()
+
+
+def test_full_scan_can_be_stopped(page: Page):
+    sign_in(page)
+    _tab(page, "Security Scan").click()
+    # A finished scan's result stays on screen (it is server state) until a new scan is chosen.
+    choice = page.get_by_role("button", name=re.compile("New scan|Full Scan")).first
+    expect(choice).to_be_visible()
+    if choice.inner_text().strip() == "New scan":
+        choice.click()
+    page.get_by_role("button", name=re.compile("Full Scan")).click()
+    stop = page.get_by_role("button", name="Stop Scan")
+    if stop.is_visible():
+        stop.click()
+        expect(page.get_by_text(re.compile("Scan stopped|Scan Complete"))).to_be_visible(timeout=30000)
+    else:  # the demo code is small: the scan may finish before the click
+        expect(page.get_by_text("Scan Complete")).to_be_visible(timeout=60000)
+
+
+def test_site_turns_alert_when_its_server_goes_down(page: Page, base_url: str, site_server):
+    sign_in(page)
+    page.get_by_role("button", name="Add site").click()
+    page.get_by_label("Name").fill("Down test")
+    page.get_by_label("URL (http or https)").fill(site_server.url)
+    page.get_by_label(re.compile("Allow a private")).check()
+    page.get_by_role("button", name="Save").click()
+    row = page.get_by_test_id("site-row").filter(has_text="Down test")
+    expect(row).to_contain_text("SECURE", timeout=30000)
+    site_server.stop()
+    expect(row).to_contain_text("ALERT", timeout=30000)
+    expect(row).to_contain_text(re.compile("refused", re.I))
+    # The status change is a security event, visible among the alerts.
+    expect(page.get_by_test_id("alert-row").filter(has_text="Down test is now ALERT").first).to_be_visible()

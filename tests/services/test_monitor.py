@@ -1,0 +1,48 @@
+"""The monitor: probes stored, status changes become events and AI activity, once per change."""
+
+from __future__ import annotations
+
+from sqlmodel import select
+
+from secdash.models import AiActivity, SecurityEvent, SiteCheck
+from secdash.services import monitor, sites
+from tests.factories import make_user
+from tests.services.test_probe import STRONG
+from tests.support.web_servers import LocalSite
+
+
+async def test_probe_rounds_record_history_and_status_changes(session):
+    admin = await make_user(session, "root@example.com", role="admin")
+    server = LocalSite({"/": (200, STRONG, b"ok", 0.0)})
+    site = await sites.create_site(session=session, actor=admin, name="Blog", url=server.base + "/", allow_private=True)
+    try:
+        statuses = await monitor.probe_all()
+        assert statuses[site.id] == "secure"
+        await monitor.probe_all()
+    finally:
+        server.close()
+    statuses = await monitor.probe_all()
+    assert statuses[site.id] == "critical"
+    await monitor.probe_all()
+
+    await session.refresh(site)
+    assert site.status == "critical" and site.last_error == "Connection refused" and site.response_time_ms is None
+    checks = (await session.exec(select(SiteCheck).where(SiteCheck.site_id == site.id))).all()
+    assert len(checks) == 4
+    changes = (await session.exec(select(SecurityEvent).where(SecurityEvent.site_id == site.id))).all()
+    assert len(changes) == 1  # first secure probe is not news; one event for the change to ALERT
+    assert changes[0].severity == "high" and "Blog is now ALERT: Connection refused" in changes[0].description
+    activity = (await session.exec(select(AiActivity))).all()
+    assert [a.activity_type for a in activity] == ["scan"] and not activity[0].simulated
+
+
+async def test_public_only_sites_are_not_allowed_to_reach_private_addresses(session):
+    admin = await make_user(session, "root@example.com", role="admin")
+    server = LocalSite({"/": (200, STRONG, b"ok", 0.0)})
+    try:
+        site = await sites.create_site(session=session, actor=admin, name="Sneaky", url=server.base + "/")
+        statuses = await monitor.probe_all()
+    finally:
+        server.close()
+    await session.refresh(site)
+    assert statuses[site.id] == "critical" and site.last_error == "Blocked: private address 127.0.0.1"

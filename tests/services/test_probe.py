@@ -1,0 +1,147 @@
+"""Probing sites: header grades, status rules and outbound safety, against local servers."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx
+import pytest
+
+from secdash.services.probe import ProbeRefused, grade_headers, probe_site, site_status, validate_target
+from tests.support.web_servers import LocalCA, LocalSite
+
+STRONG = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+    "Strict-Transport-Security": "max-age=63072000",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def test_strong_headers_grade_a_plus():
+    graded = grade_headers(STRONG, is_https=True)
+    assert (graded.grade, graded.score, graded.findings) == ("A+", 100, [])
+
+
+def test_no_headers_grade_f_with_each_finding_named():
+    graded = grade_headers({}, is_https=True)
+    assert graded.grade == "F" and graded.score == 25
+    assert any("Content-Security-Policy" in f for f in graded.findings)
+    assert any("Strict-Transport-Security" in f for f in graded.findings)
+
+
+@pytest.mark.parametrize(("drop", "score"), [
+    ("Content-Security-Policy", 80),  # -25 and X-Frame-Options is still there
+    ("X-Frame-Options", 100),         # frame-ancestors covers it
+    ("X-Content-Type-Options", 95),
+    ("Referrer-Policy", 95),
+])
+def test_each_missing_header_costs_its_penalty(drop, score):
+    headers = {k: v for k, v in STRONG.items() if k != drop}
+    expected = 75 if drop == "Content-Security-Policy" else score
+    assert grade_headers(headers, is_https=True).score == expected
+
+
+def test_hsts_only_counts_on_https_and_short_max_age_is_penalised():
+    plain = {k: v for k, v in STRONG.items() if k != "Strict-Transport-Security"}
+    assert grade_headers(plain, is_https=False).score == 100
+    short = STRONG | {"Strict-Transport-Security": "max-age=3600"}
+    assert grade_headers(short, is_https=True).score == 90
+
+
+def test_unsafe_inline_scripts_and_cookie_flags():
+    graded = grade_headers(STRONG | {"Content-Security-Policy": "script-src 'self' 'unsafe-inline'"}, is_https=True)
+    assert graded.score == 90  # unsafe-inline scripts cost 10
+    headers = httpx.Headers(list(STRONG.items()) + [("set-cookie", "sid=1; Path=/")])
+    cookies = grade_headers(headers, is_https=True)
+    assert cookies.score == 75 and len(cookies.findings) == 3
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/", "javascript:alert(1)", "http://user:pw@example.com/", "http:///x"])
+def test_validate_target_refuses(url):
+    with pytest.raises(ProbeRefused):
+        validate_target(url)
+
+
+@pytest.fixture
+def site():
+    server = LocalSite({
+        "/": (200, STRONG, b"hello", 0.0),
+        "/slow": (200, STRONG, b"slow", 0.3),
+        "/error": (500, STRONG, b"boom", 0.0),
+        "/big": (200, STRONG, b"x" * 3_000_000, 0.0),
+        "/hang": (200, STRONG, b"late", 2.0),
+        "/hop": (302, {"Location": "/"}, b"", 0.0),
+        "/loop": (302, {"Location": "/loop"}, b"", 0.0),
+        "/to-ftp": (302, {"Location": "ftp://example.com/"}, b"", 0.0),
+        "/bare": (200, {}, b"no headers", 0.0),
+    })
+    yield server
+    server.close()
+
+
+async def test_up_site_is_secure_with_response_time_and_grade(site):
+    result = await probe_site(site.base + "/", allow_private=True)
+    assert result.status_code == 200 and result.error is None
+    assert result.response_ms is not None and result.response_ms > 0
+    assert result.grade == "A+" and site_status(result) == "secure"
+
+
+async def test_slow_site_is_a_warning_and_5xx_is_critical(site):
+    slow = await probe_site(site.base + "/slow", allow_private=True)
+    assert site_status(slow, slow_ms=100) == "warning"
+    error = await probe_site(site.base + "/error", allow_private=True)
+    assert error.status_code == 500 and site_status(error) == "critical"
+    bare = await probe_site(site.base + "/bare", allow_private=True)
+    assert bare.grade == "F" and site_status(bare) == "critical"
+
+
+async def test_connection_refused_is_critical():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = await probe_site(f"http://127.0.0.1:{port}/", allow_private=True)
+    assert result.status_code is None and result.error == "Connection refused"
+    assert site_status(result) == "critical"
+
+
+async def test_timeout_and_size_cap(site):
+    late = await probe_site(site.base + "/hang", timeout=0.5, allow_private=True)
+    assert late.error == "Timed out after 0.5s"
+    big = await probe_site(site.base + "/big", max_bytes=10_000, allow_private=True)
+    assert big.status_code == 200 and big.error is None
+
+
+async def test_redirects_are_followed_and_rechecked(site):
+    hop = await probe_site(site.base + "/hop", allow_private=True)
+    assert hop.status_code == 200 and hop.final_url == site.base + "/"
+    loop = await probe_site(site.base + "/loop", max_redirects=3, allow_private=True)
+    assert loop.error == "Too many redirects (over 3)"
+    ftp = await probe_site(site.base + "/to-ftp", allow_private=True)
+    assert ftp.error.startswith("Blocked") and ftp.status_code is None
+
+
+async def test_private_targets_are_refused_unless_allowed(site):
+    refused = await probe_site(site.base + "/")
+    assert refused.error == "Blocked: private address 127.0.0.1"
+    assert site_status(refused) == "critical"
+
+
+async def test_tls_days_left_and_expired_certificate(tmp_path):
+    ca = LocalCA(tmp_path)
+    valid = LocalSite({"/": (200, STRONG, b"ok", 0.0)}, tls=ca.server_context(days_valid=30, name="valid"))
+    expired = LocalSite({"/": (200, STRONG, b"ok", 0.0)}, tls=ca.server_context(days_valid=-3, name="expired"))
+    try:
+        async with httpx.AsyncClient(verify=ca.client_context()) as client:
+            good = await probe_site(valid.base + "/", client=client, allow_private=True)
+            assert good.status_code == 200 and good.tls_days_left == 30
+            assert good.grade == "A+" and site_status(good) == "secure"
+            assert site_status(good, tls_warning_days=60) == "warning"
+            bad = await probe_site(expired.base + "/", client=client, allow_private=True)
+        assert bad.error == "TLS certificate expired"
+        assert bad.tls_days_left is not None and bad.tls_days_left < 0
+        assert site_status(bad) == "critical"
+    finally:
+        valid.close()
+        expired.close()

@@ -1,0 +1,41 @@
+"""The traffic simulation keeps the spec's bounds and rhythms (section 9)."""
+
+from __future__ import annotations
+
+import random
+
+from secdash.services import simulation
+from secdash.services.simulation import SimulationState, advance_traffic, maybe_scan_user
+
+
+def test_figures_stay_within_the_spec_bounds():
+    state, rng = SimulationState(), random.Random(7)
+    for _ in range(500):
+        advance_traffic(state, rng)
+        assert 8 <= state.requests_per_minute <= 16
+        assert 45 <= state.active_users <= 120
+        assert 5 <= state.bandwidth <= 25
+        assert state.capacity_percent == round(state.requests_per_minute / 50 * 100, 1)
+
+
+def test_every_40th_event_is_a_signup_and_feeds_are_bounded():
+    state, rng = SimulationState(), random.Random(1)
+    for _ in range(80):
+        advance_traffic(state, rng)
+    assert state.total_signups == simulation.START_TOTAL_SIGNUPS + 2
+    assert state.signups_today == simulation.START_SIGNUPS_TODAY + 2
+    assert len(state.feed) == 20
+    assert all(len(feed) <= 10 for feed in state.site_feeds.values())
+    assert state.feed[0]["id"] == 80  # newest first
+
+
+def test_user_scans_happen_about_thirty_percent_of_the_time_and_keep_three():
+    state, rng = SimulationState(), random.Random(3)
+    hits = sum(1 for _ in range(2000) if maybe_scan_user(state, rng))
+    assert 500 < hits < 700
+    assert len(state.recent_scans) == 3
+    assert sum(state.user_stats.values()) == hits
+
+
+def test_snapshot_is_marked_simulated():
+    assert SimulationState().to_snapshot()["simulated"] is True

@@ -16,6 +16,13 @@ from secdash.services.errors import DomainError, RateLimited
 log = logging.getLogger(__name__)
 
 fallback_router = APIRouter()
+health_router = APIRouter()
+
+
+@health_router.get("/api/health", include_in_schema=False)
+async def health() -> dict[str, str]:
+    """Liveness for load balancers and benchmarks: no database, no user."""
+    return {"status": "ok"}
 
 
 @fallback_router.api_route(
@@ -58,6 +65,6 @@ def create_api() -> FastAPI:
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(Exception, _unexpected_error)
-    for router in (auth.router, history.router, dashboard.router, demo_sites_router, fallback_router):
+    for router in (health_router, auth.router, history.router, dashboard.router, demo_sites_router, fallback_router):
         api.include_router(router)
     return api

@@ -80,6 +80,9 @@ def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str |
 
 async def probe_all(*, client: httpx.AsyncClient | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
     """One monitoring round: probe every site concurrently, record everything in one commit."""
+    if client is None:  # one client (one TLS context, one pool) for the whole round
+        async with httpx.AsyncClient(follow_redirects=False) as shared:
+            return await probe_all(client=shared, concurrency=concurrency)
     async with session_scope() as session:
         targets = [(site.id, site.url, site.is_demo or site.allow_private) for site in await sites.list_sites(session=session)]
     gate = asyncio.Semaphore(concurrency)

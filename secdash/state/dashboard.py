@@ -186,6 +186,8 @@ class DashboardState(AuthState):
     scan_agents: int = 0
     target_lines: int = 0
     target_files: int = 0
+    # The finished scan the user put away with "New scan": refreshes keep showing the idle screen.
+    _dismissed_scan_id: int = 0
     # Bumped on each load and unmount; a follow loop of an older generation ends.
     _follow_generation: int = 0
     # Site editing (admins)
@@ -246,7 +248,7 @@ class DashboardState(AuthState):
     def _apply_scan(self, job: ScanJob | None, target: tuple[int, int] | None = None) -> None:
         if target is not None:
             self.target_files, self.target_lines = target
-        if job is None:
+        if job is None or (job.id == self._dismissed_scan_id and job.status != "running"):
             self.scan_status = "idle"
             return
         self.scan_status = job.status
@@ -357,6 +359,9 @@ class DashboardState(AuthState):
         if await self._current_user() is None:
             return self._session_ended()
         if self.scan_status != "running":
+            async with session_scope() as session:
+                job = await scans.current_job(session=session)
+            self._dismissed_scan_id = job.id if job and job.id else 0
             self.scan_status = "idle"
             self.target_files, self.target_lines = await asyncio.to_thread(scans.target_summary)
         return None

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
 
-import httpx
 import pytest
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
-CHROMIUM = os.environ.get("SECDASH_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
-]
+from tests.support.live_server import CHROMIUM, CHROMIUM_ARGS, run_cli, server_env, start_server
+from tests.support.web_servers import STRONG_HEADERS, LocalSite
+
 ADMIN_EMAIL = "admin@e2e.test"
 ADMIN_PASSWORD = "e2e-admin-password-" + secrets.token_hex(4)
 LIMITED_EMAIL = "viewer@e2e.test"
@@ -34,76 +23,36 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _server_env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SECDASH_", "PYTEST_"))}
-    env.update({
-        "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
-        "REFLEX_USE_NPM": "1",
-        "REFLEX_USE_GRANIAN": "1",
-        "REFLEX_TELEMETRY_ENABLED": "false",
-        "SECDASH_DATA_DIR": str(data_dir),
+def _e2e_env(data_dir) -> dict[str, str]:
+    overrides = {
         "SECDASH_SECRET_KEY": secrets.token_urlsafe(48),
         "SECDASH_ADMIN_EMAIL": ADMIN_EMAIL,
         "SECDASH_ADMIN_PASSWORD": ADMIN_PASSWORD,
         "SECDASH_MONITOR_INTERVAL": "2",
-    })
+    }
     if os.environ.get("SECDASH_E2E_DATABASE_URL"):
-        env["SECDASH_DATABASE_URL"] = os.environ["SECDASH_E2E_DATABASE_URL"]
+        overrides["SECDASH_DATABASE_URL"] = os.environ["SECDASH_E2E_DATABASE_URL"]
     if os.environ.get("SECDASH_E2E_REDIS_URL"):
-        env["REFLEX_REDIS_URL"] = os.environ["SECDASH_E2E_REDIS_URL"]
-        env["GRANIAN_WORKERS"] = os.environ.get("SECDASH_E2E_WORKERS", "2")
-    return env
+        overrides["REFLEX_REDIS_URL"] = os.environ["SECDASH_E2E_REDIS_URL"]
+        overrides["GRANIAN_WORKERS"] = os.environ.get("SECDASH_E2E_WORKERS", "2")
+    return server_env(data_dir, **overrides)
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    """Migrate, seed the admin and a limited user through the CLI, start the server, wait for /ping."""
+    """Seed the admin and a limited user through the CLI, start the server, stop it at the end."""
     data_dir = tmp_path_factory.mktemp("e2e-data")
-    env = _server_env(data_dir)
-    python = str(VENV_BIN / "python")
-    subprocess.run([python, "-m", "secdash", "init"], cwd=PROJECT_ROOT, env=env, check=True, capture_output=True)
-    subprocess.run(
-        [python, "-m", "secdash", "users", "create", LIMITED_EMAIL, "--role", "limited"],
-        cwd=PROJECT_ROOT, env=env, check=True, capture_output=True, input=f"{LIMITED_PASSWORD}\n", text=True,
-    )
-    port = _free_port()
-    env["PORT"] = str(port)  # the default sites point at this server's own demo sites
-    log_path = data_dir / "server.log"
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(
-            [str(VENV_BIN / "reflex"), "run", "--env", "prod", "--single-port",
-             "--backend-port", str(port), "--backend-host", "127.0.0.1"],
-            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + STARTUP_TIMEOUT
+    env = _e2e_env(data_dir)
+    run_cli(env, "init")
+    run_cli(env, "users", "create", LIMITED_EMAIL, "--role", "limited", stdin=f"{LIMITED_PASSWORD}\n")
     try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"server exited early:\n{log_path.read_text()[-4000:]}")
-            try:
-                ping = httpx.get(f"{base_url}/ping", timeout=2)
-                if ping.status_code == 200 and httpx.get(base_url, timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not ready after {STARTUP_TIMEOUT}s:\n{log_path.read_text()[-4000:]}")
-            time.sleep(1)
-        yield base_url
+        live = start_server(env, data_dir, timeout=STARTUP_TIMEOUT)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield live.base_url
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            os.killpg(process.pid, signal.SIGKILL)
-    log_text = log_path.read_text()
+        log_text = live.stop()
     assert "Traceback (most recent call last)" not in log_text, f"the server logged an error:\n{log_text[-6000:]}"
 
 
@@ -117,50 +66,9 @@ def base_url(server):
     return server
 
 
-class SiteServer:
-    """A small local website with good security headers that a test can take down."""
-
-    HEADERS = {
-        "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
-        "Strict-Transport-Security": "max-age=63072000",
-        "X-Frame-Options": "DENY",
-        "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
-    }
-
-    def __init__(self) -> None:
-        import http.server
-        import threading
-
-        headers = self.HEADERS
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
-                self.send_response(200)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Type", "text/html")
-                self.end_headers()
-                self.wfile.write(b"<h1>test site</h1>")
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        self.running = True
-
-    def stop(self) -> None:
-        if self.running:
-            self.httpd.shutdown()
-            self.httpd.server_close()
-            self.running = False
-
-
 @pytest.fixture
 def site_server():
-    server = SiteServer()
+    """A small local website with good security headers that a test can take down."""
+    server = LocalSite({"/": (200, STRONG_HEADERS, b"<h1>test site</h1>", 0.0)})
     yield server
-    server.stop()
+    server.close()

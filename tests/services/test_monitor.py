@@ -7,7 +7,7 @@ from sqlmodel import select
 from secdash.models import AiActivity, SecurityEvent, SiteCheck
 from secdash.services import monitor, sites
 from tests.factories import make_user
-from tests.services.test_probe import STRONG
+from tests.support.web_servers import STRONG_HEADERS as STRONG
 from tests.support.web_servers import LocalSite
 
 

@@ -8,15 +8,9 @@ import httpx
 import pytest
 
 from secdash.services.probe import ProbeRefused, grade_headers, probe_site, site_status, validate_target
-from tests.support.web_servers import LocalCA, LocalSite
+from tests.support.web_servers import STRONG_HEADERS, LocalCA, LocalSite
 
-STRONG = {
-    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
-    "Strict-Transport-Security": "max-age=63072000",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+STRONG = STRONG_HEADERS
 
 
 def test_strong_headers_grade_a_plus():

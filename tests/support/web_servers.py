@@ -15,7 +15,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-Route = tuple[int, dict[str, str], bytes, float]  # status, headers, body, delay seconds
+Route = tuple[int, dict[str, str], bytes, float]
+STRONG_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+    "Strict-Transport-Security": "max-age=63072000",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}  # status, headers, body, delay seconds
 
 
 class LocalSite:
@@ -51,8 +58,9 @@ class LocalSite:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        if self.httpd.socket.fileno() != -1:
+            self.httpd.shutdown()
+            self.httpd.server_close()
 
 
 def _name(common: str) -> x509.Name:

@@ -1,0 +1,24 @@
+"""Run the benchmarks one per process (each prepares its own data directory and settings)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency"}
+
+
+def main() -> int:
+    chosen = sys.argv[1:] or list(BENCHMARKS)
+    if len(chosen) == 1 and chosen[0] in BENCHMARKS:
+        module = __import__(BENCHMARKS[chosen[0]], fromlist=["run"])
+        module.run()
+        return 0
+    status = 0
+    for name in chosen:
+        status |= subprocess.run([sys.executable, "-m", "bench", name], check=False).returncode
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

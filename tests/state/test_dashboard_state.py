@@ -1,0 +1,47 @@
+"""Dashboard state: what a signed-in user sees after loading and after live refreshes."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+import secdash.secdash  # noqa: F401
+from secdash.models import ScanJob
+from secdash.state.dashboard import DashboardState, read_changes
+from tests.factories import make_user, sign_in
+
+
+async def _dashboard(session, role="admin"):
+    await make_user(session, "ops@example.com", role=role)
+    root = rx.State(_reflex_internal_init=True)
+    state = root.get_substate(DashboardState.get_full_name().split("."))
+    state.auth_token = await sign_in(session, "ops@example.com")
+    return state
+
+
+async def test_load_creates_default_sites_and_reads_everything(session):
+    state = await _dashboard(session)
+    await DashboardState.event_handlers["load"].fn(state)
+    assert not state.loading and state.sites_count == 4
+    assert [site.name for site in state.sites] == ["Stock", "Tour", "Gem", "Shares"]
+    assert all(site.status_label == "CHECKING" for site in state.sites)  # not probed yet
+    assert state.scan_status == "idle" and state.target_lines > 0
+
+
+async def test_new_scan_stays_idle_when_a_refresh_reads_the_finished_job(session):
+    """Regression: a periodic refresh put "Scan Complete" back after the user chose New scan."""
+    state = await _dashboard(session)
+    session.add(ScanJob(scan_type="quick", status="complete", total_lines=10, lines_scanned=10))
+    await session.commit()
+    state._apply_reads(await read_changes(set(), state._problem_filters()))
+    assert state.scan_status == "complete"
+    await DashboardState.event_handlers["new_scan"].fn(state)
+    state._apply_reads(await read_changes(set(), state._problem_filters()))
+    assert state.scan_status == "idle"
+
+
+async def test_limited_user_cannot_add_sites_and_sees_why(session):
+    state = await _dashboard(session, role="limited")
+    await DashboardState.event_handlers["load"].fn(state)
+    result = await DashboardState.event_handlers["save_site"].fn(state, {"name": "X", "url": "https://x.example.com"})
+    assert "Only administrators may add sites" in str(result.args)
+    assert state.sites_count == 4

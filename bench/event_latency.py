@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 
 from bench.common import ADMIN_EMAIL, ADMIN_PASSWORD, prepare_environment, server_overrides, summary
@@ -48,11 +49,13 @@ def run() -> None:
             page.locator("#password").fill(ADMIN_PASSWORD)
             page.get_by_role("button", name="Access System").click()
             page.get_by_text("Security Alerts").wait_for()
+            # The recording side runs on its own event loop thread (Playwright's sync API owns this one).
             loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, daemon=True).start()
             for i in range(SAMPLES):
                 marker = f"bench latency marker {i} {time.time_ns()}"
                 started = time.perf_counter()
-                loop.run_until_complete(_record(marker))
+                asyncio.run_coroutine_threadsafe(_record(marker), loop).result(timeout=10)
                 page.get_by_text(marker).wait_for(timeout=15000)
                 latencies.append((time.perf_counter() - started) * 1000)
                 time.sleep(0.5)

@@ -25,14 +25,14 @@ _RENEW_SCRIPT = (
 @contextlib.asynccontextmanager
 async def _hold_redis(name: str, client, stop: asyncio.Event) -> AsyncIterator[asyncio.Event]:
     key, me = f"secdash:leader:{name}", secrets.token_hex(8)
-    while not await client.set(key, me, nx=True, px=LEASE_SECONDS * 1000):
+    while not await client.set(key, me, nx=True, px=int(LEASE_SECONDS * 1000)):
         await asyncio.sleep(LEASE_SECONDS / 3)
     lost = asyncio.Event()
 
     async def renew() -> None:
         while not stop.is_set():
             await asyncio.sleep(LEASE_SECONDS / 3)
-            if not await client.eval(_RENEW_SCRIPT, 1, key, me, LEASE_SECONDS * 1000):
+            if not await client.eval(_RENEW_SCRIPT, 1, key, me, int(LEASE_SECONDS * 1000)):
                 lost.set()
                 return
 

@@ -104,48 +104,46 @@ async def count_users(*, session: AsyncSession) -> int:
     return (await session.exec(select(func.count()).select_from(User))).one()
 
 
-async def set_password(
-    *, session: AsyncSession, email: str, password: str, actor: UserPublic | None = None
-) -> None:
-    """Change a password and revoke every session of that user (audited)."""
-    check_password_strength(password)
-    user = await get_by_email(session=session, email=email)
-    if user is None:
-        raise NotFound("no user with this email")
-    user.password_hash = await asyncio.to_thread(hash_password, password)
-    user.password_changed_at = utcnow()
-    session.add(user)
-    revoked = await revoke_user_sessions(session=session, user_id=user.id, reason="password changed")
+async def _lock_out(session: AsyncSession, user: User, *, action: str, reason: str, actor: UserPublic | None) -> None:
+    """Revoke every session of a changed account, audit the change, commit."""
+    revoked = await revoke_user_sessions(session=session, user_id=user.id, reason=reason)
     audit.record(
         session,
         category=LogCategory.user,
-        action="Password changed",
+        action=action,
         severity=LogSeverity.warning,
-        description=f"Password of {user.email} changed; {revoked} session(s) revoked",
+        description=f"{action}: {user.email}; {revoked} session(s) revoked",
         actor_user_id=user.id,
         details={"email": user.email, "sessionsRevoked": revoked, "by": actor.email if actor else "cli"},
     )
     await commit(session)
 
 
-async def deactivate_user(*, session: AsyncSession, email: str, actor: UserPublic | None = None) -> None:
-    """Disable an account and revoke its sessions (audited)."""
+async def _existing(session: AsyncSession, email: str) -> User:
     user = await get_by_email(session=session, email=email)
     if user is None:
         raise NotFound("no user with this email")
+    return user
+
+
+async def set_password(
+    *, session: AsyncSession, email: str, password: str, actor: UserPublic | None = None
+) -> None:
+    """Change a password and revoke every session of that user (audited)."""
+    check_password_strength(password)
+    user = await _existing(session, email)
+    user.password_hash = await asyncio.to_thread(hash_password, password)
+    user.password_changed_at = utcnow()
+    session.add(user)
+    await _lock_out(session, user, action="Password changed", reason="password changed", actor=actor)
+
+
+async def deactivate_user(*, session: AsyncSession, email: str, actor: UserPublic | None = None) -> None:
+    """Disable an account and revoke its sessions (audited)."""
+    user = await _existing(session, email)
     user.is_active = False
     session.add(user)
-    revoked = await revoke_user_sessions(session=session, user_id=user.id, reason="user deactivated")
-    audit.record(
-        session,
-        category=LogCategory.user,
-        action="User deactivated",
-        severity=LogSeverity.warning,
-        description=f"Account {user.email} deactivated; {revoked} session(s) revoked",
-        actor_user_id=user.id,
-        details={"email": user.email, "by": actor.email if actor else "cli"},
-    )
-    await commit(session)
+    await _lock_out(session, user, action="User deactivated", reason="user deactivated", actor=actor)
 
 
 @dataclass(frozen=True)

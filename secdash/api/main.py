@@ -9,7 +9,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from secdash.api.routes import auth, dashboard, history
+from secdash.ai.base import LLMError
+from secdash.api.routes import auth, dashboard, defense, history
 from secdash.demo_sites.routes import router as demo_sites_router
 from secdash.services.errors import DomainError, RateLimited
 
@@ -38,6 +39,13 @@ async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"message": exc.message}, status_code=exc.status_code, headers=headers)
 
 
+async def _llm_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, LLMError)
+    # The model upstream failed, not the caller: 503 to retry later, 504 timed out, 502 otherwise.
+    status = {"rate_limit": 503, "timeout": 504}.get(exc.kind, 502)
+    return JSONResponse({"message": exc.message}, status_code=status)
+
+
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
@@ -62,9 +70,11 @@ def create_api() -> FastAPI:
     """A fresh FastAPI app each call (Reflex may build the app more than once)."""
     api = FastAPI(title="SecDash API", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     api.add_exception_handler(DomainError, _domain_error)
+    api.add_exception_handler(LLMError, _llm_error)
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(Exception, _unexpected_error)
-    for router in (health_router, auth.router, history.router, dashboard.router, demo_sites_router, fallback_router):
+    routers = (health_router, auth.router, history.router, dashboard.router, defense.router, demo_sites_router)
+    for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)
     return api

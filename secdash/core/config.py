@@ -33,6 +33,11 @@ class Settings(BaseSettings):
     SCAN_PATHS: str = Field("", validation_alias=AliasChoices("SECDASH_SCAN_PATHS"))
     # Where this server can reach its own demo sites (default: http://127.0.0.1:PORT).
     DEMO_BASE_URL: str = Field("", validation_alias=AliasChoices("SECDASH_DEMO_BASE_URL"))
+    # LLM: any OpenAI-compatible server; unset means the built-in offline engine.
+    LLM_BASE_URL: str = Field("", validation_alias=AliasChoices("SECDASH_LLM_BASE_URL"))
+    LLM_API_KEY: str = Field("", validation_alias=AliasChoices("SECDASH_LLM_API_KEY", "OPENAI_API_KEY"))
+    LLM_MODEL: str = Field("gpt-4o-mini", validation_alias=AliasChoices("SECDASH_LLM_MODEL"))
+    LLM_TIMEOUT_SECONDS: float = Field(60, validation_alias=AliasChoices("SECDASH_LLM_TIMEOUT"))
     # Lockout thresholds (issue 2): per e-mail and per client IP.
     LOGIN_MAX_FAILURES_PER_EMAIL: int = 5
     LOGIN_EMAIL_WINDOW_SECONDS: int = 300
@@ -62,6 +67,10 @@ class Settings(BaseSettings):
     @property
     def simulation_enabled(self) -> bool:
         return self.SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.LLM_BASE_URL or self.LLM_API_KEY)
 
     @property
     def demo_base_url(self) -> str:

@@ -1,0 +1,69 @@
+"""Defense chats and agents (spec section 7)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from secdash.ai.agents import PLATFORM_AGENT_IDS
+from secdash.api.deps import AppSettings, CurrentUser, DbSession
+from secdash.services import agents, defense_chat
+from secdash.services.errors import Invalid
+
+router = APIRouter(prefix="/api", tags=["defense"])
+
+
+class WidgetMessageIn(BaseModel):
+    content: str = ""
+    agentId: str | None = None  # noqa: N815
+
+
+class AgentMessageIn(BaseModel):
+    message: str = ""
+    agentId: str | None = None  # noqa: N815
+
+
+@router.get("/defense-chat/messages")
+async def read_widget_messages(user: CurrentUser, session: DbSession, limit: int = defense_chat.HISTORY_LIMIT):
+    if not 1 <= limit <= 200:
+        raise Invalid("limit must be between 1 and 200")
+    rows = await defense_chat.conversation(session=session, user=user, surface="widget", limit=limit)
+    return [defense_chat.message_public(row) for row in rows]
+
+
+@router.post("/defense-chat/message")
+async def send_widget_message(body: WidgetMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, Any]:
+    done = await defense_chat.reply(user=user, content=body.content, agent_id=body.agentId, surface="widget",
+                                    settings=settings)
+    return {"id": done.message_id, "role": "assistant", "content": done.content, "threatLevel": done.threat_level,
+            "provider": done.provider}
+
+
+@router.post("/defense-chat")
+async def defense_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, str]:
+    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",
+                                    settings=settings)
+    return {"response": done.content, "threatLevel": done.threat_level}
+
+
+@router.post("/ai-chat")
+async def ai_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, str]:
+    if (body.agentId or "").lower() not in PLATFORM_AGENT_IDS:
+        raise Invalid(f"agentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
+    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",
+                                    settings=settings)
+    return {"response": done.content}
+
+
+@router.get("/defense-agents")
+async def read_defense_agents(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
+    return [{"id": a.id, "agentName": a.agent_name, "threatsBlocked": a.threats_blocked}
+            for a in await agents.list_agents(session=session)]
+
+
+@router.get("/ai-agents")
+async def read_ai_agents(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
+    return [{"id": a.id, "agentName": a.agent_name, "status": a.status, "threatsBlocked": a.threats_blocked}
+            for a in await agents.list_agents(session=session)]

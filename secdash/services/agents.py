@@ -1,0 +1,23 @@
+"""Agent records: the four platform agents' status and threats blocked."""
+
+from __future__ import annotations
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
+from secdash.models import AgentRecord
+
+STATUSES = ("monitoring", "fighting", "analyzing", "secured")
+
+
+async def list_agents(*, session: AsyncSession) -> list[AgentRecord]:
+    """The platform agents' records, created (status monitoring) on first read."""
+    rows = {row.id: row for row in await session.exec(select(AgentRecord).order_by(col(AgentRecord.id)))}
+    missing = [agent_id for agent_id in PLATFORM_AGENT_IDS if agent_id not in rows]
+    for agent_id in missing:
+        rows[agent_id] = AgentRecord(id=agent_id, agent_name=AGENTS[agent_id].name)
+        session.add(rows[agent_id])
+    if missing:
+        await session.commit()
+    return [rows[agent_id] for agent_id in PLATFORM_AGENT_IDS]

@@ -1,0 +1,84 @@
+"""A local OpenAI-compatible server for tests and benchmarks; the model name picks its behaviour.
+
+echo: replies "You said: <last message>" (streamed word by word when asked); slow: 50 pieces, 0.1 s
+apart; unauthorized: 401; ratelimited: 429; broken: 500; badjson / fencedjson: malformed or fenced
+JSON content; threat-critical: JSON {"threatLevel": "critical"} for json_object requests.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+import time
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.requests: list[dict] = []
+        self.cancelled = 0
+        self.pieces_sent = 0
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _json(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+                model = body.get("model", "echo")
+                errors = {"unauthorized": (401, "invalid_api_key"), "ratelimited": (429, "rate_limit_exceeded"),
+                          "broken": (500, "server_error")}
+                if model in errors:
+                    status, code = errors[model]
+                    return self._json(status, {"error": {"message": code, "type": code, "code": code}})
+                last = body["messages"][-1]["content"]
+                if body.get("response_format", {}).get("type") == "json_object":
+                    content = {"badjson": "Sure! {threatLevel: high", "fencedjson":
+                               'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
+                               "threat-critical": '{"threatLevel": "critical", "reason": "breach"}'}.get(
+                        model, '{"threatLevel": "low", "reason": "routine"}')
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": content}}]})
+                reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
+                if not body.get("stream"):
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": reply}}]})
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                words = reply.split(" ")
+                try:
+                    for i, word in enumerate(words):
+                        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
+                                 "choices": [{"index": 0, "delta": {"content": word + (" " if i < len(words) - 1 else "")},
+                                              "finish_reason": None}]}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        server.pieces_sent += 1
+                        if model == "slow":
+                            time.sleep(0.1)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    server.cancelled += 1
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -7,6 +7,7 @@ from secdash.api.main import create_api
 from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
 from secdash.pages.dashboard import dashboard_screen
+from secdash.pages.defense_command import defense_center_content, defense_command_content
 from secdash.pages.history import history_content
 from secdash.pages.landing import landing
 from secdash.pages.login import login_page
@@ -15,6 +16,7 @@ from secdash.pages.not_found import not_found
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation
 from secdash.state.auth import AuthState
+from secdash.state.defense_command import DefenseCenterState
 from secdash.state.history import HistoryState
 
 app = rx.App(
@@ -49,6 +51,18 @@ for _route, (_title, _what) in PENDING_MODULES.items():
     app.add_page(
         shell(pending_module(_route), _route), route=_route, title=f"{_title} - SecDash", on_load=AuthState.check_auth
     )
+app.add_page(
+    shell(defense_command_content(), routes.DEFENSE_COMMAND_ROUTE),
+    route=routes.DEFENSE_COMMAND_ROUTE,
+    title="Defense Command - SecDash",
+    on_load=AuthState.check_auth,
+)
+app.add_page(
+    shell(defense_center_content(), routes.DEFENSE_COMMAND_ROUTE),
+    route=routes.DEFENSE_CENTER_ROUTE,
+    title="Defense Command Center - SecDash",
+    on_load=[AuthState.check_auth, DefenseCenterState.load],
+)
 app.add_page(not_found, route="404", title="404 Page Not Found")
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)

@@ -4,6 +4,7 @@ import reflex as rx
 
 from secdash import routes
 from secdash.components.badges import role_badge
+from secdash.components.chat_widget import chat_widget
 from secdash.components.screens import loading_screen
 from secdash.state.auth import AuthState
 
@@ -100,6 +101,7 @@ def shell(content: rx.Component, active_route: str) -> rx.Component:
         rx.el.div(
             nav_bar(active_route),
             rx.el.main(content, class_name="mx-auto max-w-7xl px-4 py-6"),
+            chat_widget(),
             class_name="min-h-screen bg-slate-950 text-slate-100",
         ),
         loading_screen(),

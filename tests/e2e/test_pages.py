@@ -11,7 +11,6 @@ from tests.e2e.conftest import ADMIN_EMAIL
 from tests.e2e.helpers import sign_in
 
 ROUTE_TITLES = {
-    "/defense-command": "Defense Command",
     "/ai-systems": "AI Systems",
     "/battle-station": "Battle Station",
     "/fix-mode": "Fix Mode",

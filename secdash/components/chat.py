@@ -1,0 +1,96 @@
+"""Chat pieces shared by the widget, the Defense Command page and the Center."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from secdash.state.chat_stream import ChatLine
+
+THREAT_CLASSES = (
+    ("low", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+    ("medium", "bg-amber-500/15 text-amber-300 border-amber-500/40"),
+    ("high", "bg-orange-500/15 text-orange-300 border-orange-500/40"),
+    ("critical", "bg-red-500/20 text-red-300 border-red-500/50"),
+)
+_BADGE = "inline-flex rounded border px-1.5 py-0.5 text-[10px] font-bold uppercase tracking-wide"
+
+
+def threat_badge(level) -> rx.Component:
+    return rx.cond(
+        level != "",
+        rx.el.span(level, class_name=rx.match(level, *[(k, f"{_BADGE} {v}") for k, v in THREAT_CLASSES], _BADGE),
+                   data_testid="threat-badge"),
+        rx.fragment(),
+    )
+
+
+def engine_label(engine) -> rx.Component:
+    """Which engine answered: the offline knowledge base or a configured model."""
+    return rx.cond(
+        engine == "offline",
+        rx.el.span("offline engine", class_name="text-[10px] text-slate-500"),
+        rx.cond(engine != "", rx.el.span(engine, class_name="text-[10px] text-slate-500"), rx.fragment()),
+    )
+
+
+def bubble(line: ChatLine, show_threat: bool = False) -> rx.Component:
+    agent = line.sender == "agent"
+    return rx.el.div(
+        rx.el.div(
+            rx.cond(agent, rx.markdown(line.text, class_name="prose prose-invert prose-sm max-w-none"),
+                    rx.el.p(line.text, class_name="whitespace-pre-wrap")),
+            rx.el.div(
+                rx.el.span(line.time, class_name="font-mono text-[10px] text-slate-500"),
+                threat_badge(line.threat_level) if show_threat else rx.fragment(),
+                engine_label(line.engine),
+                class_name="mt-1 flex items-center gap-2",
+            ),
+            class_name=rx.cond(agent, "max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
+                               "max-w-[85%] rounded-lg bg-cyan-600/80 px-3 py-2 text-sm text-white"),
+        ),
+        class_name=rx.cond(agent, "flex justify-start", "flex justify-end"),
+        data_testid=rx.cond(agent, "agent-message", "user-message"),
+    )
+
+
+def streaming_bubble(partial) -> rx.Component:
+    """The reply being written, or the typing indicator before its first words."""
+    return rx.el.div(
+        rx.el.div(
+            rx.cond(
+                partial != "",
+                rx.markdown(partial, class_name="prose prose-invert prose-sm max-w-none"),
+                rx.el.span(rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400"),
+                           rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:150ms]"),
+                           rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:300ms]"),
+                           class_name="flex gap-1 py-1", aria_label="Agent is typing"),
+            ),
+            class_name="max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
+        ),
+        class_name="flex justify-start",
+        data_testid="typing-indicator",
+    )
+
+
+def composer(*, value, on_change, on_submit, disabled, can_send, placeholder: str, stop=None, waiting=None,
+             input_id: str) -> rx.Component:
+    """Text box + send (Enter sends); with `stop`, a Stop button replaces Send while a reply streams."""
+    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="submit", disabled=~can_send,
+                               aria_label="Send", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 "
+                               "disabled:opacity-40")
+    button = send_button if stop is None else rx.cond(
+        waiting,
+        rx.el.button(rx.icon("square", class_name="w-4 h-4"), type="button", on_click=stop, aria_label="Stop",
+                     class_name="rounded-md border border-red-500/60 px-3 py-2 text-red-300"),
+        send_button,
+    )
+    return rx.el.form(
+        rx.el.input(id=input_id, name=input_id, value=value, on_change=on_change, placeholder=placeholder, disabled=disabled,
+                    auto_complete="off", aria_label=placeholder,
+                    class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
+                    "text-slate-100 disabled:opacity-60"),
+        button,
+        on_submit=on_submit,
+        reset_on_submit=False,
+        class_name="flex gap-2",
+    )

@@ -1,0 +1,49 @@
+"""The floating Defense Command chat widget (bottom right of every signed-in page)."""
+
+import reflex as rx
+
+from secdash.components.chat import bubble, composer, streaming_bubble
+from secdash.state.chat_widget import ChatWidgetState
+
+
+def chat_widget() -> rx.Component:
+    panel = rx.el.div(
+        rx.el.div(
+            rx.el.span(rx.icon("shield", class_name="w-4 h-4 text-cyan-300"), "Defense Command",
+                       class_name="flex items-center gap-2 font-semibold"),
+            rx.el.button(rx.icon("x", class_name="w-4 h-4"), on_click=ChatWidgetState.toggle, aria_label="Close chat",
+                         class_name="rounded p-1 hover:bg-slate-800"),
+            class_name="flex items-center justify-between border-b border-slate-800 px-3 py-2",
+        ),
+        rx.auto_scroll(
+            rx.cond(
+                (ChatWidgetState.lines.length() == 0) & ~ChatWidgetState.sending,
+                rx.el.p("Ask the defense assistant about threats, headers or incidents.",
+                        class_name="p-4 text-center text-sm text-slate-400"),
+                rx.fragment(),
+            ),
+            rx.foreach(ChatWidgetState.lines, lambda line: bubble(line)),
+            rx.cond(ChatWidgetState.sending, streaming_bubble(ChatWidgetState.partial), rx.fragment()),
+            class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
+        ),
+        rx.el.div(
+            composer(value=ChatWidgetState.draft, on_change=ChatWidgetState.set_draft, on_submit=ChatWidgetState.send,
+                     disabled=ChatWidgetState.sending, can_send=ChatWidgetState.can_send, placeholder="Message defense command",
+                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.sending, input_id="widget-input"),
+            class_name="border-t border-slate-800 p-3",
+        ),
+        class_name="fixed bottom-24 right-6 z-50 flex h-[600px] w-[380px] max-w-[calc(100vw-3rem)] flex-col rounded-xl "
+        "border border-slate-700 bg-slate-900 shadow-2xl",
+        role="dialog",
+        aria_label="Defense Command chat",
+    )
+    return rx.fragment(
+        rx.cond(ChatWidgetState.open, panel, rx.fragment()),
+        rx.el.button(
+            rx.cond(ChatWidgetState.open, rx.icon("x", class_name="w-6 h-6"), rx.icon("message-circle", class_name="w-6 h-6")),
+            on_click=ChatWidgetState.toggle,
+            aria_label="Open defense chat",
+            class_name="fixed bottom-6 right-6 z-50 flex h-14 w-14 items-center justify-center rounded-full bg-cyan-500 "
+            "text-slate-950 shadow-lg hover:bg-cyan-400",
+        ),
+    )

@@ -1,0 +1,65 @@
+"""Streaming a defense-agent reply into a page state: small batches, stoppable, never holding the lock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import reflex as rx
+
+from secdash.core.config import get_settings
+from secdash.models import UserPublic
+from secdash.services import defense_chat
+from secdash.services.defense_chat import ReplyDone
+
+FLUSH_SECONDS = 0.075  # ARCHITECTURE.md: streamed text reaches the browser in ~50-100 ms batches
+
+
+@dataclass
+class ChatLine:
+    """One message as the chat surfaces show it."""
+
+    id: str = ""
+    sender: str = "user"  # user | agent
+    text: str = ""
+    time: str = ""
+    agent_id: str = "general"
+    threat_level: str = ""
+    engine: str = ""
+
+
+def now_label() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%S")
+
+
+async def stream_into(
+    state: rx.State, *, user: UserPublic, text: str, agent_id: str, surface: str,
+    show: Callable[[str], None], stop_requested: Callable[[], bool],
+) -> tuple[ReplyDone | None, str]:
+    """Run the reply, calling `show(partial)` under the state lock every batch.
+
+    Returns (done, text): done is None when the user stopped it (the partial text is kept by the
+    service). Domain and model errors propagate to the caller, which decides how to show them.
+    """
+    stream = defense_chat.stream_reply(user=user, content=text, agent_id=agent_id, surface=surface,
+                                       settings=get_settings())
+    pieces: list[str] = []
+    last_flush = time.monotonic()
+    stopped = False
+    try:
+        async for item in stream:
+            if isinstance(item, ReplyDone):
+                return item, item.content
+            pieces.append(item)
+            if time.monotonic() - last_flush >= FLUSH_SECONDS:
+                last_flush = time.monotonic()
+                async with state:
+                    show("".join(pieces))
+                    stopped = stop_requested()
+                if stopped:
+                    break
+    finally:
+        await stream.aclose()  # on Stop this closes the model request and stores the partial reply
+    return None, "".join(pieces)

@@ -1,0 +1,109 @@
+"""The floating Defense Command chat widget of the shell: the user's persistent conversation."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from secdash.ai.base import LLMError
+from secdash.core.db import session_scope
+from secdash.services import defense_chat
+from secdash.services.errors import DomainError
+from secdash.state.auth import AuthState, refusal_events
+from secdash.state.chat_stream import ChatLine, now_label, stream_into
+
+
+def _failed() -> rx.event.EventSpec:
+    return rx.toast.error("Error", description="Failed to send message")
+
+
+class ChatWidgetState(AuthState):
+    open: bool = False
+    lines: list[ChatLine] = []
+    draft: str = ""
+    sending: bool = False
+    partial: str = ""
+    _stop: bool = False
+
+    @rx.var
+    def can_send(self) -> bool:
+        return bool(self.draft.strip()) and not self.sending
+
+    async def _load_history(self, user) -> None:
+        async with session_scope() as session:
+            rows = await defense_chat.conversation(session=session, user=user, surface="widget")
+        self.lines = [
+            ChatLine(id=str(row.id), sender="user" if row.role == "user" else "agent", text=row.content,
+                     time=row.created_at.strftime("%H:%M:%S"), agent_id=row.agent_id,
+                     threat_level=row.threat_level or "", engine=row.provider or "")
+            for row in rows
+        ]
+
+    @rx.event
+    async def toggle(self):
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        self.open = not self.open
+        if self.open:
+            await self._load_history(user)
+        return None
+
+    @rx.event
+    async def set_draft(self, value: str):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
+        return None
+
+    @rx.event
+    async def send(self, form_data: dict | None = None):
+        """Send the draft (blank submits are ignored); the reply streams in."""
+        if await self._current_user() is None:
+            return self._session_ended()
+        text = self.draft.strip()
+        if not text or self.sending:
+            return None
+        self.sending, self.partial, self._stop = True, "", False
+        self.lines = [*self.lines, ChatLine(id=f"pending-{len(self.lines)}", text=text, time=now_label())]
+        self.draft = ""
+        return ChatWidgetState.stream_reply(text)
+
+    @rx.event
+    async def stop(self):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self._stop = True
+        return None
+
+    @rx.event(background=True)
+    async def stream_reply(self, text: str):
+        user = await self._current_user()
+        if user is None:
+            yield refusal_events()
+            return
+
+        def show(partial: str) -> None:
+            self.partial = partial
+
+        try:
+            done, reply = await stream_into(self, user=user, text=text, agent_id="general", surface="widget",
+                                            show=show, stop_requested=lambda: self._stop)
+        except DomainError:  # refused before anything was stored: give the text back
+            async with self:
+                self.sending, self.partial = False, ""
+                self.lines = self.lines[:-1]
+                self.draft = text
+            yield _failed()
+            return
+        except LLMError:  # the question is stored; the model failed
+            async with self:
+                self.sending, self.partial = False, ""
+            yield _failed()
+            return
+        async with self:
+            if reply:
+                self.lines = [*self.lines, ChatLine(
+                    id=str(done.message_id) if done else f"stopped-{len(self.lines)}", sender="agent", text=reply,
+                    time=now_label(), threat_level=done.threat_level if done else "",
+                    engine=done.provider if done else "")][-defense_chat.HISTORY_LIMIT:]
+            self.sending, self.partial = False, ""

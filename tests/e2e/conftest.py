@@ -7,6 +7,7 @@ import secrets
 
 import pytest
 
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.live_server import CHROMIUM, CHROMIUM_ARGS, run_cli, server_env, start_server
 from tests.support.web_servers import STRONG_HEADERS, LocalSite
 
@@ -23,13 +24,30 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.e2e)
 
 
-def _e2e_env(data_dir) -> dict[str, str]:
+# SECDASH_E2E_LLM=fake: the server talks to a local OpenAI-compatible test server instead of the offline engine.
+MODEL_MODE = os.environ.get("SECDASH_E2E_LLM") == "fake"
+
+
+@pytest.fixture(scope="session")
+def fake_model():
+    if not MODEL_MODE:
+        yield None
+        return
+    server = FakeOpenAI()
+    yield server
+    server.close()
+
+
+def _e2e_env(data_dir, fake_model) -> dict[str, str]:
     overrides = {
         "SECDASH_SECRET_KEY": secrets.token_urlsafe(48),
         "SECDASH_ADMIN_EMAIL": ADMIN_EMAIL,
         "SECDASH_ADMIN_PASSWORD": ADMIN_PASSWORD,
         "SECDASH_MONITOR_INTERVAL": "2",
     }
+    if fake_model is not None:
+        overrides |= {"SECDASH_LLM_BASE_URL": fake_model.base_url, "SECDASH_LLM_MODEL": "echo",
+                      "SECDASH_LLM_API_KEY": "sk-e2e"}
     if os.environ.get("SECDASH_E2E_DATABASE_URL"):
         overrides["SECDASH_DATABASE_URL"] = os.environ["SECDASH_E2E_DATABASE_URL"]
     if os.environ.get("SECDASH_E2E_REDIS_URL"):
@@ -39,10 +57,10 @@ def _e2e_env(data_dir) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory):
+def server(tmp_path_factory, fake_model):
     """Seed the admin and a limited user through the CLI, start the server, stop it at the end."""
     data_dir = tmp_path_factory.mktemp("e2e-data")
-    env = _e2e_env(data_dir)
+    env = _e2e_env(data_dir, fake_model)
     run_cli(env, "init")
     run_cli(env, "users", "create", LIMITED_EMAIL, "--role", "limited", stdin=f"{LIMITED_PASSWORD}\n")
     try:

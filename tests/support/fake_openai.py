@@ -3,6 +3,8 @@
 echo: replies "You said: <last message>" (streamed word by word when asked); slow: 50 pieces, 0.1 s
 apart; unauthorized: 401; ratelimited: 429; broken: 500; badjson / fencedjson: malformed or fenced
 JSON content; threat-critical: JSON {"threatLevel": "critical"} for json_object requests.
+Markers in the last message do the same for a fixed model (browser tests): "[fail]" answers 500,
+"[slow]" streams slowly; a threat question judges "high" when the message mentions an attack.
 """
 
 from __future__ import annotations
@@ -36,17 +38,22 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
                 model = body.get("model", "echo")
+                last = body["messages"][-1]["content"]
+                if "[fail]" in last:
+                    model = "broken"
+                elif "[slow]" in last:
+                    model = "slow"
                 errors = {"unauthorized": (401, "invalid_api_key"), "ratelimited": (429, "rate_limit_exceeded"),
                           "broken": (500, "server_error")}
                 if model in errors:
                     status, code = errors[model]
                     return self._json(status, {"error": {"message": code, "type": code, "code": code}})
-                last = body["messages"][-1]["content"]
                 if body.get("response_format", {}).get("type") == "json_object":
                     content = {"badjson": "Sure! {threatLevel: high", "fencedjson":
                                'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
                                "threat-critical": '{"threatLevel": "critical", "reason": "breach"}'}.get(
-                        model, '{"threatLevel": "low", "reason": "routine"}')
+                        model, '{"threatLevel": "high", "reason": "attack"}' if "attack" in last.lower()
+                        else '{"threatLevel": "low", "reason": "routine"}')
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": content}}]})

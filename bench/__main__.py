@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency"}
+BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency",
+              "llm": "bench.llm_overhead"}
 
 
 def main() -> int:

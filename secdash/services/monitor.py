@@ -15,7 +15,7 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import leadership
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, SiteStatus, utcnow
-from secdash.services import activities, events, sites
+from secdash.services import activities, agents, events, sites
 from secdash.services.probe import ProbeResult, probe_site, site_status
 from secdash.services.unit import commit, mark_changed
 
@@ -44,7 +44,7 @@ def status_reason(result: ProbeResult, status: str) -> str:
     return ", ".join(reasons) or f"HTTP {result.status_code}, grade {result.grade}"
 
 
-def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str | None:
+async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str | None:
     """Store the check on the site and in its history; return the new status if it changed."""
     status = site_status(result)
     previous = site.status if site.last_checked_at is not None else None
@@ -75,6 +75,7 @@ def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str |
         session, activity_type="scan", target=site.name, status=status,
         description=f"Probe of {site.domain}: {label} ({reason})",
     )
+    await agents.follow_site_status(session=session, site_name=site.name, site_status=status)
     return status
 
 
@@ -98,7 +99,7 @@ async def probe_all(*, client: httpx.AsyncClient | None = None, concurrency: int
             site = await session.get(Site, site_id)
             if site is None:  # removed while it was being probed
                 continue
-            apply_probe(session, site, result)
+            await apply_probe(session, site, result)
             statuses[site_id] = site.status
         await commit(session)
     return statuses

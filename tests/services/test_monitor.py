@@ -46,3 +46,20 @@ async def test_public_only_sites_are_not_allowed_to_reach_private_addresses(sess
         server.close()
     await session.refresh(site)
     assert statuses[site.id] == "critical" and site.last_error == "Blocked: private address 127.0.0.1"
+
+
+async def test_platform_agent_status_follows_its_site(session):
+    from secdash.models import AgentRecord
+    from secdash.services import agents
+
+    admin = await make_user(session, "root@example.com", role="admin")
+    server = LocalSite({"/": (500, STRONG, b"down", 0.0)})
+    try:
+        await sites.create_site(session=session, actor=admin, name="Gem", url=server.base + "/", allow_private=True)
+        await monitor.probe_all()
+    finally:
+        server.close()
+    session.expire_all()
+    assert (await session.get(AgentRecord, "gem")).status == "fighting"
+    others = {a.id: a.status for a in await agents.list_agents(session=session)}
+    assert others["stock"] == "monitoring"

@@ -6,7 +6,8 @@ from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
 from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import ActivityView, DashboardState, EventView, SiteView
+from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard_views import ActivityView, EventView, SiteView
 
 TAB_LIST = (
     ("dashboard", "Dashboard", "layout-dashboard"),

@@ -5,7 +5,8 @@ import reflex as rx
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import DashboardState, EventView, FeedView
+from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard_views import EventView, FeedView
 
 SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
 SAMPLE_PROBLEMS = (

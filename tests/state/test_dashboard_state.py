@@ -6,7 +6,8 @@ import reflex as rx
 
 import secdash.secdash  # noqa: F401
 from secdash.models import ScanJob
-from secdash.state.dashboard import DashboardState, read_changes
+from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard_views import read_changes
 from tests.factories import make_user, sign_in
 
 

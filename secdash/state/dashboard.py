@@ -99,15 +99,6 @@ class DashboardState(AuthState):
 
     # --- reading -------------------------------------------------------------------------------
 
-    def _apply_overview(self, data: dict[str, Any]) -> None:
-        self.sites = [site_view(s, data["histories"][s["id"]]) for s in data["sites"]]
-        self.sites_count = data["sitesCount"]
-        self.threats_blocked = data["threatsBlocked"]
-        self.activities = [activity_view(a) for a in data["aiActivities"]]
-        self.alerts = [event_view(e) for e in data["recentEvents"]]
-        self._apply_simulation(data["snapshot"])
-        self.loading = False
-
     def _apply_simulation(self, snapshot: dict[str, Any] | None) -> None:
         self.simulation_on = snapshot is not None
         if snapshot is None:
@@ -162,8 +153,17 @@ class DashboardState(AuthState):
         self._apply_reads(await read_changes(topics or set(), self._problem_filters()))
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
-        if "overview" in reads:
-            self._apply_overview(reads["overview"])
+        if "sites" in reads:
+            self.sites = [site_view(site, history) for site, history in reads["sites"]]
+            self.sites_count = len(self.sites)
+            self.loading = False
+        if "activities" in reads:
+            self.activities = [activity_view(a) for a in reads["activities"]]
+        if "alerts" in reads:
+            self.alerts = [event_view(e) for e in reads["alerts"]]
+            self.threats_blocked = reads["threats_blocked"]
+        if "snapshot" in reads:
+            self._apply_simulation(reads["snapshot"])
         if "problems" in reads:
             self._apply_problems(reads["problems"])
         if "scan" in reads:

@@ -109,21 +109,27 @@ def feed_view(entry: dict[str, Any]) -> FeedView:
 
 
 async def read_changes(topics: set[str], problem_filters: dict[str, Any], with_target: bool = False) -> dict[str, Any]:
-    """Everything the dashboard shows that these topics touch (all of it when topics is empty)."""
+    """Only what these topics touch (everything when topics is empty): a traffic tick reads one row."""
     reads: dict[str, Any] = {}
-    everything = not topics
+
+    def touched(topic: str) -> bool:
+        return not topics or topic in topics
+
     async with session_scope() as session:
-        if everything or topics & {sites.TOPIC, events.TOPIC, activities.TOPIC, simulation.TOPIC}:
-            data = await dashboard.overview(session=session)
-            data["histories"] = {
-                s["id"]: await dashboard.site_history(session=session, site_id=s["id"]) for s in data["sites"]
-            }
-            data["snapshot"] = await simulation.read_snapshot(session=session)
-            reads["overview"] = data
-        if everything or events.TOPIC in topics:
+        if touched(sites.TOPIC):
+            listed = [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
+            reads["sites"] = [(site, await dashboard.site_history(session=session, site_id=site["id"])) for site in listed]
+        if touched(activities.TOPIC):
+            reads["activities"] = [dashboard.activity_public(a) for a in await activities.recent(session=session)]
+        if touched(events.TOPIC):
+            recent = await events.list_events(session=session, resolved=False, limit=events.ALERTS_SIZE)
+            reads["alerts"] = [dashboard.event_public(event, name) for event, name in recent]
+            reads["threats_blocked"] = await events.count_threats_blocked(session=session)
             rows = await events.list_events(session=session, **problem_filters)
             reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]
-        if everything or scans.TOPIC in topics:
+        if touched(simulation.TOPIC):
+            reads["snapshot"] = await simulation.read_snapshot(session=session)
+        if touched(scans.TOPIC):
             reads["scan"] = await scans.current_job(session=session)
     if with_target:
         reads["target"] = await asyncio.to_thread(scans.target_summary)

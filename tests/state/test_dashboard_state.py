@@ -46,3 +46,9 @@ async def test_limited_user_cannot_add_sites_and_sees_why(session):
     result = await DashboardState.event_handlers["save_site"].fn(state, {"name": "X", "url": "https://x.example.com"})
     assert "Only administrators may add sites" in str(result.args)
     assert state.sites_count == 4
+
+
+async def test_each_change_reads_only_what_it_touches(session):
+    assert set(await read_changes({"traffic"}, {})) == {"snapshot"}
+    assert set(await read_changes({"events"}, {})) == {"alerts", "threats_blocked", "problems"}
+    assert {"sites", "activities", "alerts", "snapshot", "scan"} <= set(await read_changes(set(), {}))

@@ -30,6 +30,20 @@ class ChatLine:
     engine: str = ""
 
 
+class ChatComposer(rx.State, mixin=True):
+    """The text box and the reply being written, shared by every chat surface."""
+
+    draft: str = ""
+    partial: str = ""
+
+    @rx.event
+    async def set_draft(self, value: str):
+        if await self._current_user() is None:  # type: ignore[attr-defined]  # from AuthState
+            return self._session_ended()  # type: ignore[attr-defined]
+        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
+        return None
+
+
 def now_label() -> str:
     return datetime.now(UTC).strftime("%H:%M:%S")
 

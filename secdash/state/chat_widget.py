@@ -9,19 +9,17 @@ from secdash.core.db import session_scope
 from secdash.services import defense_chat
 from secdash.services.errors import DomainError
 from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatLine, now_label, stream_into
+from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, stream_into
 
 
 def _failed() -> rx.event.EventSpec:
     return rx.toast.error("Error", description="Failed to send message")
 
 
-class ChatWidgetState(AuthState):
+class ChatWidgetState(ChatComposer, AuthState):
     open: bool = False
     lines: list[ChatLine] = []
-    draft: str = ""
     sending: bool = False
-    partial: str = ""
     _stop: bool = False
 
     @rx.var
@@ -46,13 +44,6 @@ class ChatWidgetState(AuthState):
         self.open = not self.open
         if self.open:
             await self._load_history(user)
-        return None
-
-    @rx.event
-    async def set_draft(self, value: str):
-        if await self._current_user() is None:
-            return self._session_ended()
-        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
         return None
 
     @rx.event

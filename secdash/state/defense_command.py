@@ -9,23 +9,21 @@ import reflex as rx
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.ai.base import LLMError
 from secdash.core.db import session_scope
-from secdash.services import agents, defense_chat
+from secdash.services import agents
 from secdash.services.errors import DomainError
 from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatLine, now_label, stream_into
+from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, stream_into
 
 CENTER_FAILURE_TEXT = "Defense protocols active. Continuing security operations."
 HIGH_LEVELS = ("high", "critical")
 
 
-class DefenseCommandState(AuthState):
+class DefenseCommandState(ChatComposer, AuthState):
     """/defense-command: pick a system, chat with it; switching clears the conversation."""
 
     selected: str = ""
     lines: list[ChatLine] = []
-    draft: str = ""
     waiting: bool = False
-    partial: str = ""
 
     @rx.var
     def selected_name(self) -> str:
@@ -38,13 +36,6 @@ class DefenseCommandState(AuthState):
             return self._session_ended()
         if agent_id in PLATFORM_AGENT_IDS and agent_id != self.selected and not self.waiting:
             self.selected, self.lines, self.partial = agent_id, [], ""
-        return None
-
-    @rx.event
-    async def set_draft(self, value: str):
-        if await self._current_user() is None:
-            return self._session_ended()
-        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
         return None
 
     @rx.event
@@ -83,14 +74,12 @@ class DefenseCommandState(AuthState):
             self.waiting, self.partial = False, ""
 
 
-class DefenseCenterState(AuthState):
+class DefenseCenterState(ChatComposer, AuthState):
     """/defense-command/center: one chat per agent kept on the page, threat badges, metrics."""
 
     selected: str = "stock"
     chats: dict[str, list[ChatLine]] = {agent_id: [] for agent_id in PLATFORM_AGENT_IDS}
-    draft: str = ""
     waiting: bool = False
-    partial: str = ""
     statuses: dict[str, str] = {}
     threats_blocked: dict[str, int] = {}
     # Placeholder figures (spec: random), always marked as simulated in the UI.
@@ -123,13 +112,6 @@ class DefenseCenterState(AuthState):
             return self._session_ended()
         if agent_id in PLATFORM_AGENT_IDS and not self.waiting:
             self.selected = agent_id
-        return None
-
-    @rx.event
-    async def set_draft(self, value: str):
-        if await self._current_user() is None:
-            return self._session_ended()
-        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
         return None
 
     @rx.event

@@ -49,10 +49,10 @@ def now_label() -> str:
 
 
 async def stream_into(
-    state: rx.State, *, user: UserPublic, text: str, agent_id: str, surface: str,
-    show: Callable[[str], None], stop_requested: Callable[[], bool],
+    state: ChatComposer, *, user: UserPublic, text: str, agent_id: str, surface: str,
+    stop_requested: Callable[[], bool],
 ) -> tuple[ReplyDone | None, str]:
-    """Run the reply, calling `show(partial)` under the state lock every batch.
+    """Run the reply, writing the text so far to `state.partial` under the state lock every batch.
 
     Returns (done, text): done is None when the user stopped it (the partial text is kept by the
     service). Domain and model errors propagate to the caller, which decides how to show them.
@@ -70,7 +70,7 @@ async def stream_into(
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()
                 async with state:
-                    show("".join(pieces))
+                    state.partial = "".join(pieces)
                     stopped = stop_requested()
                 if stopped:
                     break

@@ -73,12 +73,9 @@ class ChatWidgetState(ChatComposer, AuthState):
             yield refusal_events()
             return
 
-        def show(partial: str) -> None:
-            self.partial = partial
-
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id="general", surface="widget",
-                                            show=show, stop_requested=lambda: self._stop)
+                                            stop_requested=lambda: self._stop)
         except DomainError:  # refused before anything was stored: give the text back
             async with self:
                 self.sending, self.partial = False, ""

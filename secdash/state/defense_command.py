@@ -57,11 +57,8 @@ class DefenseCommandState(ChatComposer, AuthState):
             yield refusal_events()
             return
 
-        def show(partial: str) -> None:
-            self.partial = partial
-
         try:
-            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="command", show=show,
+            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="command",
                                             stop_requested=lambda: self.selected != agent_id)
         except (DomainError, LLMError):  # spec: on error the wait ends silently
             async with self:
@@ -147,11 +144,8 @@ class DefenseCenterState(ChatComposer, AuthState):
             yield refusal_events()
             return
 
-        def show(partial: str) -> None:
-            self.partial = partial
-
         try:
-            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="center", show=show,
+            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="center",
                                             stop_requested=lambda: self._stop)
         except (DomainError, LLMError):
             async with self:

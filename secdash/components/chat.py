@@ -72,25 +72,25 @@ def streaming_bubble(partial) -> rx.Component:
     )
 
 
-def composer(*, value, on_change, on_submit, disabled, can_send, placeholder: str, stop=None, waiting=None,
-             input_id: str) -> rx.Component:
-    """Text box + send (Enter sends); with `stop`, a Stop button replaces Send while a reply streams."""
-    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="submit", disabled=~can_send,
-                               aria_label="Send", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 "
-                               "disabled:opacity-40")
+def composer(*, state, disabled, can_send, placeholder: str, stop=None, waiting=None, input_id: str) -> rx.Component:
+    """Text box + send. Enter sends through the server's event queue, after the typed text has arrived
+    (a form's implicit submit would be blocked while the button still looks disabled); with `stop`, a
+    Stop button replaces Send while a reply streams."""
+    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="button", on_click=state.send,
+                               disabled=~can_send, aria_label="Send",
+                               class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 disabled:opacity-40")
     button = send_button if stop is None else rx.cond(
         waiting,
         rx.el.button(rx.icon("square", class_name="w-4 h-4"), type="button", on_click=stop, aria_label="Stop",
                      class_name="rounded-md border border-red-500/60 px-3 py-2 text-red-300"),
         send_button,
     )
-    return rx.el.form(
-        rx.el.input(id=input_id, name=input_id, value=value, on_change=on_change, placeholder=placeholder, disabled=disabled,
-                    auto_complete="off", aria_label=placeholder,
+    return rx.el.div(
+        rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft,
+                    on_key_down=state.key_down, placeholder=placeholder, disabled=disabled, auto_complete="off",
+                    aria_label=placeholder,
                     class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
                     "text-slate-100 disabled:opacity-60"),
         button,
-        on_submit=on_submit,
-        reset_on_submit=False,
         class_name="flex gap-2",
     )

@@ -27,8 +27,8 @@ def chat_widget() -> rx.Component:
             class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
         ),
         rx.el.div(
-            composer(value=ChatWidgetState.draft, on_change=ChatWidgetState.set_draft, on_submit=ChatWidgetState.send,
-                     disabled=ChatWidgetState.sending, can_send=ChatWidgetState.can_send, placeholder="Message defense command",
+            composer(state=ChatWidgetState, disabled=ChatWidgetState.sending, can_send=ChatWidgetState.can_send,
+                     placeholder="Message defense command",
                      stop=ChatWidgetState.stop, waiting=ChatWidgetState.sending, input_id="widget-input"),
             class_name="border-t border-slate-800 p-3",
         ),

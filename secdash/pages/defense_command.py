@@ -52,8 +52,7 @@ def defense_command_content() -> rx.Component:
                     class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
                 ),
                 rx.el.div(
-                    composer(value=DefenseCommandState.draft, on_change=DefenseCommandState.set_draft,
-                             on_submit=DefenseCommandState.send, disabled=DefenseCommandState.waiting,
+                    composer(state=DefenseCommandState, disabled=DefenseCommandState.waiting,
                              can_send=(DefenseCommandState.draft.strip() != "") & ~DefenseCommandState.waiting,
                              placeholder="Type a secure message", input_id="command-input"),
                     class_name="border-t border-slate-800 p-3",
@@ -120,8 +119,7 @@ def defense_center_content() -> rx.Component:
             class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
         ),
         rx.el.div(
-            composer(value=DefenseCenterState.draft, on_change=DefenseCenterState.set_draft,
-                     on_submit=DefenseCenterState.send, disabled=DefenseCenterState.waiting,
+            composer(state=DefenseCenterState, disabled=DefenseCenterState.waiting,
                      can_send=(DefenseCenterState.draft.strip() != "") & ~DefenseCenterState.waiting,
                      placeholder="Command the selected agent", stop=DefenseCenterState.stop,
                      waiting=DefenseCenterState.waiting, input_id="center-input"),

@@ -43,6 +43,13 @@ class ChatComposer(rx.State, mixin=True):
         self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
         return None
 
+    @rx.event
+    async def key_down(self, key: str):
+        """Enter sends. Handled on the server after the text itself, so fast typing never loses a message."""
+        if await self._current_user() is None:  # type: ignore[attr-defined]
+            return self._session_ended()  # type: ignore[attr-defined]
+        return type(self).send if key == "Enter" else None  # type: ignore[attr-defined]
+
 
 def now_label() -> str:
     return datetime.now(UTC).strftime("%H:%M:%S")

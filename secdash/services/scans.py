@@ -35,10 +35,22 @@ def scan_roots() -> list[Path]:
     return [path for path in get_settings().scan_paths if path.exists()]
 
 
+# Counting lines reads every file: every dashboard load shares one count for a short while.
+TARGET_SUMMARY_TTL_SECONDS = 30.0
+_summary_cache: dict[tuple[str, ...], tuple[float, tuple[int, int]]] = {}
+
+
 def target_summary() -> tuple[int, int]:
-    """(files, lines) the next scan would read."""
-    targets = collect_targets(scan_roots())
-    return len(targets), total_lines(targets)
+    """(files, lines) the next scan would read (recounted at most every 30 s)."""
+    roots = scan_roots()
+    key = tuple(str(root) for root in roots)
+    cached = _summary_cache.get(key)
+    if cached and time.monotonic() - cached[0] < TARGET_SUMMARY_TTL_SECONDS:
+        return cached[1]
+    targets = collect_targets(roots)
+    summary = (len(targets), total_lines(targets))
+    _summary_cache[key] = (time.monotonic(), summary)
+    return summary
 
 
 async def current_job(*, session: AsyncSession) -> ScanJob | None:

@@ -17,3 +17,13 @@ async def bearer(client: httpx.AsyncClient, email: str, password: str) -> dict[s
     response = await client.post("/api/auth/login", json={"email": email, "password": password})
     assert response.status_code == 200, response.text
     return {"Authorization": f"Bearer {response.json()['token']}"}
+
+
+async def signed_in(client: httpx.AsyncClient, session, email: str, role: str) -> dict[str, str]:
+    """Create a user and return bearer headers for them (the client keeps no cookie)."""
+    from tests.factories import DEFAULT_PASSWORD, make_user
+
+    await make_user(session, email, role=role)
+    headers = await bearer(client, email, DEFAULT_PASSWORD)
+    client.cookies.clear()
+    return headers

@@ -7,24 +7,17 @@ import pytest
 from secdash.models import EventSeverity, EventType
 from secdash.services import events
 from secdash.services.unit import commit
-from tests.api.conftest import bearer
-from tests.factories import DEFAULT_PASSWORD, make_user
+from tests.api.conftest import signed_in
 
 
 @pytest.fixture
 async def admin_headers(client, session):
-    await make_user(session, "root@example.com", role="admin")
-    headers = await bearer(client, "root@example.com", DEFAULT_PASSWORD)
-    client.cookies.clear()
-    return headers
+    return await signed_in(client, session, "root@example.com", "admin")
 
 
 @pytest.fixture
 async def limited_headers(client, session):
-    await make_user(session, "viewer@example.com", role="limited")
-    headers = await bearer(client, "viewer@example.com", DEFAULT_PASSWORD)
-    client.cookies.clear()
-    return headers
+    return await signed_in(client, session, "viewer@example.com", "limited")
 
 
 @pytest.mark.parametrize(("method", "path"), [

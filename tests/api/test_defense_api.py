@@ -6,17 +6,13 @@ import pytest
 from sqlmodel import select
 
 from secdash.models import DefenseChatMessage, HistoryLog
-from tests.api.conftest import bearer
-from tests.factories import DEFAULT_PASSWORD, make_user
+from tests.api.conftest import signed_in
 from tests.support.fake_openai import FakeOpenAI
 
 
 @pytest.fixture
 async def headers(client, session):
-    await make_user(session, "ops@example.com", role="admin")
-    result = await bearer(client, "ops@example.com", DEFAULT_PASSWORD)
-    client.cookies.clear()
-    return result
+    return await signed_in(client, session, "ops@example.com", "admin")
 
 
 async def test_widget_conversation_is_stored_and_read_back_oldest_first(client, session, headers):

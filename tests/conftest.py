@@ -60,6 +60,18 @@ def settings():
     return get_settings()
 
 
+pytest_plugins = ["tests.support.browser"]
+BROWSER_TEST_DIRS = ("/tests/e2e/", "/tests/security/browser/")
+
+
+def is_browser_test(item) -> bool:
+    return any(part in str(item.path) for part in BROWSER_TEST_DIRS)
+
+
 def pytest_collection_modifyitems(items):
-    """Browser tests last: Playwright's sync API keeps a loop running that async tests cannot share."""
-    items.sort(key=lambda item: "/tests/e2e/" in str(item.path))
+    """Browser tests get the e2e mark and run last: Playwright's sync API keeps a loop running that
+    async tests cannot share."""
+    for item in items:
+        if is_browser_test(item):
+            item.add_marker(pytest.mark.e2e)
+    items.sort(key=is_browser_test)

@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ADMIN_EMAIL, ADMIN_PASSWORD
+from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD
 
 
 def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD) -> None:

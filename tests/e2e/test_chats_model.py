@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import MODEL_MODE
+from tests.support.browser import MODEL_MODE
 from tests.e2e.helpers import sign_in, toast
 
 pytestmark = pytest.mark.skipif(not MODEL_MODE, reason="needs SECDASH_E2E_LLM=fake")

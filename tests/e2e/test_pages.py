@@ -7,7 +7,7 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ADMIN_EMAIL
+from tests.support.browser import ADMIN_EMAIL
 from tests.e2e.helpers import sign_in
 
 ROUTE_TITLES = {

@@ -7,7 +7,7 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ADMIN_EMAIL, LIMITED_EMAIL, LIMITED_PASSWORD
+from tests.support.browser import ADMIN_EMAIL, LIMITED_EMAIL, LIMITED_PASSWORD
 from tests.e2e.helpers import sign_in, toast
 
 

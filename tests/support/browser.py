@@ -1,4 +1,6 @@
-"""A real SecDash server (reflex prod, single port) on a free port, driven by Debian's Chromium."""
+"""Browser-test fixtures (a pytest plugin, registered by tests/conftest.py): a real SecDash server
+(reflex prod, single port) on a free port, driven by Debian's Chromium. Used by tests/e2e and
+tests/security/browser; one server per test session."""
 
 from __future__ import annotations
 
@@ -16,12 +18,6 @@ ADMIN_PASSWORD = "e2e-admin-password-" + secrets.token_hex(4)
 LIMITED_EMAIL = "viewer@e2e.test"
 LIMITED_PASSWORD = "e2e-viewer-password-" + secrets.token_hex(4)
 STARTUP_TIMEOUT = float(os.environ.get("SECDASH_E2E_STARTUP_TIMEOUT", "600"))
-
-
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if "tests/e2e/" in str(item.fspath):
-            item.add_marker(pytest.mark.e2e)
 
 
 # SECDASH_E2E_LLM=fake: the server talks to a local OpenAI-compatible test server instead of the offline engine.

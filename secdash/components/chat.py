@@ -33,11 +33,17 @@ def engine_label(engine) -> rx.Component:
     )
 
 
+def safe_markdown(text) -> rx.Component:
+    """Model output as Markdown with raw HTML shown as text (no rehype-raw): a reply that quotes
+    attacker HTML cannot run script in the app's origin. javascript:/data: links lose their href."""
+    return rx.markdown(text, use_raw=False, class_name="prose prose-invert prose-sm max-w-none")
+
+
 def bubble(line: ChatLine, show_threat: bool = False) -> rx.Component:
     agent = line.sender == "agent"
     return rx.el.div(
         rx.el.div(
-            rx.cond(agent, rx.markdown(line.text, class_name="prose prose-invert prose-sm max-w-none"),
+            rx.cond(agent, safe_markdown(line.text),
                     rx.el.p(line.text, class_name="whitespace-pre-wrap")),
             rx.el.div(
                 rx.el.span(line.time, class_name="font-mono text-[10px] text-slate-500"),
@@ -59,7 +65,7 @@ def streaming_bubble(partial) -> rx.Component:
         rx.el.div(
             rx.cond(
                 partial != "",
-                rx.markdown(partial, class_name="prose prose-invert prose-sm max-w-none"),
+                safe_markdown(partial),
                 rx.el.span(rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400"),
                            rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:150ms]"),
                            rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:300ms]"),

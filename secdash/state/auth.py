@@ -27,6 +27,29 @@ def refusal_events() -> list[rx.event.EventSpec]:
     return [unauthorized_toast(), rx.redirect(DASHBOARD_ROUTE)]
 
 
+def app_state_classes(parent: type[rx.State] = rx.State) -> list[type[rx.State]]:
+    """Every state class SecDash defines (shared, linked states excluded), parents before children."""
+    found: list[type[rx.State]] = []
+    for cls in parent.get_substates():
+        if cls.__module__.startswith("secdash.") and not issubclass(cls, rx.SharedState):
+            found.append(cls)
+        found.extend(app_state_classes(cls))
+    return found
+
+
+async def reset_signed_in_states(state: rx.BaseState) -> None:
+    """Forget everything this tab's states hold (on sign-in, sign-out and a dead session), so the
+    next hydrate of the tab cannot deliver the previous user's data. Never the root state: that
+    would also reset shared states for every viewer."""
+    for cls in app_state_classes():
+        (await state.get_state(cls)).reset()
+
+
+# Drop the tab's Reflex client token (sessionStorage "token"), so the next full page load starts
+# a fresh server-side state instead of reusing the signed-out one.
+ROTATE_CLIENT_TOKEN_JS = "sessionStorage.removeItem('token');"  # noqa: S105  (a storage key, not a secret)
+
+
 class AuthState(rx.State):
     """Base of every protected page state; its subclasses call `_current_user()` in each handler."""
 
@@ -89,6 +112,8 @@ class AuthState(rx.State):
             if self.router.url.path.rstrip("/") == LOGIN_ROUTE:
                 return rx.redirect(DASHBOARD_ROUTE)
             return None
+        if self.user_id or had_token:
+            await reset_signed_in_states(self)
         self._forget()
         on_public_page = self.router.url.path.rstrip("/") in {r.rstrip("/") for r in PUBLIC_ROUTES}
         events: list[rx.event.EventSpec] = []
@@ -100,10 +125,15 @@ class AuthState(rx.State):
 
     @rx.event
     async def logout(self):
-        """Revoke this session, then a full-page logout clears the token, the cookie and this state."""
+        """Revoke this session and forget this tab's signed-in data; a full-page logout then clears the
+        token, the cookie and the tab's client token."""
         token = self.auth_token
         if token:
             async with session_scope() as session:
                 await auth.logout(session=session, settings=get_settings(), token=token)
+        await reset_signed_in_states(self)
+        self.auth_checked = True
         # A full-page navigation: the server clears the HttpOnly cookie and sends us to the landing page.
-        return rx.call_script(f"localStorage.removeItem('auth_token'); window.location.assign('{LOGOUT_URL}')")
+        return rx.call_script(
+            f"localStorage.removeItem('auth_token'); {ROTATE_CLIENT_TOKEN_JS} window.location.assign('{LOGOUT_URL}')"
+        )

@@ -11,15 +11,16 @@ from secdash.core.db import session_scope
 from secdash.routes import DASHBOARD_ROUTE
 from secdash.services import auth
 from secdash.services.errors import DomainError
-from secdash.state.auth import AuthState
+from secdash.state.auth import ROTATE_CLIENT_TOKEN_JS, reset_signed_in_states
 
 
 def _store_token_and_enter(token: str) -> rx.event.EventSpec:
-    """Store the token, exchange it for the HttpOnly cookie, then reload into the app."""
+    """Store the token in the browser only, exchange it for the HttpOnly cookie, then load the app
+    afresh with a new client token (the server-side state of this tab never holds the token)."""
     token_js = json.dumps(token)
     home_js = json.dumps(DASHBOARD_ROUTE)
     return rx.call_script(
-        f"localStorage.setItem('auth_token', {token_js});"
+        f"localStorage.setItem('auth_token', {token_js}); {ROTATE_CLIENT_TOKEN_JS}"
         f"fetch('/api/auth/session-cookie', {{method: 'POST', credentials: 'same-origin',"
         f" headers: {{Authorization: 'Bearer ' + {token_js}}}}})"
         f".catch(() => null).finally(() => window.location.assign({home_js}));"
@@ -59,7 +60,7 @@ class LoginState(rx.State):
             self.is_submitting = False
             yield rx.toast.error("Login Failed", description=exc.message or "Invalid credentials")
             return
-        auth_state = await self.get_state(AuthState)
-        auth_state.auth_token = result.token
-        auth_state._remember(result.user)
+        # Whatever this tab showed before (another user, a dead session) is forgotten, this form included.
+        await reset_signed_in_states(self)
+        self.is_submitting = True  # until the page is left; the new page load starts a fresh state
         yield _store_token_and_enter(result.token)

@@ -1,8 +1,14 @@
 """Reflex configuration; SecDash's own settings live in secdash/core/config.py."""
 
-import reflex as rx
+import os
 
-from secdash.core.config import get_settings
+# Files this process creates (page-state files, SQLite, generated secrets, the build) are private
+# to the service account: 0700 directories, 0600 files.
+os.umask(0o077)
+
+import reflex as rx  # noqa: E402
+
+from secdash.core.config import get_settings  # noqa: E402
 
 _settings = get_settings()
 
@@ -13,6 +19,12 @@ config = rx.Config(
     telemetry_enabled=False,
     show_built_with_reflex=False,
     default_color_mode="dark",
+    # CORS and the websocket's Origin check: this deployment's own origins only (never "*").
+    cors_allowed_origins=_settings.cors_origins,
+    # Without Redis (one worker) page state stays in memory: nothing pickled to disk. With Redis,
+    # Reflex keeps it there. Either way a tab's state expires this long after its last event.
+    state_manager_mode="redis" if _settings.REDIS_URL else "memory",
+    redis_token_expiration=_settings.STATE_TTL_SECONDS,
     plugins=[
         rx.plugins.TailwindV4Plugin(),
         rx.plugins.RadixThemesPlugin(theme=rx.theme(appearance="dark", accent_color="cyan")),

@@ -12,6 +12,7 @@ import sys
 
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
+from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
 from secdash.services import users
 from secdash.services.errors import DomainError
 
@@ -98,6 +99,10 @@ async def _run(coro) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    restrict_process_umask()
+    make_private_dir(get_settings().DATA_DIR)
+    if args.command == "init":
+        remove_stale_state_files(PROJECT_ROOT)
     try:
         if args.command in ("migrate", "init"):
             migrate()

@@ -38,6 +38,17 @@ class Settings(BaseSettings):
     LLM_API_KEY: str = Field("", validation_alias=AliasChoices("SECDASH_LLM_API_KEY", "OPENAI_API_KEY"))
     LLM_MODEL: str = Field("gpt-4o-mini", validation_alias=AliasChoices("SECDASH_LLM_MODEL"))
     LLM_TIMEOUT_SECONDS: float = Field(60, validation_alias=AliasChoices("SECDASH_LLM_TIMEOUT"))
+    # Origins a browser may call the app from with credentials (CORS and the websocket's Origin
+    # check). Default: this machine's loopback origins on PORT. "*" is refused (credentials).
+    CORS_ALLOWED_ORIGINS: str = Field("", validation_alias=AliasChoices("REFLEX_CORS_ALLOWED_ORIGINS"))
+    # How long a tab's page state lives after its last event (Reflex's token expiration).
+    STATE_TTL_SECONDS: int = Field(2100, ge=60, validation_alias=AliasChoices("SECDASH_STATE_TTL_SECONDS"))
+    # Model calls (chat replies and later AI jobs) one user may start, over the API and the UI together.
+    AI_CALLS_PER_MINUTE: int = Field(20, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_MINUTE"))
+    AI_CALLS_PER_HOUR: int = Field(200, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_HOUR"))
+    # Websocket connections one client address may hold at once, and open per minute.
+    WS_CONNECTIONS_PER_CLIENT: int = Field(40, ge=1, validation_alias=AliasChoices("SECDASH_WS_CONNECTIONS_PER_CLIENT"))
+    WS_CONNECTS_PER_MINUTE: int = Field(120, ge=1, validation_alias=AliasChoices("SECDASH_WS_CONNECTS_PER_MINUTE"))
     # Lockout thresholds (issue 2): per e-mail and per client IP.
     LOGIN_MAX_FAILURES_PER_EMAIL: int = 5
     LOGIN_EMAIL_WINDOW_SECONDS: int = 300
@@ -63,6 +74,15 @@ class Settings(BaseSettings):
         if url.startswith("postgresql+psycopg://"):
             return "postgresql+asyncpg://" + url.removeprefix("postgresql+psycopg://")
         return url
+
+    @property
+    def cors_origins(self) -> list[str]:
+        """The allowed browser origins; never a wildcard, since requests carry credentials."""
+        listed = [o.strip().rstrip("/") for o in self.CORS_ALLOWED_ORIGINS.split(",") if o.strip()]
+        if any(o in ("*", "null") or "*" in o for o in listed):
+            raise ValueError("REFLEX_CORS_ALLOWED_ORIGINS must list exact origins (https://host[:port]); "
+                             "'*' and 'null' are refused because the app's requests carry credentials")
+        return listed or [f"http://127.0.0.1:{self.PORT}", f"http://localhost:{self.PORT}"]
 
     @property
     def simulation_enabled(self) -> bool:
@@ -96,7 +116,7 @@ class Settings(BaseSettings):
 
 def read_or_create_secret_file(path: Path, make) -> str:
     """Return the file's content, creating it atomically (0600) if absent; safe across workers."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not path.exists():
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
+from secdash.core.files import make_private_dir
 
 _engine: AsyncEngine | None = None
 _sessionmaker: async_sessionmaker[AsyncSession] | None = None
@@ -30,7 +31,7 @@ def get_engine() -> AsyncEngine:
         settings = get_settings()
         url = settings.async_database_url
         if url.startswith("sqlite"):
-            settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+            make_private_dir(settings.DATA_DIR)
             _engine = create_async_engine(url)
             event.listen(_engine.sync_engine, "connect", _tune_sqlite)
         else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
@@ -70,9 +72,29 @@ async def logout(request: Request, session: DbSession, settings: AppSettings) ->
     return response
 
 
+def _started_elsewhere(request: Request) -> bool:
+    """Whether a navigation came from another origin (another site, or another port of this host).
+
+    Browsers send Sec-Fetch-Site on every navigation; older ones are judged by Origin/Referer.
+    """
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site not in ("same-origin", "none")
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source:
+        return False
+    parts = urlsplit(source)
+    return (parts.scheme, parts.netloc) != (request.url.scheme, request.headers.get("host", request.url.netloc))
+
+
 @router.get("/auth/logout")
 async def logout_and_leave(request: Request, session: DbSession, settings: AppSettings) -> Response:
-    """Full-page logout from the navigation bar: revoke, clear the cookie, back to the landing page."""
+    """Full-page logout from the navigation bar: revoke, clear the cookie, back to the landing page.
+
+    A link or form on another origin cannot sign the user out: it only lands on the landing page.
+    """
+    if _started_elsewhere(request):
+        return RedirectResponse("/", status_code=303)
     await auth.logout(session=session, settings=settings, token=request.cookies.get(SESSION_COOKIE))
     response = RedirectResponse("/", status_code=303)
     _clear_session_cookie(response)

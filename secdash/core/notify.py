@@ -24,6 +24,12 @@ class Changes:
     def __init__(self) -> None:
         self._pending: set[str] = set()
         self._event = asyncio.Event()
+        self.closed = False
+
+    def close(self) -> None:
+        """Wake the follower for good: its loop should end."""
+        self.closed = True
+        self._event.set()
 
     def notify(self, topic: str) -> None:
         self._pending.add(topic)

@@ -12,6 +12,7 @@ from secdash.core.db import session_scope
 from secdash.models import ScanJob, as_utc, utcnow
 from secdash.services import events, scans, sites
 from secdash.services.errors import DomainError
+from secdash.state import follow
 from secdash.state.auth import AuthState, refusal_events
 from secdash.state.dashboard_views import (
     TOPICS,
@@ -26,7 +27,7 @@ from secdash.state.dashboard_views import (
     site_view,
     time_label,
 )
-from secdash.state.live import client_connected, subscribe, wait_for_change
+from secdash.state.live import wait_for_change
 
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 MAX_STALENESS_SECONDS = 5.0  # the spec's overview polling interval, as an upper bound
@@ -81,8 +82,6 @@ class DashboardState(AuthState):
     target_files: int = 0
     # The finished scan the user put away with "New scan": refreshes keep showing the idle screen.
     _dismissed_scan_id: int = 0
-    # Bumped on each load and unmount; a follow loop of an older generation ends.
-    _follow_generation: int = 0
     # Site editing (admins)
     site_dialog_open: bool = False
     editing_site_id: int = 0
@@ -182,30 +181,28 @@ class DashboardState(AuthState):
         async with session_scope() as session:
             await sites.init_default_sites(session=session, settings=get_settings(), actor=user)
         self._apply_reads(await read_changes(set(), self._problem_filters(), with_target=True))
-        self._follow_generation += 1
-        return DashboardState.follow_changes(self._follow_generation)
+        return DashboardState.follow_changes
 
     @rx.event
     async def stop_following(self):
         """The dashboard left the screen: end its follow loop."""
         if await self._current_user() is None:
             return self._session_ended()
-        self._follow_generation += 1
+        follow.stop_following(self.router.session.client_token, "dashboard")
         return None
 
     @rx.event(background=True)
-    async def follow_changes(self, generation: int):
+    async def follow_changes(self):
         """Re-read what changed when producers announce it (or at least every few seconds)."""
         if await self._current_user() is None:
             yield refusal_events()
             return
         client_token = self.router.session.client_token
-        async with subscribe(*TOPICS) as changes:
-            while client_connected(client_token):
+        async with follow.follow(client_token, "dashboard", *TOPICS) as changes:
+            while follow.following(changes, client_token):
                 changed = await wait_for_change(changes, MAX_STALENESS_SECONDS)
-                async with self:
-                    if self._follow_generation != generation:
-                        return
+                if not follow.following(changes, client_token):
+                    return
                 if await self._current_user() is None:
                     yield refusal_events()
                     return

@@ -11,7 +11,8 @@ from secdash.core.db import session_scope
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.services import audit
 from secdash.state.auth import AuthState, refusal_events
-from secdash.state.live import client_connected, subscribe, wait_for_change
+from secdash.state.follow import follow, following
+from secdash.state.live import wait_for_change
 
 TABS = ("all", "security", "ai", "battle")
 # The spec's polling interval for the full list, kept as the upper bound on staleness.
@@ -99,9 +100,11 @@ class HistoryState(AuthState):
             yield refusal_events()
             return
         client_token = self.router.session.client_token
-        async with subscribe(audit.TOPIC) as changes:
-            while client_connected(client_token):
+        async with follow(client_token, "history", audit.TOPIC) as changes:
+            while following(changes, client_token):
                 await wait_for_change(changes, MAX_STALENESS_SECONDS)
+                if not following(changes, client_token):
+                    return
                 user = await self._current_user()
                 if user is None:
                     yield refusal_events()

@@ -24,6 +24,7 @@ from secdash.cli import migrate  # noqa: E402
 from secdash.core import notify  # noqa: E402
 from secdash.core.config import get_settings  # noqa: E402
 from secdash.core.db import get_engine, session_scope  # noqa: E402
+from secdash.services import quotas  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +52,7 @@ async def session(migrated_db):
         for table in reversed(SQLModel.metadata.sorted_tables):
             await conn.execute(table.delete())
     await notify.reset()
+    await quotas.reset()
     async with session_scope() as db_session:
         yield db_session
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,7 @@ from secdash.ai.structured import parse_structured
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
 from secdash.models import DefenseChatMessage, LogCategory, LogSeverity, UserPublic, as_utc
-from secdash.services import audit
+from secdash.services import audit, quotas
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
 
@@ -126,7 +127,19 @@ async def stream_reply(
     text, agent = validate(content, agent_id)
     if surface not in SURFACES:
         raise Invalid("unknown chat surface")
-    provider = provider or get_provider(settings)
+    async with (
+        quotas.ai_call(settings=settings, user_id=user.id),
+        # Closing this generator (Stop) closes the inner one, which stops the model request.
+        aclosing(_stream_reply(user=user, text=text, agent=agent, surface=surface,
+                               provider=provider or get_provider(settings))) as pieces,
+    ):
+        async for item in pieces:
+            yield item
+
+
+async def _stream_reply(
+    *, user: UserPublic, text: str, agent: AgentProfile, surface: str, provider: ChatProvider,
+) -> AsyncIterator[str | ReplyDone]:
     async with session_scope() as session:
         earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id, limit=CONTEXT_TURNS)
     await _store(user, surface, agent.id, "user", text)

@@ -13,6 +13,7 @@ from secdash.core.config import get_settings
 from secdash.models import UserPublic
 from secdash.services import defense_chat
 from secdash.services.defense_chat import ReplyDone
+from secdash.services.errors import RateLimited
 
 FLUSH_SECONDS = 0.075  # ARCHITECTURE.md: streamed text reaches the browser in ~50-100 ms batches
 
@@ -35,6 +36,20 @@ class ChatComposer(rx.State, mixin=True):
 
     draft: str = ""
     partial: str = ""
+    # The one reply `send` armed; `stream_reply` takes it. Nothing the client sends can arm one, so a
+    # client calling stream_reply directly gets nothing, and a tab runs one reply at a time.
+    _armed_text: str = ""
+    _armed_agent: str = ""
+
+    def _arm_reply(self, text: str, agent_id: str) -> None:
+        self._armed_text, self._armed_agent = text, agent_id
+
+    async def _take_armed_reply(self) -> tuple[str, str] | None:
+        """The reply armed by `send`, once (call from a background task: takes the state lock)."""
+        async with self:
+            text, agent_id = self._armed_text, self._armed_agent
+            self._armed_text = self._armed_agent = ""
+        return (text, agent_id) if text else None
 
     @rx.event
     async def set_draft(self, value: str):
@@ -49,6 +64,10 @@ class ChatComposer(rx.State, mixin=True):
         if await self._current_user() is None:  # type: ignore[attr-defined]
             return self._session_ended()  # type: ignore[attr-defined]
         return type(self).send if key == "Enter" else None  # type: ignore[attr-defined]
+
+
+def rate_limited_toast(exc: RateLimited) -> rx.event.EventSpec:
+    return rx.toast.warning("Slow down", description=exc.message)
 
 
 def now_label() -> str:

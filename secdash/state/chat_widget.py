@@ -7,9 +7,9 @@ import reflex as rx
 from secdash.ai.base import LLMError
 from secdash.core.db import session_scope
 from secdash.services import defense_chat
-from secdash.services.errors import DomainError
+from secdash.services.errors import DomainError, RateLimited
 from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, stream_into
+from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, rate_limited_toast, stream_into
 
 
 def _failed() -> rx.event.EventSpec:
@@ -57,7 +57,8 @@ class ChatWidgetState(ChatComposer, AuthState):
         self.sending, self.partial, self._stop = True, "", False
         self.lines = [*self.lines, ChatLine(id=f"pending-{len(self.lines)}", text=text, time=now_label())]
         self.draft = ""
-        return ChatWidgetState.stream_reply(text)
+        self._arm_reply(text, "general")
+        return ChatWidgetState.stream_reply
 
     @rx.event
     async def stop(self):
@@ -67,21 +68,25 @@ class ChatWidgetState(ChatComposer, AuthState):
         return None
 
     @rx.event(background=True)
-    async def stream_reply(self, text: str):
+    async def stream_reply(self):
         user = await self._current_user()
         if user is None:
             yield refusal_events()
             return
+        armed = await self._take_armed_reply()
+        if armed is None:
+            return
+        text, _agent_id = armed
 
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id="general", surface="widget",
                                             stop_requested=lambda: self._stop)
-        except DomainError:  # refused before anything was stored: give the text back
+        except DomainError as exc:  # refused before anything was stored: give the text back
             async with self:
                 self.sending, self.partial = False, ""
                 self.lines = self.lines[:-1]
                 self.draft = text
-            yield _failed()
+            yield rate_limited_toast(exc) if isinstance(exc, RateLimited) else _failed()
             return
         except LLMError:  # the question is stored; the model failed
             async with self:

@@ -10,9 +10,9 @@ from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.ai.base import LLMError
 from secdash.core.db import session_scope
 from secdash.services import agents
-from secdash.services.errors import DomainError
+from secdash.services.errors import DomainError, RateLimited
 from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, stream_into
+from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, rate_limited_toast, stream_into
 
 CENTER_FAILURE_TEXT = "Defense protocols active. Continuing security operations."
 HIGH_LEVELS = ("high", "critical")
@@ -48,21 +48,27 @@ class DefenseCommandState(ChatComposer, AuthState):
             return None
         self.lines = [*self.lines, ChatLine(id=f"u{len(self.lines)}", text=text, time=now_label(), agent_id=self.selected)]
         self.draft, self.waiting, self.partial = "", True, ""
-        return DefenseCommandState.stream_reply(text, self.selected)
+        self._arm_reply(text, self.selected)
+        return DefenseCommandState.stream_reply
 
     @rx.event(background=True)
-    async def stream_reply(self, text: str, agent_id: str):
+    async def stream_reply(self):
         user = await self._current_user()
         if user is None:
             yield refusal_events()
             return
-
+        armed = await self._take_armed_reply()
+        if armed is None:
+            return
+        text, agent_id = armed
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="command",
                                             stop_requested=lambda: self.selected != agent_id)
-        except (DomainError, LLMError):  # spec: on error the wait ends silently
+        except (DomainError, LLMError) as exc:  # spec: on error the wait ends silently (a quota says why)
             async with self:
                 self.waiting, self.partial = False, ""
+            if isinstance(exc, RateLimited):
+                yield rate_limited_toast(exc)
             return
         async with self:
             if reply and self.selected == agent_id:
@@ -122,7 +128,8 @@ class DefenseCenterState(ChatComposer, AuthState):
         line = ChatLine(id=f"u{len(self.chats[agent_id])}", text=text, time=now_label(), agent_id=agent_id)
         self.chats = {**self.chats, agent_id: [*self.chats[agent_id], line]}
         self.draft, self.waiting, self.partial, self._stop = "", True, "", False
-        return DefenseCenterState.stream_reply(text, agent_id)
+        self._arm_reply(text, agent_id)
+        return DefenseCenterState.stream_reply
 
     @rx.event
     async def stop(self):
@@ -138,19 +145,24 @@ class DefenseCenterState(ChatComposer, AuthState):
         self.chats = {**self.chats, agent_id: [*lines, line]}
 
     @rx.event(background=True)
-    async def stream_reply(self, text: str, agent_id: str):
+    async def stream_reply(self):
         user = await self._current_user()
         if user is None:
             yield refusal_events()
             return
-
+        armed = await self._take_armed_reply()
+        if armed is None:
+            return
+        text, agent_id = armed
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="center",
                                             stop_requested=lambda: self._stop)
-        except (DomainError, LLMError):
+        except (DomainError, LLMError) as exc:
             async with self:
                 self._add_agent_line(agent_id, CENTER_FAILURE_TEXT)
                 self.waiting, self.partial = False, ""
+            if isinstance(exc, RateLimited):
+                yield rate_limited_toast(exc)
             return
         level = done.threat_level if done else ""
         async with self:

@@ -113,8 +113,9 @@ def scan_tab() -> rx.Component:
                     rx.el.div(DashboardState.target_lines, " lines", class_name="text-sm text-slate-400"),
                     rx.el.div(text, class_name="text-xs text-slate-500"),
                     on_click=DashboardState.start_scan(kind),
+                    disabled=~AuthState.is_admin,
                     class_name="flex flex-col items-start gap-1 rounded-lg border border-slate-700 p-4 text-left "
-                    "hover:border-cyan-500",
+                    "hover:border-cyan-500 disabled:cursor-not-allowed disabled:opacity-50 disabled:hover:border-slate-700",
                 )
                 for kind, title, text in (
                     ("quick", "Quick Scan", "Secrets and high-severity rules"),
@@ -123,6 +124,8 @@ def scan_tab() -> rx.Component:
             ],
             class_name="mt-3 grid gap-3 md:grid-cols-2",
         ),
+        rx.cond(AuthState.is_admin, rx.fragment(),
+                rx.el.p("Only administrators may start or stop scans.", class_name="mt-2 text-xs text-slate-500")),
     )
     progress = rx.el.div(
         rx.el.div(class_name="h-full rounded-full bg-cyan-400 transition-all",
@@ -141,8 +144,10 @@ def scan_tab() -> rx.Component:
     )
     running = rx.el.div(
         rx.el.div(rx.el.span(DashboardState.scan_type, " scan running: ", DashboardState.scan_percent, "%"),
-                  rx.el.button("Stop Scan", on_click=DashboardState.stop_scan,
-                               class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300"),
+                  rx.cond(AuthState.is_admin,
+                          rx.el.button("Stop Scan", on_click=DashboardState.stop_scan,
+                                       class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300"),
+                          rx.fragment()),
                   class_name="mb-2 flex items-center justify-between capitalize"),
         progress,
         rx.el.p("Current file: ", DashboardState.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),

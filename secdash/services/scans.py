@@ -18,6 +18,7 @@ from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, S
 from secdash.services import activities, audit, events
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.permissions import require_admin
 from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
@@ -65,7 +66,8 @@ async def current_job(*, session: AsyncSession) -> ScanJob | None:
 
 
 async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str) -> ScanJob:
-    """Start a quick or full scan of the configured code paths (one at a time; audited)."""
+    """Start a quick or full scan of the configured code paths (admins only; one at a time; audited)."""
+    require_admin(actor, "start scans")
     if scan_type not in SCAN_TYPES:
         raise Invalid("scanType must be quick or full")
     running = await current_job(session=session)
@@ -92,7 +94,8 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
 
 
 async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanJob:
-    """Ask the running scan to stop (whichever worker runs it stops at its next file)."""
+    """Ask the running scan to stop (admins only; whichever worker runs it stops at its next file)."""
+    require_admin(actor, "stop scans")
     job = await current_job(session=session)
     if job is None or job.status != "running":
         raise NotFound("No scan is running")

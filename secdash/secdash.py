@@ -3,6 +3,7 @@
 import reflex as rx
 
 from secdash import routes
+from secdash.api.connection_guard import LiveChannelGuard
 from secdash.api.main import create_api
 from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
@@ -20,7 +21,8 @@ from secdash.state.defense_command import DefenseCenterState
 from secdash.state.history import HistoryState
 
 app = rx.App(
-    api_transformer=create_api(),
+    # The API (with its security headers and body limits), then the live channel's per-client caps.
+    api_transformer=[create_api(), LiveChannelGuard],
     toaster=rx.toast.provider(
         visible_toasts=1, position="bottom-right", rich_colors=True, close_button=True,
         hotkey=rx.Var.create(["F8"]).to(str),  # sonner takes a key list; the spec's viewport hotkey

@@ -31,7 +31,7 @@ run: install
 test: install browser
 	$(PY) -m pytest
 	@echo "== chat surfaces against a local OpenAI-compatible test server =="
-	SECDASH_E2E_LLM=fake $(PY) -m pytest tests/e2e/test_chats_model.py
+	SECDASH_E2E_LLM=fake $(PY) -m pytest tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py
 
 test-fast: install
 	$(PY) -m pytest -m "not e2e"

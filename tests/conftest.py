@@ -63,6 +63,21 @@ def settings():
 
 
 pytest_plugins = ["tests.support.browser"]
+
+
+# Overrides of pytest-playwright / pytest-base-url fixtures live here: a conftest wins over plugins.
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    from tests.support.live_server import CHROMIUM, CHROMIUM_ARGS
+
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture(scope="session")
+def base_url(server):
+    return server
+
+
 BROWSER_TEST_DIRS = ("/tests/e2e/", "/tests/security/browser/")
 
 

@@ -10,7 +10,7 @@ import secrets
 import pytest
 
 from tests.support.fake_openai import FakeOpenAI
-from tests.support.live_server import CHROMIUM, CHROMIUM_ARGS, run_cli, server_env, start_server
+from tests.support.live_server import run_cli, server_env, start_server
 from tests.support.web_servers import STRONG_HEADERS, LocalSite
 
 ADMIN_EMAIL = "admin@e2e.test"
@@ -69,15 +69,6 @@ def server(tmp_path_factory, fake_model):
         log_text = live.stop()
     assert "Traceback (most recent call last)" not in log_text, f"the server logged an error:\n{log_text[-6000:]}"
 
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
-
-
-@pytest.fixture(scope="session")
-def base_url(server):
-    return server
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from secdash.state.chat_stream import ChatLine
+from secdash.state.chat_stream import MAX_MESSAGE_LENGTH, ChatLine
 
 THREAT_CLASSES = (
     ("low", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
@@ -92,7 +92,7 @@ def composer(*, state, disabled, can_send, placeholder: str, stop=None, waiting=
         send_button,
     )
     return rx.el.div(
-        rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft,
+        rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft, max_length=MAX_MESSAGE_LENGTH,
                     on_key_down=state.key_down, placeholder=placeholder, disabled=disabled, auto_complete="off",
                     aria_label=placeholder,
                     class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "

@@ -5,7 +5,7 @@ import reflex as rx
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import MAX_NOTE_LENGTH, DashboardState
 from secdash.state.dashboard_views import EventView, FeedView
 
 SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
@@ -247,7 +247,7 @@ def resolve_dialog() -> rx.Component:
         rx.dialog.content(
             rx.dialog.title("Resolve security event"),
             rx.el.textarea(placeholder="Optional note: what was done", value=DashboardState.resolve_note,
-                           on_change=DashboardState.set_resolve_note,
+                           max_length=MAX_NOTE_LENGTH, on_change=DashboardState.set_resolve_note,
                            class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
             rx.el.div(
                 rx.el.button("Cancel", on_click=DashboardState.cancel_resolve,
@@ -272,7 +272,7 @@ def problems_tab() -> rx.Component:
                        (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"))],
                      value=DashboardState.filter_status, on_change=DashboardState.set_filter_status,
                      aria_label="Status", class_name=_SELECT),
-        rx.el.input(placeholder="Search descriptions...", default_value=DashboardState.search,
+        rx.el.input(placeholder="Search descriptions...", default_value=DashboardState.search, max_length=200,
                     on_change=DashboardState.set_search.debounce(300), aria_label="Search",
                     class_name=_SELECT + " min-w-48 flex-1"),
         class_name="mb-3 flex flex-wrap gap-2",

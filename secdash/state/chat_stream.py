@@ -15,6 +15,7 @@ from secdash.services import defense_chat
 from secdash.services.defense_chat import ReplyDone
 from secdash.services.errors import RateLimited
 
+MAX_MESSAGE_LENGTH = defense_chat.MAX_MESSAGE_LENGTH
 FLUSH_SECONDS = 0.075  # ARCHITECTURE.md: streamed text reaches the browser in ~50-100 ms batches
 
 

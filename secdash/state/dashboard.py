@@ -30,6 +30,7 @@ from secdash.state.dashboard_views import (
 from secdash.state.live import wait_for_change
 
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
+MAX_NOTE_LENGTH = events.MAX_NOTE_LENGTH
 MAX_STALENESS_SECONDS = 5.0  # the spec's overview polling interval, as an upper bound
 
 

@@ -6,8 +6,10 @@ from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.client_address import client_address
 from secdash.core.config import Settings, get_settings
 from secdash.core.db import session_scope
 from secdash.models import UserPublic
@@ -31,15 +33,31 @@ def request_token(request: Request) -> str | None:
 
 
 def client_ip(request: Request) -> str:
-    return request.client.host if request.client else ""
+    """The client's address: the peer, or, when the peer is one of SECDASH_TRUSTED_PROXIES, the
+    right-most X-Forwarded-For address that is not a trusted proxy (else the header is ignored)."""
+    peer = request.client.host if request.client else ""
+    return client_address(peer, request.headers.getlist("x-forwarded-for"), get_settings().trusted_proxies)
 
 
 DbSession = Annotated[AsyncSession, Depends(get_db)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 
 
-async def get_current_user(request: Request, session: DbSession, settings: AppSettings) -> UserPublic:
-    return await auth.authenticate(session=session, settings=settings, token=request_token(request))
+# Documentation of the two ways to send the token (OpenAPI `security`); request_token reads them.
+bearer_scheme = HTTPBearer(auto_error=False, description="The token from POST /api/auth/login")
+cookie_scheme = APIKeyCookie(name=SESSION_COOKIE, auto_error=False, description="The HttpOnly session cookie")
+
+
+async def get_current_user(
+    request: Request,
+    settings: AppSettings,
+    _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)] = None,
+    _cookie: Annotated[str | None, Depends(cookie_scheme)] = None,
+) -> UserPublic:
+    """The signed-in user, checked in a session of its own that is closed before the route runs:
+    a request never holds this connection while it waits for another one or for a model."""
+    async with session_scope() as session:
+        return await auth.authenticate(session=session, settings=settings, token=request_token(request))
 
 
 CurrentUser = Annotated[UserPublic, Depends(get_current_user)]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp
 
 from secdash.ai.base import LLMError
+from secdash.api.middleware import RequestGuard, SecurityHeaders
 from secdash.api.routes import auth, dashboard, defense, history
+from secdash.core.config import get_settings
 from secdash.demo_sites.routes import router as demo_sites_router
 from secdash.services.errors import DomainError, RateLimited
 
@@ -66,9 +71,41 @@ async def _unexpected_error(_request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"message": "Internal server error"}, status_code=500)
 
 
+class SecDashAPI(FastAPI):
+    """FastAPI with the security headers outside every other layer, so error pages (500) get them too."""
+
+    trusted_proxies: tuple[Any, ...] = ()
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack(), trusted_proxies=self.trusted_proxies)
+
+
+def _true_openapi(api: FastAPI):
+    """The schema as the API behaves: errors are the documented {"message"} statuses, never FastAPI's 422."""
+
+    def openapi() -> dict[str, Any]:
+        if api.openapi_schema is None:
+            schema = get_openapi(title=api.title, version=api.version, routes=api.routes, description=api.description)
+            for path_item in schema.get("paths", {}).values():
+                for operation in path_item.values():
+                    operation.get("responses", {}).pop("422", None)
+            components = schema.get("components", {}).get("schemas", {})
+            for unused in ("HTTPValidationError", "ValidationError"):
+                components.pop(unused, None)
+            api.openapi_schema = schema
+        return api.openapi_schema
+
+    return openapi
+
+
 def create_api() -> FastAPI:
     """A fresh FastAPI app each call (Reflex may build the app more than once)."""
-    api = FastAPI(title="SecDash API", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    settings = get_settings()
+    api = SecDashAPI(title="SecDash API", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    api.trusted_proxies = tuple(getattr(settings, "trusted_proxies", ()))
+    api.openapi = _true_openapi(api)  # type: ignore[method-assign]
+    # Outermost first: SecurityHeaders wraps the whole stack (SecDashAPI), then this guard.
+    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES)
     api.add_exception_handler(DomainError, _domain_error)
     api.add_exception_handler(LLMError, _llm_error)
     api.add_exception_handler(RequestValidationError, _validation_error)

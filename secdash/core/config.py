@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 import secrets
+from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from secdash.core.client_address import IPNetwork, parse_trusted_proxies
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MIN_SECRET_KEY_LENGTH = 32
 
 
 class Settings(BaseSettings):
@@ -46,14 +50,66 @@ class Settings(BaseSettings):
     # Model calls (chat replies and later AI jobs) one user may start, over the API and the UI together.
     AI_CALLS_PER_MINUTE: int = Field(20, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_MINUTE"))
     AI_CALLS_PER_HOUR: int = Field(200, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_HOUR"))
+    # Largest request body accepted under /api/ (413 above it); every API body is small JSON.
+    API_MAX_BODY_BYTES: int = Field(256 * 1024, ge=1024, validation_alias=AliasChoices("SECDASH_API_MAX_BODY_BYTES"))
     # Websocket connections one client address may hold at once, and open per minute.
     WS_CONNECTIONS_PER_CLIENT: int = Field(40, ge=1, validation_alias=AliasChoices("SECDASH_WS_CONNECTIONS_PER_CLIENT"))
     WS_CONNECTS_PER_MINUTE: int = Field(120, ge=1, validation_alias=AliasChoices("SECDASH_WS_CONNECTS_PER_MINUTE"))
-    # Lockout thresholds (issue 2): per e-mail and per client IP.
-    LOGIN_MAX_FAILURES_PER_EMAIL: int = 5
-    LOGIN_EMAIL_WINDOW_SECONDS: int = 300
-    LOGIN_MAX_FAILURES_PER_IP: int = 20
-    LOGIN_IP_WINDOW_SECONDS: int = 60
+    # Failed-login budgets (README, Security model): per account and client address (fast), per client
+    # address over all accounts, and per account over all addresses (slow; needs many addresses).
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP: int = Field(
+        5, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP")
+    )
+    LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS: int = Field(
+        300, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS")
+    )
+    LOGIN_MAX_FAILURES_PER_IP: int = Field(
+        20, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_IP", "LOGIN_MAX_FAILURES_PER_IP")
+    )
+    LOGIN_IP_WINDOW_SECONDS: int = Field(
+        60, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_IP_WINDOW_SECONDS", "LOGIN_IP_WINDOW_SECONDS")
+    )
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(
+        50, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT")
+    )
+    LOGIN_ACCOUNT_WINDOW_SECONDS: int = Field(
+        900, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_WINDOW_SECONDS")
+    )
+    # Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs); empty: none.
+    TRUSTED_PROXIES: str = Field("", validation_alias=AliasChoices("SECDASH_TRUSTED_PROXIES"))
+    # A session unused (by the user, not by background refreshes) this long is signed out.
+    IDLE_TIMEOUT_MINUTES: float = Field(30, gt=0, validation_alias=AliasChoices("SECDASH_IDLE_TIMEOUT_MINUTES"))
+
+    @field_validator("SECRET_KEY")
+    @classmethod
+    def _secret_key_long_enough(cls, value: str) -> str:
+        if value and len(value) < MIN_SECRET_KEY_LENGTH:
+            raise ValueError(
+                f"SECDASH_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters (it has {len(value)});"
+                " generate one with: python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+            )
+        return value
+
+    @field_validator("TRUSTED_PROXIES")
+    @classmethod
+    def _trusted_proxies_parse(cls, value: str) -> str:
+        parse_trusted_proxies(value)
+        return value
+
+    @property
+    def trusted_proxies(self) -> tuple[IPNetwork, ...]:
+        return parse_trusted_proxies(self.TRUSTED_PROXIES)
+
+    @property
+    def idle_timeout(self) -> timedelta:
+        return timedelta(minutes=self.IDLE_TIMEOUT_MINUTES)
+
+    @property
+    def login_attempt_retention_seconds(self) -> int:
+        """How long a failed login matters: the longest of the lockout windows."""
+        return max(
+            self.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS, self.LOGIN_IP_WINDOW_SECONDS, self.LOGIN_ACCOUNT_WINDOW_SECONDS
+        )
 
     @property
     def database_url(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import func, or_, true
@@ -16,6 +17,64 @@ TOPIC = "history"
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 CATEGORIES = tuple(c.value for c in LogCategory)
+# Caps on what one entry may hold (a 5 MB URL once made every History page 15 MB).
+MAX_ACTION_LENGTH = 120
+MAX_DESCRIPTION_LENGTH = 2000
+MAX_DETAIL_TEXT = 500  # characters of one string value in the metadata
+MAX_DETAILS_BYTES = 4096  # the metadata as JSON
+MAX_DETAIL_ITEMS = 50  # entries of one list or object in the metadata
+MAX_DETAIL_DEPTH = 6
+
+
+def _text(value: str, limit: int) -> str:
+    """The text cut to about limit characters, saying how long it was; unencodable characters replaced."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        value = value.encode("utf-8", "replace").decode("utf-8")
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… [truncated, {len(value)} characters]"
+
+
+def _shrink(value: Any, limit: int, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return _text(value, limit)
+    if isinstance(value, dict | list | tuple) and depth >= MAX_DETAIL_DEPTH:
+        return "[nested too deeply]"
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {_text(str(k), 100): _shrink(v, limit, depth + 1) for k, v in items[:MAX_DETAIL_ITEMS]}
+        if len(items) > MAX_DETAIL_ITEMS:
+            out["_omitted"] = len(items) - MAX_DETAIL_ITEMS
+        return out
+    if isinstance(value, list | tuple):
+        out_list = [_shrink(v, limit, depth + 1) for v in value[:MAX_DETAIL_ITEMS]]
+        if len(value) > MAX_DETAIL_ITEMS:
+            out_list.append(f"… [{len(value) - MAX_DETAIL_ITEMS} more]")
+        return out_list
+    return value
+
+
+def _size(details: dict[str, Any]) -> int:
+    return len(json.dumps(details, default=str))
+
+
+def bounded_details(details: dict[str, Any] | None) -> dict[str, Any]:
+    """Metadata fit for the trail: long strings truncated with a marker, the whole at most MAX_DETAILS_BYTES."""
+    if not details:
+        return {}
+    for limit in (MAX_DETAIL_TEXT, 200, 50):
+        out = _shrink(details, limit)
+        if _size(out) <= MAX_DETAILS_BYTES:
+            return out
+    kept: dict[str, Any] = {}
+    for key, value in out.items():  # still too big: keep the first keys that fit
+        if _size({**kept, key: value, "_truncated": True}) > MAX_DETAILS_BYTES:
+            break
+        kept[key] = value
+    kept["_truncated"] = True
+    return kept
 
 
 def record(
@@ -31,11 +90,11 @@ def record(
     """Add an entry to the trail; it is written with the caller's commit."""
     entry = HistoryLog(
         category=category.value,
-        action=action,
+        action=_text(action, MAX_ACTION_LENGTH - 40),
         severity=severity.value,
-        description=description,
+        description=_text(description, MAX_DESCRIPTION_LENGTH - 40),
         actor_user_id=actor_user_id,
-        details=details or {},
+        details=bounded_details(details),
     )
     session.add(entry)
     mark_changed(session, TOPIC)
@@ -78,7 +137,11 @@ async def list_logs(
         query = query.where(HistoryLog.category == category)
     query = query.order_by(col(HistoryLog.timestamp).desc(), col(HistoryLog.id).desc()).limit(limit)
     rows = await session.exec(query)
-    return [HistoryLogPublic.from_log(row) for row in rows]
+    entries = [HistoryLogPublic.from_log(row) for row in rows]
+    for entry in entries:  # entries written before the caps existed are cut on the way out
+        entry.metadata = bounded_details(entry.metadata)
+        entry.description = _text(entry.description, MAX_DESCRIPTION_LENGTH - 40)
+    return entries
 
 
 async def count_by_category(*, session: AsyncSession, viewer: UserPublic) -> dict[str, int]:

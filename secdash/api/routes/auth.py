@@ -9,17 +9,18 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
 
 from secdash.api.deps import SESSION_COOKIE, AppSettings, CurrentUser, DbSession, client_ip, request_token
+from secdash.api.schemas import COMMON_ERRORS, MessageBody, errors, text
 from secdash.core.config import Settings
 from secdash.models import UserPublic
 from secdash.routes import LOGIN_ROUTE
 from secdash.services import auth
 
-router = APIRouter(prefix="/api", tags=["auth"])
+router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 
 
 class LoginRequest(BaseModel):
-    email: str = ""
-    password: str = ""
+    email: str = text(254, "The account's e-mail address")
+    password: str = text(1024)
 
 
 class LoginResponse(BaseModel):
@@ -38,7 +39,7 @@ def _clear_session_cookie(response: Response) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
 
 
-@router.post("/auth/login", response_model=LoginResponse)
+@router.post("/auth/login", response_model=LoginResponse, responses=errors(401, 429))
 async def login(body: LoginRequest, request: Request, response: Response, session: DbSession, settings: AppSettings):
     result = await auth.login(
         session=session, settings=settings, email=body.email, password=body.password,
@@ -48,7 +49,7 @@ async def login(body: LoginRequest, request: Request, response: Response, sessio
     return LoginResponse(token=result.token, user=result.user)
 
 
-@router.post("/auth/session-cookie", status_code=204)
+@router.post("/auth/session-cookie", status_code=204, responses=errors(401))
 async def create_session_cookie(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Turn a valid bearer token (header only, never the cookie) into the HttpOnly session cookie."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -59,12 +60,12 @@ async def create_session_cookie(request: Request, session: DbSession, settings: 
     return response
 
 
-@router.get("/auth/user", response_model=UserPublic)
+@router.get("/auth/user", response_model=UserPublic, responses=errors(401))
 async def read_current_user(user: CurrentUser) -> UserPublic:
     return user
 
 
-@router.post("/auth/logout")
+@router.post("/auth/logout", response_model=MessageBody)
 async def logout(request: Request, session: DbSession, settings: AppSettings) -> Response:
     revoked = await auth.logout(session=session, settings=settings, token=request_token(request))
     response = JSONResponse({"message": "Logged out" if revoked else "No active session"})
@@ -87,7 +88,7 @@ def _started_elsewhere(request: Request) -> bool:
     return (parts.scheme, parts.netloc) != (request.url.scheme, request.headers.get("host", request.url.netloc))
 
 
-@router.get("/auth/logout")
+@router.get("/auth/logout", status_code=303, response_class=RedirectResponse)
 async def logout_and_leave(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Full-page logout from the navigation bar: revoke, clear the cookie, back to the landing page.
 
@@ -101,7 +102,7 @@ async def logout_and_leave(request: Request, session: DbSession, settings: AppSe
     return response
 
 
-@router.get("/login")
+@router.get("/login", status_code=303, response_class=RedirectResponse)
 async def provider_login() -> Response:
     """No external identity provider is configured: send the visitor to the admin login page."""
     return RedirectResponse(LOGIN_ROUTE, status_code=303)

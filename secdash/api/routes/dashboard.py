@@ -2,81 +2,100 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
+from secdash.api.schemas import (
+    MAX_FILTER_LENGTH,
+    MAX_ID,
+    SIGNED_IN_ERRORS,
+    EventOut,
+    MessageBody,
+    OverviewOut,
+    PathId,
+    SiteCheckOut,
+    SiteOut,
+    errors,
+    text,
+)
 from secdash.services import dashboard, events, sites
+from secdash.services.errors import Invalid
 
-router = APIRouter(prefix="/api", tags=["dashboard"])
+router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
+Filter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH)]
+MAX_URL_LENGTH = 2048
+MAX_NAME_LENGTH = 80
 
 
 class SiteIn(BaseModel):
-    name: str = ""
-    url: str = ""
-    allowPrivate: bool = False
+    name: str = text(MAX_NAME_LENGTH, "Display name")
+    url: str = text(MAX_URL_LENGTH, "http(s) URL to monitor")
+    allowPrivate: bool = False  # noqa: N815
 
 
 class ResolveIn(BaseModel):
-    note: str = ""
+    note: str = text(events.MAX_NOTE_LENGTH, "Optional resolution note")
 
 
-@router.post("/init-sites")
+@router.post("/init-sites", response_model=list[SiteOut], responses=errors(403))
 async def init_sites(user: CurrentUser, session: DbSession, settings: AppSettings) -> list[dict[str, Any]]:
     created = await sites.init_default_sites(session=session, settings=settings, actor=user)
     return [dashboard.site_public(site) for site in created]
 
 
-@router.get("/dashboard/overview")
+@router.get("/dashboard/overview", response_model=OverviewOut)
 async def read_overview(user: CurrentUser, session: DbSession) -> dict[str, Any]:
     return await dashboard.overview(session=session)
 
 
-@router.get("/sites")
+@router.get("/sites", response_model=list[SiteOut])
 async def read_sites(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
     return [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
 
 
-@router.post("/sites", status_code=201)
+@router.post("/sites", status_code=201, response_model=SiteOut, responses=errors(403, 409))
 async def create_site(body: SiteIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
     site = await sites.create_site(session=session, actor=user, name=body.name, url=body.url, allow_private=body.allowPrivate)
     return dashboard.site_public(site)
 
 
-@router.put("/sites/{site_id}")
-async def update_site(site_id: int, body: SiteIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
+@router.put("/sites/{site_id}", response_model=SiteOut, responses=errors(403, 404))
+async def update_site(site_id: PathId, body: SiteIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
     site = await sites.update_site(
         session=session, actor=user, site_id=site_id, name=body.name, url=body.url, allow_private=body.allowPrivate
     )
     return dashboard.site_public(site)
 
 
-@router.delete("/sites/{site_id}")
-async def delete_site(site_id: int, user: CurrentUser, session: DbSession) -> dict[str, str]:
+@router.delete("/sites/{site_id}", response_model=MessageBody, responses=errors(403, 404))
+async def delete_site(site_id: PathId, user: CurrentUser, session: DbSession) -> dict[str, str]:
     await sites.delete_site(session=session, actor=user, site_id=site_id)
     return {"message": "Site removed"}
 
 
-@router.get("/sites/{site_id}/checks")
-async def read_site_checks(site_id: int, user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
+@router.get("/sites/{site_id}/checks", response_model=list[SiteCheckOut], responses=errors(404))
+async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
     await sites.get_site(session=session, site_id=site_id)
     return await dashboard.site_history(session=session, site_id=site_id)
 
 
-@router.get("/security-events")
+@router.get("/security-events", response_model=list[EventOut])
 async def read_security_events(
-    user: CurrentUser, session: DbSession, siteId: str | None = None, severity: str | None = None,  # noqa: N803
-    resolved: str | None = None, limit: str | None = None,
+    user: CurrentUser, session: DbSession, siteId: Filter = None, severity: Filter = None,  # noqa: N803
+    resolved: Filter = None, limit: Filter = None,
 ) -> list[dict[str, Any]]:
     filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit)
+    if abs(filters.get("site_id", 0)) > MAX_ID:  # no such site, and a SQL integer would overflow
+        raise Invalid(f"siteId must be at most {MAX_ID}")
     rows = await events.list_events(session=session, **filters)
     return [dashboard.event_public(event, name) for event, name in rows]
 
 
-@router.post("/security-events/{event_id}/resolve")
-async def resolve_security_event(event_id: int, body: ResolveIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
+@router.post("/security-events/{event_id}/resolve", response_model=EventOut, responses=errors(403, 404))
+async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
     event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note)
     site = await sites.get_site(session=session, site_id=event.site_id) if event.site_id else None
     return dashboard.event_public(event, site.name if site else None)

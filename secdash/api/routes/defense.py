@@ -5,27 +5,44 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
+from secdash.api.schemas import (
+    MODEL_ERRORS,
+    SIGNED_IN_ERRORS,
+    AiAgentOut,
+    AiReplyOut,
+    ChatMessageOut,
+    DefenseAgentOut,
+    DefenseReplyOut,
+    WidgetReplyOut,
+    text,
+)
 from secdash.services import agents, defense_chat
 from secdash.services.errors import Invalid
 
-router = APIRouter(prefix="/api", tags=["defense"])
+router = APIRouter(prefix="/api", tags=["defense"], responses=SIGNED_IN_ERRORS)
+MAX_AGENT_ID_LENGTH = 40
+
+
+def _agent_id() -> Any:
+    return Field(None, max_length=MAX_AGENT_ID_LENGTH, description="An agent id (GET /api/ai-agents); default general")
 
 
 class WidgetMessageIn(BaseModel):
-    content: str = ""
-    agentId: str | None = None  # noqa: N815
+    content: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
+    agentId: str | None = _agent_id()  # noqa: N815
 
 
 class AgentMessageIn(BaseModel):
-    message: str = ""
-    agentId: str | None = None  # noqa: N815
+    message: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
+    agentId: str | None = _agent_id()  # noqa: N815
 
 
-@router.get("/defense-chat/messages")
+# Chat routes take no database session: the service opens short ones, never across the model call.
+@router.get("/defense-chat/messages", response_model=list[ChatMessageOut])
 async def read_widget_messages(user: CurrentUser, session: DbSession, limit: int = defense_chat.HISTORY_LIMIT):
     if not 1 <= limit <= 200:
         raise Invalid("limit must be between 1 and 200")
@@ -33,7 +50,7 @@ async def read_widget_messages(user: CurrentUser, session: DbSession, limit: int
     return [defense_chat.message_public(row) for row in rows]
 
 
-@router.post("/defense-chat/message")
+@router.post("/defense-chat/message", response_model=WidgetReplyOut, responses=MODEL_ERRORS)
 async def send_widget_message(body: WidgetMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, Any]:
     done = await defense_chat.reply(user=user, content=body.content, agent_id=body.agentId, surface="widget",
                                     settings=settings)
@@ -41,14 +58,14 @@ async def send_widget_message(body: WidgetMessageIn, user: CurrentUser, settings
             "provider": done.provider}
 
 
-@router.post("/defense-chat")
+@router.post("/defense-chat", response_model=DefenseReplyOut, responses=MODEL_ERRORS)
 async def defense_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, str]:
     done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",
                                     settings=settings)
     return {"response": done.content, "threatLevel": done.threat_level}
 
 
-@router.post("/ai-chat")
+@router.post("/ai-chat", response_model=AiReplyOut, responses=MODEL_ERRORS)
 async def ai_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> dict[str, str]:
     if (body.agentId or "").lower() not in PLATFORM_AGENT_IDS:
         raise Invalid(f"agentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
@@ -57,13 +74,13 @@ async def ai_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSe
     return {"response": done.content}
 
 
-@router.get("/defense-agents")
+@router.get("/defense-agents", response_model=list[DefenseAgentOut])
 async def read_defense_agents(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
     return [{"id": a.id, "agentName": a.agent_name, "threatsBlocked": a.threats_blocked}
             for a in await agents.list_agents(session=session)]
 
 
-@router.get("/ai-agents")
+@router.get("/ai-agents", response_model=list[AiAgentOut])
 async def read_ai_agents(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
     return [{"id": a.id, "agentName": a.agent_name, "status": a.status, "threatsBlocked": a.threats_blocked}
             for a in await agents.list_agents(session=session)]

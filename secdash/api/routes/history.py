@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 
 from secdash.api.deps import CurrentUser, DbSession
+from secdash.api.schemas import MAX_FILTER_LENGTH, SIGNED_IN_ERRORS
 from secdash.models import HistoryLogPublic
 from secdash.services import audit
 
-router = APIRouter(prefix="/api", tags=["history"])
+router = APIRouter(prefix="/api", tags=["history"], responses=SIGNED_IN_ERRORS)
+Filter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH)]
 
 
 @router.get("/history-logs", response_model=list[HistoryLogPublic])
 async def read_history_logs(
-    user: CurrentUser, session: DbSession, category: str | None = None, limit: str | None = None
+    user: CurrentUser, session: DbSession, category: Filter = None, limit: Filter = None
 ) -> list[HistoryLogPublic]:
     return await audit.list_logs(
         session=session, viewer=user, category=audit.parse_category(category), limit=audit.parse_limit(limit)

@@ -4,6 +4,12 @@
 - tour: no CSP and no X-Frame-Options (grade E: CHECKING);
 - gem: good headers but slow (about 2.5 s: CHECKING);
 - shares: answers 500 during one minute in five (ALERT now and then).
+
+They are served by the console's own origin, where the console keeps its sign-in token: every demo
+response also carries `Content-Security-Policy: sandbox allow-scripts allow-forms` as a header of its
+own, so a demo page (Tour has a planted innerHTML bug) runs in an opaque origin and cannot read the
+console's local storage or cookies. The monitor's grader ignores a sandbox-only policy, so each site
+keeps the grade its own headers earn.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ STRONG_HEADERS = {
     "Referrer-Policy": "strict-origin-when-cross-origin",
 }
 WEAK_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+SANDBOX_POLICY = "sandbox allow-scripts allow-forms"
 GEM_DELAY_SECONDS = 2.5
 
 router = APIRouter(include_in_schema=False)
@@ -43,8 +50,18 @@ def _file(slug: str, name: str) -> Path | None:
     return path
 
 
+def _sandboxed(response: Response) -> Response:
+    """Add the sandbox as its own header, next to any policy the site sends."""
+    response.headers.append("Content-Security-Policy", SANDBOX_POLICY)
+    return response
+
+
 @router.get("/demo/{slug}/{name:path}")
 async def serve_demo_site(slug: str, name: str = "") -> Response:
+    return _sandboxed(await _demo_response(slug, name))
+
+
+async def _demo_response(slug: str, name: str) -> Response:
     if slug not in {"stock", "tour", "gem", "shares"}:
         return JSONResponse({"message": "Not found"}, status_code=404)
     headers = WEAK_HEADERS if slug == "tour" else STRONG_HEADERS

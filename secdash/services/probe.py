@@ -9,6 +9,10 @@ Header grading follows the MDN HTTP Observatory in spirit (simplified): start at
     cookies without Secure (https) -10, without HttpOnly -10, without SameSite -5 (each once)
 then A+ (100 with CSP and HSTS), A >= 90, B >= 80, C >= 70, D >= 60, E >= 50, else F.
 
+A policy that is only `sandbox` (what SecDash adds to its own demo sites) protects the console, not
+the site's scripts: it counts as no policy. Several policies (several headers, or one joined with
+", ") are all enforced, so unsafe scripts cost points only when every script policy allows them.
+
 Outbound rules (ARCHITECTURE.md): http/https only, timeouts, a body-size cap, redirects followed
 by hand with every hop re-checked, private and link-local targets refused unless allowed.
 """
@@ -64,6 +68,21 @@ def _cookies(headers: Mapping[str, str] | httpx.Headers) -> list[str]:
     return [value] if value else []
 
 
+def _csp_policies(headers: Mapping[str, str] | httpx.Headers) -> list[str]:
+    """Every policy sent, lower-cased, without those that are only a `sandbox` directive."""
+    if isinstance(headers, httpx.Headers):
+        values = headers.get_list("content-security-policy")
+    else:
+        values = [v for k, v in headers.items() if k.lower() == "content-security-policy"]
+    policies = [p.strip().lower() for value in values for p in value.split(",") if p.strip()]
+    names = [{d.split()[0] for d in p.split(";") if d.strip()} for p in policies]
+    return [p for p, directives in zip(policies, names, strict=True) if directives and directives != {"sandbox"}]
+
+
+def _script_rules(policy: str) -> list[str]:
+    return [d.strip() for d in policy.split(";") if d.strip().startswith(("script-src", "default-src"))]
+
+
 def grade_headers(headers: Mapping[str, str] | httpx.Headers, *, is_https: bool) -> HeaderGrade:
     """Score the security headers of one response."""
     lower = {k.lower(): v for k, v in headers.items()}
@@ -72,12 +91,14 @@ def grade_headers(headers: Mapping[str, str] | httpx.Headers, *, is_https: bool)
     def penalty(points: int, text: str) -> None:
         findings.append(f"{text} (-{points})")
 
-    csp = lower.get("content-security-policy", "")
-    if not csp:
+    policies = _csp_policies(headers)
+    csp = ", ".join(policies)
+    if not policies:
         penalty(25, "Content-Security-Policy header missing")
     else:
-        script_rules = [d.strip() for d in csp.lower().split(";") if d.strip().startswith(("script-src", "default-src"))]
-        if any("'unsafe-inline'" in d or "'unsafe-eval'" in d for d in script_rules):
+        script_policies = [rules for rules in (_script_rules(p) for p in policies) if rules]
+        if script_policies and all(any("'unsafe-inline'" in d or "'unsafe-eval'" in d for d in rules)
+                                   for rules in script_policies):
             penalty(10, "Content-Security-Policy allows unsafe-inline or unsafe-eval scripts")
     hsts = lower.get("strict-transport-security", "")
     if is_https:
@@ -87,7 +108,7 @@ def grade_headers(headers: Mapping[str, str] | httpx.Headers, *, is_https: bool)
             age = next((d.split("=", 1)[1] for d in hsts.replace(" ", "").lower().split(";") if d.startswith("max-age=")), "0")
             if not age.isdigit() or int(age) < HSTS_MIN_AGE:
                 penalty(10, "Strict-Transport-Security max-age under six months")
-    if "x-frame-options" not in lower and "frame-ancestors" not in csp.lower():
+    if "x-frame-options" not in lower and "frame-ancestors" not in csp:
         penalty(20, "X-Frame-Options header missing")
     if lower.get("x-content-type-options", "").strip().lower() != "nosniff":
         penalty(5, "X-Content-Type-Options is not nosniff")

@@ -73,18 +73,26 @@ class AuthSession(SQLModel, table=True):
 
 
 class LoginAttempt(SQLModel, table=True):
-    """One failed login, kept for the brute-force windows."""
+    """One login attempt in progress or failed, kept for the brute-force windows (services/auth.py).
+
+    `email` is the account as typed when it is an e-mail address, else a keyed hash of the typed
+    text (never the text: it may be a password). `admitted`: the attempt passed the per-address
+    limits, so it counts towards the account's limit over all addresses.
+    """
 
     __tablename__ = "login_attempts"
     __table_args__ = (
         Index("ix_login_attempts_email_at", "email", "attempted_at"),
         Index("ix_login_attempts_ip_at", "ip", "attempted_at"),
+        Index("ix_login_attempts_email_ip_at", "email", "ip", "attempted_at"),
+        Index("ix_login_attempts_attempted_at", "attempted_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     email: str = Field(max_length=254)
     ip: str = Field(default="", max_length=64)
     attempted_at: datetime = _ts(default_factory=utcnow)
+    admitted: bool = False
 
 
 class LogCategory(StrEnum):

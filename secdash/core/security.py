@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +36,13 @@ def verify_password(password: str, password_hash: str | None) -> bool:
         return _pwd_context.verify(password, password_hash)
     except (ValueError, TypeError):
         return False
+
+
+def keyed_hash(value: str, *, secret: str, purpose: str) -> str:
+    """A stable, non-reversible stand-in for `value` (HMAC-SHA256 under the secret, per purpose)."""
+    message = f"{purpose}\0{value}".encode("utf-8", "surrogatepass")
+    digest = hmac.new(secret.encode("utf-8", "surrogatepass"), message, hashlib.sha256).hexdigest()
+    return f"hmac:{digest[:40]}"
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from sqlalchemy import delete, or_
 from sqlmodel import select, update
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -37,8 +38,27 @@ async def open_session(
     return row, token
 
 
-async def resolve_token(*, session: AsyncSession, token: str | None, secret: str) -> tuple[UserPublic, AuthSession]:
-    """The user and session behind a token; AuthFailed if the token or its session is not valid."""
+def _is_live(row: AuthSession, now: datetime, idle_timeout: timedelta | None) -> bool:
+    """Not revoked, not expired and, with an idle timeout, used recently enough."""
+    if row.revoked_at is not None or as_utc(row.expires_at) <= now:
+        return False
+    return idle_timeout is None or now - as_utc(row.last_seen_at) <= idle_timeout
+
+
+async def resolve_token(
+    *,
+    session: AsyncSession,
+    token: str | None,
+    secret: str,
+    idle_timeout: timedelta | None = None,
+    touch: bool = True,
+) -> tuple[UserPublic, AuthSession]:
+    """The user and session behind a token; AuthFailed if the token or its session is not valid.
+
+    A session unused for longer than `idle_timeout` is refused like an expired one. Only a touching
+    call (the user did something) moves last_seen_at forward; background refreshes pass touch=False
+    so that an open page left alone still times out.
+    """
     if not token:
         raise AuthFailed("No token")
     try:
@@ -47,12 +67,12 @@ async def resolve_token(*, session: AsyncSession, token: str | None, secret: str
         raise AuthFailed("Authentication failed") from None
     row = await session.get(AuthSession, claims.session_id)
     now = utcnow()
-    if row is None or row.user_id != claims.user_id or row.revoked_at is not None or as_utc(row.expires_at) <= now:
+    if row is None or row.user_id != claims.user_id or not _is_live(row, now, idle_timeout):
         raise AuthFailed("Authentication failed")
     user = await session.get(User, claims.user_id)
     if user is None or not user.is_active:
         raise AuthFailed("Authentication failed")
-    if now - as_utc(row.last_seen_at) > LAST_SEEN_RESOLUTION:
+    if touch and now - as_utc(row.last_seen_at) > LAST_SEEN_RESOLUTION:
         row.last_seen_at = now
         session.add(row)
         await session.commit()
@@ -89,3 +109,19 @@ async def revoke_user_sessions(*, session: AsyncSession, user_id: int | None, re
             details={"sessions": len(ids), "reason": reason},
         )
     return len(ids)
+
+
+async def purge_sessions(*, session: AsyncSession, idle_timeout: timedelta | None, limit: int | None = None) -> int:
+    """Delete revoked, expired and idle-timed-out session rows (caller commits); returns how many.
+
+    With `limit`, at most that many rows (a bounded piece of work for a request path).
+    """
+    now = utcnow()
+    dead = [AuthSession.revoked_at.is_not(None), AuthSession.expires_at <= now]  # type: ignore[union-attr]
+    if idle_timeout is not None:
+        dead.append(AuthSession.last_seen_at < now - idle_timeout)
+    condition = or_(*dead)
+    if limit is not None:
+        condition = AuthSession.id.in_(select(AuthSession.id).where(condition).limit(limit))  # type: ignore[attr-defined]
+    result = await session.exec(delete(AuthSession).where(condition))  # type: ignore[call-overload]
+    return result.rowcount or 0

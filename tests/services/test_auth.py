@@ -50,14 +50,14 @@ async def test_blank_fields_are_invalid_and_name_the_field(session, settings, em
     assert field in error.value.message
 
 
-async def test_five_failures_lock_the_email_even_for_the_right_password(session, settings):
+async def test_five_failures_lock_the_account_from_that_address_even_for_the_right_password(session, settings):
     await make_user(session, "ops@example.com")
-    for _ in range(settings.LOGIN_MAX_FAILURES_PER_EMAIL):
+    for _ in range(settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP):
         with pytest.raises(AuthFailed):
             await auth.login(session=session, settings=settings, email="ops@example.com", password="wrong-password")
     with pytest.raises(RateLimited) as locked:
         await auth.login(session=session, settings=settings, email="ops@example.com", password=DEFAULT_PASSWORD)
-    assert 1 <= locked.value.retry_after <= settings.LOGIN_EMAIL_WINDOW_SECONDS
+    assert 1 <= locked.value.retry_after <= settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS
     assert f"{locked.value.retry_after} seconds" in locked.value.message
     lockouts = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Login locked out"))).all()
     assert len(lockouts) == 1
@@ -77,7 +77,7 @@ async def test_ip_lockout_after_twenty_failures_across_emails(session, settings)
 
 async def test_success_clears_earlier_failures(session, settings):
     await make_user(session, "ops@example.com")
-    for _ in range(settings.LOGIN_MAX_FAILURES_PER_EMAIL - 1):
+    for _ in range(settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP - 1):
         with pytest.raises(AuthFailed):
             await auth.login(session=session, settings=settings, email="ops@example.com", password="wrong-password")
     await auth.login(session=session, settings=settings, email="ops@example.com", password=DEFAULT_PASSWORD)

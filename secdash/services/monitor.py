@@ -7,7 +7,6 @@ import logging
 import time
 from datetime import timedelta
 
-import httpx
 from sqlalchemy import delete
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -16,7 +15,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import leadership
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, SiteStatus, utcnow
 from secdash.services import activities, agents, events, sites
-from secdash.services.probe import ProbeResult, probe_site, site_status
+from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
 from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
@@ -79,18 +78,18 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     return status
 
 
-async def probe_all(*, client: httpx.AsyncClient | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
+async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
     """One monitoring round: probe every site concurrently, record everything in one commit."""
-    if client is None:  # one client (one TLS context, one pool) for the whole round
-        async with httpx.AsyncClient(follow_redirects=False) as shared:
-            return await probe_all(client=shared, concurrency=concurrency)
+    if clients is None:  # one client per address policy (one TLS context, one pool) for the whole round
+        async with ProbeClients() as shared:
+            return await probe_all(clients=shared, concurrency=concurrency)
     async with session_scope() as session:
         targets = [(site.id, site.url, site.is_demo or site.allow_private) for site in await sites.list_sites(session=session)]
     gate = asyncio.Semaphore(concurrency)
 
     async def probe(url: str, allow_private: bool) -> ProbeResult:
         async with gate:
-            return await probe_site(url, client=client, allow_private=allow_private)
+            return await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private)
 
     results = await asyncio.gather(*(probe(url, allow) for _id, url, allow in targets))
     statuses: dict[int, str] = {}
@@ -117,13 +116,13 @@ async def run_monitor() -> None:
     if not settings.MONITOR_ENABLED:
         return
     await asyncio.sleep(STARTUP_DELAY_SECONDS)  # let this server start serving its own demo sites
-    async with leadership("site-monitor") as lost, httpx.AsyncClient(follow_redirects=False) as client:
+    async with leadership("site-monitor") as lost, ProbeClients() as clients:
         log.info("site monitor started (every %ss)", settings.MONITOR_INTERVAL_SECONDS)
         rounds = 0
         while not lost.is_set():
             started = time.monotonic()
             try:
-                await probe_all(client=client)
+                await probe_all(clients=clients)
                 rounds += 1
                 if rounds % 120 == 1:
                     async with session_scope() as session:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 from urllib.parse import urlsplit
 
 from sqlalchemy import func
@@ -13,19 +15,25 @@ from secdash.models import LogCategory, Site, UserPublic
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.probe import ProbeRefused, validate_target
+from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.unit import commit, mark_changed
 
 TOPIC = "sites"
 # The four platforms (spec section 1); by default each points at its bundled demo site.
 DEFAULT_SITES = (("Stock", "stock"), ("Tour", "tour"), ("Gem", "gem"), ("Shares", "shares"))
 MAX_SITES = 1000
+MAX_NAME_LENGTH = 80
+MAX_HOST_LENGTH = 253
+RESOLVE_TIMEOUT_SECONDS = 5.0
+ALLOW_PRIVATE_HINT = "tick 'Allow a private or local address' to monitor it"
 
 
 def _domain_of(url: str) -> str:
+    """host[:port] of a validated URL, lower-cased; IPv6 literals in brackets."""
     parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    return f"{parts.netloc}{path}"
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{parts.port}" if parts.port else host
 
 
 async def list_sites(*, session: AsyncSession) -> list[Site]:
@@ -61,19 +69,59 @@ def _clean(name: str, url: str) -> tuple[str, str]:
     name = (name or "").strip()
     if not name:
         raise Invalid("name is required")
-    if len(name) > 80:
-        raise Invalid("name must be at most 80 characters")
+    if len(name) > MAX_NAME_LENGTH:
+        raise Invalid(f"name must be at most {MAX_NAME_LENGTH} characters")
+    url = (url or "").strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise Invalid(f"url must be at most {MAX_URL_LENGTH:,} characters (it has {len(url):,})")
     try:
-        url = validate_target((url or "").strip())
+        url = validate_target(url)
     except ProbeRefused as exc:
         raise Invalid(f"url: {exc}") from None
+    if len(urlsplit(url).hostname or "") > MAX_HOST_LENGTH:
+        raise Invalid(f"url: the host name is longer than {MAX_HOST_LENGTH} characters")
     return name, url
+
+
+async def _check_target(session: AsyncSession, url: str, *, allow_private: bool) -> None:
+    """Resolve the URL's host (briefly) and refuse non-global addresses unless allowed. The probe checks
+    again on every connection: this check is for a clear message when the site is saved."""
+    if session.in_transaction() and not (session.new or session.dirty or session.deleted):
+        await session.commit()  # end the read transaction: no pooled connection held across the DNS lookup
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        async with asyncio.timeout(RESOLVE_TIMEOUT_SECONDS):
+            addresses = await resolve(host, parts.port or (443 if parts.scheme == "https" else 80))
+    except TimeoutError:
+        raise Invalid(f"url: {host} did not resolve within {RESOLVE_TIMEOUT_SECONDS:g} s; check the name") from None
+    except (OSError, UnicodeError):
+        addresses = []
+    if not addresses:
+        raise Invalid(f"url: {host} does not resolve to an address; check the name")
+    if allow_private:
+        return
+    for address in addresses:
+        problem = address_problem(address)
+        if problem is None:
+            continue
+        if _is_literal(host, address):
+            raise Invalid(f"url: {host} is {problem}; {ALLOW_PRIVATE_HINT}")
+        raise Invalid(f"url: {host} resolves to {address}, {problem}; {ALLOW_PRIVATE_HINT}")
+
+
+def _is_literal(host: str, address: str) -> bool:
+    try:
+        return ipaddress.ip_address(host) == ipaddress.ip_address(address)
+    except ValueError:
+        return False
 
 
 async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, url: str, allow_private: bool = False) -> Site:
     """Add a site to monitor (admins only; audited)."""
     require_admin(actor, "add sites")
     name, url = _clean(name, url)
+    await _check_target(session, url, allow_private=allow_private)
     if (await session.exec(select(func.count()).select_from(Site))).one() >= MAX_SITES:
         raise Conflict(f"at most {MAX_SITES} sites can be monitored")
     site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private)
@@ -95,6 +143,9 @@ async def update_site(
     require_admin(actor, "change sites")
     site = await get_site(session=session, site_id=site_id)
     name, url = _clean(name, url)
+    # Demo sites keep their URL on this server; a changed URL, or "allow private" taken away, is checked.
+    if url != site.url or (site.allow_private and not allow_private and not site.is_demo):
+        await _check_target(session, url, allow_private=allow_private)
     before = {"name": site.name, "url": site.url}
     if url != site.url:
         site.is_demo = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import select
 
-from secdash.models import AiActivity, SecurityEvent, SiteCheck
+from secdash.models import AiActivity, SecurityEvent, Site, SiteCheck
 from secdash.services import monitor, sites
 from tests.factories import make_user
 from tests.support.web_servers import STRONG_HEADERS as STRONG
@@ -37,15 +37,21 @@ async def test_probe_rounds_record_history_and_status_changes(session):
 
 
 async def test_public_only_sites_are_not_allowed_to_reach_private_addresses(session):
-    admin = await make_user(session, "root@example.com", role="admin")
+    """Saving refuses such a site; one saved before that rule (or whose name now resolves privately) is
+    still blocked by the probe, even next to an allowed site on the same address (one client per policy)."""
     server = LocalSite({"/": (200, STRONG, b"ok", 0.0)})
+    url = server.base + "/"
+    allowed = Site(name="Allowed", url=url, domain="127.0.0.1", allow_private=True)
+    sneaky = Site(name="Sneaky", url=url, domain="127.0.0.1")
+    session.add_all([allowed, sneaky])
+    await session.commit()
     try:
-        site = await sites.create_site(session=session, actor=admin, name="Sneaky", url=server.base + "/")
         statuses = await monitor.probe_all()
     finally:
         server.close()
-    await session.refresh(site)
-    assert statuses[site.id] == "critical" and site.last_error == "Blocked: private address 127.0.0.1"
+    await session.refresh(sneaky)
+    assert statuses[allowed.id] == "secure"
+    assert statuses[sneaky.id] == "critical" and sneaky.last_error == "Blocked: private address 127.0.0.1"
 
 
 async def test_platform_agent_status_follows_its_site(session):

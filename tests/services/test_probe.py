@@ -7,7 +7,7 @@ import socket
 import httpx
 import pytest
 
-from secdash.services.probe import ProbeRefused, grade_headers, probe_site, site_status, validate_target
+from secdash.services.probe import ProbeClient, ProbeRefused, grade_headers, probe_site, site_status, validate_target
 from tests.support.web_servers import STRONG_HEADERS, LocalCA, LocalSite
 
 STRONG = STRONG_HEADERS
@@ -52,7 +52,9 @@ def test_unsafe_inline_scripts_and_cookie_flags():
     assert cookies.score == 75 and len(cookies.findings) == 3
 
 
-@pytest.mark.parametrize("url", ["ftp://example.com/", "javascript:alert(1)", "http://user:pw@example.com/", "http:///x"])
+@pytest.mark.parametrize("url", ["ftp://example.com/", "javascript:alert(1)", "http://user:pw@example.com/", "http:///x",
+                                 "http://@example.com/", "http://example.com:99999/", "http://0177.0.0.1/",
+                                 "https://example.com/" + "a" * 2048])
 def test_validate_target_refuses(url):
     with pytest.raises(ProbeRefused):
         validate_target(url)
@@ -127,7 +129,7 @@ async def test_tls_days_left_and_expired_certificate(tmp_path):
     valid = LocalSite({"/": (200, STRONG, b"ok", 0.0)}, tls=ca.server_context(days_valid=30, name="valid"))
     expired = LocalSite({"/": (200, STRONG, b"ok", 0.0)}, tls=ca.server_context(days_valid=-3, name="expired"))
     try:
-        async with httpx.AsyncClient(verify=ca.client_context()) as client:
+        async with ProbeClient(allow_private=True, verify=ca.client_context()) as client:
             good = await probe_site(valid.base + "/", client=client, allow_private=True)
             assert good.status_code == 200 and good.tls_days_left == 30
             assert good.grade == "A+" and site_status(good) == "secure"
@@ -139,3 +141,12 @@ async def test_tls_days_left_and_expired_certificate(tmp_path):
     finally:
         valid.close()
         expired.close()
+
+
+async def test_a_client_must_carry_the_probes_address_policy(site):
+    async with ProbeClient(allow_private=False) as strict, httpx.AsyncClient() as plain:
+        with pytest.raises(ValueError, match="ProbeClient"):
+            await probe_site(site.base + "/", client=strict, allow_private=True)
+        with pytest.raises(ValueError, match="ProbeClient"):
+            await probe_site(site.base + "/", client=plain, allow_private=True)  # type: ignore[arg-type]
+

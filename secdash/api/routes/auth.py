@@ -49,7 +49,8 @@ async def login(body: LoginRequest, request: Request, response: Response, sessio
     return LoginResponse(token=result.token, user=result.user)
 
 
-@router.post("/auth/session-cookie", status_code=204, responses=errors(401))
+@router.post("/auth/session-cookie", status_code=204, responses=errors(401),
+             openapi_extra={"security": [{"HTTPBearer": []}]})
 async def create_session_cookie(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Turn a valid bearer token (header only, never the cookie) into the HttpOnly session cookie."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")

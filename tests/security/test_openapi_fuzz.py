@@ -1,0 +1,151 @@
+"""Schemathesis over the whole API (issue 7): every operation of /api/openapi.json but the logouts
+(they would revoke the fuzzer's token), signed in as an admin, as a limited user and signed out,
+with schema-valid and schema-invalid data. The API must never answer 5xx, and every answer must be
+one the schema documents: status, content type and body shape; invalid data must be refused.
+
+In-process: the ASGI app from create_api() behind Starlette's TestClient. Requests and the
+database set-up run in the client's event loop, with an engine of their own (the test session's
+engine belongs to pytest's loop). Bounded: a fixed number of derandomized examples per operation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from sqlmodel import SQLModel
+from starlette.testclient import TestClient
+
+from secdash.api.main import create_api
+from secdash.core import db
+from secdash.core.config import get_settings
+from secdash.services import quotas
+from tests.factories import DEFAULT_PASSWORD, make_user
+
+BASE_URL = "http://testserver"
+POSITIVE_EXAMPLES = 25
+NEGATIVE_EXAMPLES = 12
+SIGNED_OUT_EXAMPLES = 5
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+SKIPPED = {("GET", "/api/auth/logout"), ("POST", "/api/auth/logout")}  # they revoke the token in use
+
+SCHEMA = schemathesis.openapi.from_dict(create_api().openapi())
+OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations())
+              if (op.method.upper(), op.path) not in SKIPPED]
+USERS = {"admin": "fuzz-admin@example.com", "limited": "fuzz-viewer@example.com"}
+TALLY: Counter[str] = Counter()
+
+
+def _has_input(operation) -> bool:
+    return bool(list(operation.iter_parameters())) or bool(operation.body)
+
+
+async def _prepare_database() -> None:
+    engine = db.get_engine()
+    async with engine.begin() as conn:
+        for table in reversed(SQLModel.metadata.sorted_tables):
+            await conn.execute(table.delete())
+    async with db.session_scope() as session:
+        for role, email in USERS.items():
+            await make_user(session, email, role=role)
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(migrated_db):
+    """A TestClient on create_api() with its own engine, tokens for both users, generous AI budgets."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(db, "_engine", None)
+        patch.setattr(db, "_sessionmaker", None)
+        patch.setattr(quotas, "_limiters", {})  # a limiter made in this loop
+        patch.setattr(get_settings(), "AI_CALLS_PER_MINUTE", 10_000)
+        patch.setattr(get_settings(), "AI_CALLS_PER_HOUR", 10_000)
+        client = TestClient(create_api(), base_url=BASE_URL, raise_server_exceptions=False, follow_redirects=False,
+                            client=("198.51.100.20", 50000))
+        with client:
+            assert client.portal is not None
+            client.portal.call(_prepare_database)
+            headers = {"anonymous": {}}
+            for role, email in USERS.items():
+                login = client.post("/api/auth/login", json={"email": email, "password": DEFAULT_PASSWORD})
+                assert login.status_code == 200, login.text
+                headers[role] = {"Authorization": f"Bearer {login.json()['token']}"}
+            client.cookies.clear()
+            try:
+                yield client, headers
+            finally:
+                client.portal.call(db.dispose_engine)
+    print(f"\nschemathesis: {len(OPERATIONS)} operations, {sum(TALLY.values())} cases, statuses {dict(TALLY)}")
+
+
+def _send(client: TestClient, kwargs: dict[str, Any]):
+    body: dict[str, Any] = {}
+    if "json" in kwargs:
+        body["content"] = json.dumps(kwargs["json"]).encode()  # ASCII escapes, like any JSON client may send
+    elif kwargs.get("data") is not None:
+        data = kwargs["data"]
+        body["content"] = data.encode() if isinstance(data, str) else data
+    headers = dict(kwargs.get("headers") or {})
+    if kwargs.get("cookies"):
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in kwargs["cookies"].items())
+    return client.request(kwargs["method"], kwargs["url"], params=kwargs.get("params"), headers=headers, **body)
+
+
+def _run(client: TestClient, operation, auth: dict[str, str], mode: GenerationMode, examples: int) -> None:
+    checks = CHECKS + ([negative_data_rejection] if mode == GenerationMode.NEGATIVE else [])
+
+    @settings(max_examples=examples, derandomize=True, deadline=None, database=None, print_blob=False,
+              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink])
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def fuzz(case):
+        kwargs = case.as_transport_kwargs(base_url=BASE_URL, headers=auth)
+        response = _send(client, kwargs)
+        TALLY[str(response.status_code)] += 1
+        case.validate_response(response, checks=checks, transport_kwargs=kwargs)
+
+    fuzz()
+
+
+@pytest.mark.parametrize("role", ["admin", "limited"])
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: f"{op.method.upper()} {op.path}")
+def test_operation_conforms_signed_in(fuzz_client, operation, role):
+    client, headers = fuzz_client
+    _run(client, operation, headers[role], GenerationMode.POSITIVE, POSITIVE_EXAMPLES)
+    if _has_input(operation):
+        _run(client, operation, headers[role], GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES)
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: f"{op.method.upper()} {op.path}")
+def test_operation_conforms_signed_out(fuzz_client, operation):
+    client, headers = fuzz_client
+    _run(client, operation, headers["anonymous"], GenerationMode.POSITIVE, SIGNED_OUT_EXAMPLES)
+
+
+def test_the_schema_documents_errors_and_the_bearer_scheme():
+    schema = create_api().openapi()
+    assert {"HTTPBearer", "APIKeyCookie"} <= set(schema["components"]["securitySchemes"])
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            responses = operation["responses"]
+            assert "422" not in responses, (method, path)
+            assert {"400", "413"} <= set(responses), (method, path)
+            for status, response in responses.items():
+                if status.startswith(("4", "5")):
+                    ref = response["content"]["application/json"]["schema"]["$ref"]
+                    assert ref.endswith("/ErrorBody"), (method, path, status)
+            protected = path not in ("/api/auth/login", "/api/login", "/api/auth/logout")
+            if protected:
+                assert operation.get("security"), (method, path)
+                assert "401" in responses, (method, path)

@@ -9,7 +9,7 @@ import time
 import jwt
 import pytest
 
-from secdash.core.security import InvalidToken, create_access_token, decode_access_token
+from secdash.core.security import InvalidToken, create_access_token, decode_access_token, keyed_hash
 from secdash.services import auth, sessions
 from secdash.services.errors import AuthFailed
 from tests.factories import make_user, sign_in
@@ -105,3 +105,35 @@ async def test_expired_session_row_is_refused(session, settings):
     await session.commit()
     with pytest.raises(AuthFailed):
         await sessions.resolve_token(session=session, token=token, secret=SECRET)
+
+
+async def test_idle_session_row_is_refused_and_not_refreshed(session, settings):
+    await make_user(session, "ops@example.com")
+    token = await sign_in(session, "ops@example.com")
+    claims = decode_access_token(token, secret=SECRET)
+    from datetime import timedelta
+
+    from secdash.models import AuthSession, as_utc, utcnow
+
+    row = await session.get(AuthSession, claims.session_id)
+    idle_since = utcnow() - timedelta(minutes=31)
+    row.last_seen_at = idle_since
+    session.add(row)
+    await session.commit()
+    with pytest.raises(AuthFailed):
+        await sessions.resolve_token(session=session, token=token, secret=SECRET, idle_timeout=timedelta(minutes=30))
+    await session.refresh(row)
+    assert as_utc(row.last_seen_at) == idle_since
+    # Without an idle timeout (the old call) the row is still a live session.
+    user, _row = await sessions.resolve_token(session=session, token=token, secret=SECRET, touch=False)
+    assert user.email == "ops@example.com"
+
+
+def test_keyed_hash_hides_the_value_and_depends_on_the_key():
+    typed = "my-password-typed-into-the-email-field"
+    digest = keyed_hash(typed, secret=SECRET, purpose="login-account")
+    assert digest == keyed_hash(typed, secret=SECRET, purpose="login-account")
+    assert typed not in digest and len(digest) < 64
+    assert digest != keyed_hash(typed, secret="another-key-" * 4, purpose="login-account")
+    assert digest != keyed_hash(typed, secret=SECRET, purpose="something-else")
+    assert keyed_hash("\ud800", secret=SECRET, purpose="login-account").startswith("hmac:")

@@ -171,3 +171,13 @@ def test_no_build_directory_still_sends_a_policy(tmp_path):
     csp = _directives(content_security_policy(tmp_path / "missing"))
     assert csp["script-src"] == "'self' 'unsafe-eval'"
     assert csp["frame-ancestors"] == "'none'" and csp["default-src"] == "'self'"
+
+
+async def test_hsts_and_grade_behind_the_configured_trusted_proxy(session, settings, monkeypatch):
+    monkeypatch.setattr(settings, "TRUSTED_PROXIES", "10.0.0.0/8")
+    transport = httpx.ASGITransport(app=create_api(), client=("10.0.0.5", 40000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        proxied = await client.get("/api/auth/user", headers={"X-Forwarded-Proto": "https"})
+        plain = await client.get("/api/auth/user", headers={"X-Forwarded-Proto": "http"})
+    assert "strict-transport-security" in proxied.headers and "strict-transport-security" not in plain.headers
+    assert grade_headers(proxied.headers, is_https=True).grade in GOOD_GRADES

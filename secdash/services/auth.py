@@ -2,7 +2,8 @@
 
 Brute force. Three budgets of failed logins, each a sliding window (Settings, README "Security
 model"): per account and client address (fast: 5 in 5 minutes), per client address over every
-account (20 a minute), per account over every address (slow: 50 in 15 minutes).
+account (20 a minute), per account over every address (slow: 50 in 15 minutes). An IPv6 client
+counts as its /64.
 
 Atomic on SQLite and PostgreSQL without locks: an attempt first reserves its row in login_attempts
 and commits it, then counts the committed rows in the window, its own included, and is refused if
@@ -20,6 +21,7 @@ takes failures from many addresses.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -87,6 +89,18 @@ def _account(typed: str, settings: Settings) -> _Account:
     return _Account(key=email, display=email, email=email)
 
 
+def _address_key(ip: str) -> str:
+    """What the per-address budgets count: the address, or for IPv6 its /64 (one subscriber's network,
+    whose 2^64 addresses would otherwise each get a fresh budget)."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64]
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
 def _retry_after(oldest: datetime | None, window_seconds: int) -> int:
     if oldest is None:
         return window_seconds
@@ -95,7 +109,7 @@ def _retry_after(oldest: datetime | None, window_seconds: int) -> int:
 
 
 async def _reserve(session: AsyncSession, account: _Account, ip: str) -> LoginAttempt:
-    attempt = LoginAttempt(email=account.key, ip=ip, attempted_at=utcnow())
+    attempt = LoginAttempt(email=account.key, ip=_address_key(ip) if ip else "", attempted_at=utcnow())
     session.add(attempt)
     await session.commit()
     return attempt
@@ -144,7 +158,8 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
 
 
 def _record_failure(
-    session: AsyncSession, settings: Settings, account: _Account, ip: str, reason: str, counts: dict[str, int]
+    session: AsyncSession, settings: Settings, account: _Account, ip: str, attempt: LoginAttempt, counts: dict[str, int],
+    reason: str,
 ) -> None:
     """Audit the failure, and a lockout when this failure spent a budget (caller commits)."""
     audit.record(
@@ -155,20 +170,20 @@ def _record_failure(
         description=f"Failed login for {account.display}",
         details={"email": account.display, "ip": ip, "reason": reason},
     )
-    address = ip or "an unknown address"
+    address = attempt.ip or "an unknown address"  # what the budgets count (an IPv6 address's /64)
     lockouts = []
     if counts.get("account_ip") == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP:
         window = settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS
         lockouts.append((
             f"Too many failed logins for {account.display} from {address}; that address is locked out of"
             f" this account for {window} seconds",
-            {"email": account.display, "ip": ip, "scope": "account and address", "windowSeconds": window},
+            {"email": account.display, "ip": attempt.ip, "scope": "account and address", "windowSeconds": window},
         ))
-    if ip and counts.get("ip") == settings.LOGIN_MAX_FAILURES_PER_IP:
+    if attempt.ip and counts.get("ip") == settings.LOGIN_MAX_FAILURES_PER_IP:
         window = settings.LOGIN_IP_WINDOW_SECONDS
         lockouts.append((
-            f"Too many failed logins from {ip}; that address is locked out for {window} seconds",
-            {"ip": ip, "scope": "address", "windowSeconds": window},
+            f"Too many failed logins from {address}; that address is locked out for {window} seconds",
+            {"ip": attempt.ip, "scope": "address", "windowSeconds": window},
         ))
     if counts.get("account") == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT:
         window = settings.LOGIN_ACCOUNT_WINDOW_SECONDS
@@ -209,7 +224,7 @@ async def login(
     valid = await asyncio.to_thread(verify_password, password, user.password_hash if user else None)
     if user is None or not valid or not user.is_active:
         reason = "unknown email" if user is None else ("inactive account" if valid else "wrong password")
-        _record_failure(session, settings, account, ip, reason, counts)
+        _record_failure(session, settings, account, ip, attempt, counts, reason)
         await commit(session)  # the reserved row stays: it is this failure's record
         raise AuthFailed(LOGIN_FAILED)
     row, token = await sessions.open_session(
@@ -219,7 +234,7 @@ async def login(
     # A success clears this account's failures from this address (this attempt's row included); the
     # account's failures from other addresses still count towards its global budget.
     await session.exec(
-        delete(LoginAttempt).where(LoginAttempt.email == account.key, LoginAttempt.ip == ip)  # type: ignore[call-overload]
+        delete(LoginAttempt).where(LoginAttempt.email == account.key, LoginAttempt.ip == attempt.ip)  # type: ignore[call-overload]
     )
     audit.record(
         session,

@@ -137,6 +137,17 @@ async def test_success_resets_only_that_address(session, settings):
     assert await _attempt(settings, ip=USER_ADDRESS) == 429
 
 
+async def test_an_ipv6_attacker_cannot_rotate_addresses_within_a_64(session, settings):
+    """One subscriber's IPv6 LAN (a /64) has more addresses than any budget: it counts as one address."""
+    await make_user(session, EMAIL)
+    for n in range(1, 6):
+        assert await _attempt(settings, ip=f"2001:db8:1:2::{n}") == 401
+    assert await _attempt(settings, ip="2001:db8:1:2:ffff::99") == 429
+    assert await _attempt(settings, password=DEFAULT_PASSWORD, ip="2001:db8:1:3::1") == 200
+    lockouts = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Login locked out"))).all()
+    assert any("2001:db8:1:2::/64" in log.description for log in lockouts)
+
+
 # --- Client address behind proxies --------------------------------------------------------------
 
 TRUSTED = parse_trusted_proxies("10.0.0.0/8, 198.51.100.7, 2001:db8::/32")

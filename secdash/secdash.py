@@ -14,10 +14,12 @@ from secdash.pages.landing import landing
 from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
+from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation
 from secdash.state.auth import AuthState
 from secdash.state.defense_command import DefenseCenterState
+from secdash.state.event_guard import EventShapeGuard
 from secdash.state.history import HistoryState
 
 app = rx.App(
@@ -66,5 +68,7 @@ app.add_page(
     on_load=[AuthState.check_auth, DefenseCenterState.load],
 )
 app.add_page(not_found, route="404", title="404 Page Not Found")
+app.add_middleware(EventShapeGuard())
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
+app.register_lifespan_task(run_housekeeping)

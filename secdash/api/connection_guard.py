@@ -15,6 +15,7 @@ from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
+from secdash.core.client_address import client_address
 from secdash.core.config import Settings, get_settings
 
 EVENT_PATH = "/_event"
@@ -32,7 +33,8 @@ class LiveChannelGuard:
 
     def _client(self, scope) -> str:
         client = scope.get("client")
-        return client[0] if client else ""
+        forwarded = [v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"x-forwarded-for"]
+        return client_address(client[0] if client else "", forwarded, self.settings.trusted_proxies)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] not in ("http", "websocket") or not scope["path"].startswith(EVENT_PATH):

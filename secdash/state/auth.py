@@ -72,13 +72,17 @@ class AuthState(rx.State):
     def display_first_name(self) -> str:
         return self.user_first_name or "Admin"
 
-    async def _current_user(self) -> UserPublic | None:
-        """The user behind the stored token, verified against its session row; None if signed out."""
+    async def _current_user(self, touch: bool = True) -> UserPublic | None:
+        """The user behind the stored token, verified against its session row; None if signed out.
+
+        touch=False for live-update loops: they do not keep an idle session alive.
+        """
         if not self.auth_token:
             return None
         async with session_scope() as session:
             try:
-                return await auth.authenticate(session=session, settings=get_settings(), token=self.auth_token)
+                return await auth.authenticate(session=session, settings=get_settings(), token=self.auth_token,
+                                               touch=touch)
             except AuthFailed:
                 return None
 

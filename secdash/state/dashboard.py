@@ -204,7 +204,7 @@ class DashboardState(AuthState):
                 changed = await wait_for_change(changes, MAX_STALENESS_SECONDS)
                 if not follow.following(changes, client_token):
                     return
-                if await self._current_user() is None:
+                if await self._current_user(touch=False) is None:
                     yield refusal_events()
                     return
                 reads = await read_changes(changed, self._problem_filters())  # outside the state lock

@@ -105,7 +105,7 @@ class HistoryState(AuthState):
                 await wait_for_change(changes, MAX_STALENESS_SECONDS)
                 if not following(changes, client_token):
                     return
-                user = await self._current_user()
+                user = await self._current_user(touch=False)
                 if user is None:
                     yield refusal_events()
                     return

@@ -6,6 +6,7 @@ import json
 
 import reflex as rx
 
+from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.routes import DASHBOARD_ROUTE
@@ -53,7 +54,9 @@ class LoginState(rx.State):
                     settings=get_settings(),
                     email=email,
                     password=password,
-                    ip=self.router.session.client_ip,
+                    ip=client_address(self.router.session.client_ip,
+                                      self.router.headers.raw_headers.get("x-forwarded-for"),
+                                      get_settings().trusted_proxies),
                     user_agent=self.router.headers.user_agent,
                 )
         except DomainError as exc:

@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import MODEL_MODE
 from tests.e2e.helpers import sign_in, toast
+from tests.support.browser import MODEL_MODE
 
 pytestmark = pytest.mark.skipif(not MODEL_MODE, reason="needs SECDASH_E2E_LLM=fake")
 

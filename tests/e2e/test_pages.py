@@ -7,8 +7,8 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import ADMIN_EMAIL
 from tests.e2e.helpers import sign_in
+from tests.support.browser import ADMIN_EMAIL
 
 ROUTE_TITLES = {
     "/ai-systems": "AI Systems",

@@ -7,8 +7,8 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.support.browser import ADMIN_EMAIL, LIMITED_EMAIL, LIMITED_PASSWORD
 from tests.e2e.helpers import sign_in, toast
+from tests.support.browser import ADMIN_EMAIL, LIMITED_EMAIL, LIMITED_PASSWORD
 
 
 def test_landing_page_leads_to_the_admin_portal(page: Page):

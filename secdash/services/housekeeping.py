@@ -1,0 +1,33 @@
+"""Periodic clean-up: dead sessions and old login attempts do not pile up (one task per deployment)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.core.leader import leadership
+from secdash.services import auth
+
+log = logging.getLogger(__name__)
+
+PURGE_EVERY_SECONDS = 600
+
+
+async def purge_once() -> auth.PurgeResult:
+    async with session_scope() as session:
+        return await auth.purge_stale(session=session, settings=get_settings())
+
+
+async def run_housekeeping() -> None:
+    """Lifespan task: purge revoked, expired and idle sessions and stale login attempts."""
+    async with leadership("housekeeping") as lost:
+        while not lost.is_set():
+            try:
+                result = await purge_once()
+                if result.sessions or result.login_attempts:
+                    log.info("purged %d sessions and %d login attempts", result.sessions, result.login_attempts)
+            except Exception:
+                log.exception("housekeeping failed")
+            await asyncio.sleep(PURGE_EVERY_SECONDS)

@@ -80,7 +80,7 @@ def _site_row(site: SiteView) -> rx.Component:
         rx.el.div(
             rx.el.div(
                 rx.el.div(site.name, class_name="font-semibold text-slate-100"),
-                rx.el.div(site.domain, class_name="text-xs text-slate-400 truncate"),
+                rx.el.div(site.address, class_name="text-xs text-slate-400 truncate"),
                 class_name="min-w-0",
             ),
             status_badge(site.status, site.status_label),

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from secdash.core.db import session_scope
 from secdash.services import activities, dashboard, events, scans, simulation, sites
@@ -25,6 +26,7 @@ class SiteView:
     id: int = 0
     name: str = ""
     domain: str = ""
+    address: str = ""  # what the card shows: host[:port] plus the path, so the four demo sites differ
     url: str = ""
     status: str = "warning"
     status_label: str = "CHECKING"
@@ -75,6 +77,7 @@ class FeedView:
 def site_view(data: dict[str, Any], history: list[dict[str, Any]]) -> SiteView:
     return SiteView(
         id=data["id"], name=data["name"], domain=data["domain"], url=data["url"], status=data["securityStatus"],
+        address=data["domain"] + urlsplit(data["url"]).path.rstrip("/"),
         status_label=STATUS_LABELS.get(data["securityStatus"], "CHECKING"),
         response_time=f"{data['responseTime']} ms" if data["responseTime"] is not None else "-",
         tls="n/a (http)" if data["url"].startswith("http:") else (

@@ -52,3 +52,14 @@ async def test_each_change_reads_only_what_it_touches(session):
     assert set(await read_changes({"traffic"}, {})) == {"snapshot"}
     assert set(await read_changes({"events"}, {})) == {"alerts", "threats_blocked", "problems"}
     assert {"sites", "activities", "alerts", "snapshot", "scan"} <= set(await read_changes(set(), {}))
+
+
+def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
+    from secdash.state.dashboard_views import site_view
+
+    data = {"id": 1, "name": "Stock", "domain": "127.0.0.1:3000", "url": "http://127.0.0.1:3000/demo/stock/",
+            "securityStatus": "secure", "responseTime": None, "tlsDaysLeft": None, "grade": None,
+            "lastCheckedAt": None, "lastError": None, "findings": []}
+    view = site_view(data, [])
+    assert view.domain == "127.0.0.1:3000"
+    assert view.address == "127.0.0.1:3000/demo/stock"

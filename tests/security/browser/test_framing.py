@@ -67,7 +67,7 @@ def test_signed_in_pages_run_under_the_csp_with_no_violation(page: Page):
 
     sign_in(page)
     rows = page.get_by_test_id("site-row")
-    expect(rows).to_have_count(4)
+    expect(rows.first).to_be_visible()  # other tests of the session may have added sites
     expect(page.locator(".recharts-surface").first).to_be_visible(timeout=30000)  # the response-time charts
     rows.first.get_by_role("button", name="Edit").click()  # a Radix dialog (scroll lock, portals)
     expect(page.get_by_role("dialog")).to_be_visible()
@@ -80,7 +80,9 @@ def test_signed_in_pages_run_under_the_csp_with_no_violation(page: Page):
     panel = page.get_by_role("dialog", name="Defense Command chat")
     panel.get_by_role("textbox").fill("Ransomware is encrypting our server")
     panel.get_by_role("textbox").press("Enter")
-    expect(panel.get_by_test_id("agent-message").last).to_contain_text("Isolate the affected host", timeout=15000)
+    # The offline engine's advice, or the local test model's echo (SECDASH_E2E_LLM=fake).
+    reply = re.compile("Isolate the affected host|You said: Ransomware")
+    expect(panel.get_by_test_id("agent-message").last).to_contain_text(reply, timeout=15000)
     assert _violations(page) == []
 
     page.goto("/login")  # signed in: the login page still hydrates (and sends the user on)

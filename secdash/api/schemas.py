@@ -9,13 +9,19 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Path
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 # Integer ids in paths: SQL integers (and SQLite's) overflow long before Python's do.
 MAX_ID = 2**31 - 1
 PathId = Annotated[int, Path(ge=1, le=MAX_ID, description="A positive id")]
 
 MAX_FILTER_LENGTH = 200  # query-string filters and searches
+
+
+class RequestBody(BaseModel):
+    """A JSON request body: types as documented, no coercion ("yes" or 1 is not a boolean, 5 is not text)."""
+
+    model_config = ConfigDict(strict=True)
 
 
 class ErrorBody(BaseModel):

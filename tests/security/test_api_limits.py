@@ -268,3 +268,11 @@ async def test_sixteen_concurrent_chats_share_a_pool_of_two(client, admin, tiny_
     responses = await asyncio.gather(*(ask(i) for i in range(16)))
     assert [r.status_code for r in responses] == [200] * 16, [r.text for r in responses if r.status_code != 200]
     assert {r.json()["response"] for r in responses} == {"All clear."}  # all 16 were thinking at once
+
+
+@pytest.mark.parametrize("flag", [1, "yes", "true", None])
+async def test_body_types_are_taken_as_documented(client, session, admin, flag):
+    response = await client.post("/api/sites", json={"name": "Lab", "url": "http://127.0.0.1:9/", "allowPrivate": flag},
+                                 headers=admin)
+    assert _is_json_error(response, 400) and "allowPrivate" in response.json()["message"], response.text
+    assert (await session.exec(select(Site))).all() == []

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel
 
 from secdash.api.deps import SESSION_COOKIE, AppSettings, CurrentUser, DbSession, client_ip, request_token
-from secdash.api.schemas import COMMON_ERRORS, MessageBody, errors, text
+from secdash.api.schemas import COMMON_ERRORS, MessageBody, RequestBody, errors, text
 from secdash.core.config import Settings
 from secdash.models import UserPublic
 from secdash.routes import LOGIN_ROUTE
@@ -18,7 +18,7 @@ from secdash.services import auth
 router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(RequestBody):
     email: str = text(254, "The account's e-mail address")
     password: str = text(1024)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
 from secdash.api.schemas import (
@@ -16,6 +15,7 @@ from secdash.api.schemas import (
     MessageBody,
     OverviewOut,
     PathId,
+    RequestBody,
     SiteCheckOut,
     SiteOut,
     errors,
@@ -30,13 +30,13 @@ MAX_URL_LENGTH = 2048
 MAX_NAME_LENGTH = 80
 
 
-class SiteIn(BaseModel):
+class SiteIn(RequestBody):
     name: str = text(MAX_NAME_LENGTH, "Display name")
     url: str = text(MAX_URL_LENGTH, "http(s) URL to monitor")
     allowPrivate: bool = False  # noqa: N815
 
 
-class ResolveIn(BaseModel):
+class ResolveIn(RequestBody):
     note: str = text(events.MAX_NOTE_LENGTH, "Optional resolution note")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
@@ -17,6 +17,7 @@ from secdash.api.schemas import (
     ChatMessageOut,
     DefenseAgentOut,
     DefenseReplyOut,
+    RequestBody,
     WidgetReplyOut,
     text,
 )
@@ -31,12 +32,12 @@ def _agent_id() -> Any:
     return Field(None, max_length=MAX_AGENT_ID_LENGTH, description="An agent id (GET /api/ai-agents); default general")
 
 
-class WidgetMessageIn(BaseModel):
+class WidgetMessageIn(RequestBody):
     content: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
     agentId: str | None = _agent_id()  # noqa: N815
 
 
-class AgentMessageIn(BaseModel):
+class AgentMessageIn(RequestBody):
     message: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
     agentId: str | None = _agent_id()  # noqa: N815
 

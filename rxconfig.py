@@ -24,7 +24,7 @@ config = rx.Config(
     # Without Redis (one worker) page state stays in memory: nothing pickled to disk. With Redis,
     # Reflex keeps it there. Either way a tab's state expires this long after its last event.
     state_manager_mode="redis" if _settings.REDIS_URL else "memory",
-    redis_token_expiration=_settings.STATE_TTL_SECONDS,
+    redis_token_expiration=_settings.state_ttl_seconds,
     plugins=[
         rx.plugins.TailwindV4Plugin(),
         rx.plugins.RadixThemesPlugin(theme=rx.theme(appearance="dark", accent_color="cyan")),

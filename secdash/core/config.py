@@ -45,8 +45,9 @@ class Settings(BaseSettings):
     # Origins a browser may call the app from with credentials (CORS and the websocket's Origin
     # check). Default: this machine's loopback origins on PORT. "*" is refused (credentials).
     CORS_ALLOWED_ORIGINS: str = Field("", validation_alias=AliasChoices("REFLEX_CORS_ALLOWED_ORIGINS"))
-    # How long a tab's page state lives after its last event (Reflex's token expiration).
-    STATE_TTL_SECONDS: int = Field(2100, ge=60, validation_alias=AliasChoices("SECDASH_STATE_TTL_SECONDS"))
+    # How long a tab's page state lives after its last event (Reflex's token expiration);
+    # 0: the idle timeout plus five minutes, so a page never outlives its session by much.
+    STATE_TTL_SECONDS: int = Field(0, ge=0, validation_alias=AliasChoices("SECDASH_STATE_TTL_SECONDS"))
     # Model calls (chat replies and later AI jobs) one user may start, over the API and the UI together.
     AI_CALLS_PER_MINUTE: int = Field(20, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_MINUTE"))
     AI_CALLS_PER_HOUR: int = Field(200, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_HOUR"))
@@ -130,6 +131,10 @@ class Settings(BaseSettings):
         if url.startswith("postgresql+psycopg://"):
             return "postgresql+asyncpg://" + url.removeprefix("postgresql+psycopg://")
         return url
+
+    @property
+    def state_ttl_seconds(self) -> int:
+        return self.STATE_TTL_SECONDS or int(self.IDLE_TIMEOUT_MINUTES * 60) + 300
 
     @property
     def cors_origins(self) -> list[str]:

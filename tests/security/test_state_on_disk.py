@@ -69,6 +69,12 @@ def test_page_state_stays_in_memory_without_redis_and_expires(monkeypatch):
     assert config.redis_token_expiration == 900
 
 
+def test_page_state_lives_a_little_longer_than_an_idle_session_by_default(monkeypatch):
+    monkeypatch.delenv("SECDASH_STATE_TTL_SECONDS", raising=False)
+    config = _config(monkeypatch, PORT="3999", SECDASH_IDLE_TIMEOUT_MINUTES="60")
+    assert config.redis_token_expiration == 60 * 60 + 300
+
+
 def test_browser_origins_default_to_this_deployment_only(monkeypatch):
     config = _config(monkeypatch, PORT="3999")
     assert set(config.cors_allowed_origins) == {"http://127.0.0.1:3999", "http://localhost:3999"}

@@ -246,8 +246,10 @@ async def test_no_connection_is_held_while_the_model_thinks(client, admin, monke
 @pytest.fixture
 async def tiny_pool(migrated_db, monkeypatch):
     """The app's engine replaced by one with two connections and a short wait for a free one."""
-    engine = create_async_engine(get_settings().async_database_url, pool_size=2, max_overflow=0, pool_timeout=5)
-    event.listen(engine.sync_engine, "connect", db._tune_sqlite)
+    url = get_settings().async_database_url
+    engine = create_async_engine(url, pool_size=2, max_overflow=0, pool_timeout=5)
+    if url.startswith("sqlite"):
+        event.listen(engine.sync_engine, "connect", db._tune_sqlite)
     monkeypatch.setattr(db, "_engine", engine)
     monkeypatch.setattr(db, "_sessionmaker", async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False))
     yield engine

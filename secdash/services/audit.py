@@ -128,13 +128,52 @@ def _visible_to(viewer: UserPublic):
     return or_(HistoryLog.category == LogCategory.system.value, HistoryLog.actor_user_id == viewer.id)
 
 
+MAX_SEARCH_LENGTH = 200
+
+
+def parse_before(value: int | str | None) -> int | None:
+    """The paging cursor: the id of the last entry the client has (entries older than it come next)."""
+    if value in (None, ""):
+        return None
+    try:
+        before = int(value)
+    except (TypeError, ValueError):
+        raise Invalid("before must be the id of a log entry") from None
+    if not 1 <= before <= 2**31 - 1:
+        raise Invalid("before must be the id of a log entry")
+    return before
+
+
+def parse_search(value: str | None) -> str:
+    text = (value or "").strip()
+    if len(text) > MAX_SEARCH_LENGTH:
+        raise Invalid(f"q must be at most {MAX_SEARCH_LENGTH} characters")
+    return text
+
+
+def _matching(search: str):
+    """Entries whose action or description contains the text (case-insensitive, literal)."""
+    if not search:
+        return true()
+    pattern = "%" + search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return or_(func.lower(HistoryLog.action).like(pattern, escape="\\"),
+               func.lower(HistoryLog.description).like(pattern, escape="\\"))
+
+
 async def list_logs(
-    *, session: AsyncSession, viewer: UserPublic, category: str | None = None, limit: int = DEFAULT_LIMIT
+    *, session: AsyncSession, viewer: UserPublic, category: str | None = None, limit: int = DEFAULT_LIMIT,
+    before: int | None = None, search: str = "",
 ) -> list[HistoryLogPublic]:
-    """Entries the viewer may see, newest first."""
-    query = select(HistoryLog).where(_visible_to(viewer))
+    """Entries the viewer may see, newest first; `before` pages on from an entry, `search` filters text."""
+    query = select(HistoryLog).where(_visible_to(viewer), _matching(search))
     if category:
         query = query.where(HistoryLog.category == category)
+    if before is not None:
+        cursor = (await session.exec(select(HistoryLog).where(HistoryLog.id == before, _visible_to(viewer)))).first()
+        if cursor is None:  # unknown, or an entry this viewer may not see
+            raise Invalid("before must be the id of a log entry")
+        query = query.where(or_(col(HistoryLog.timestamp) < cursor.timestamp,
+                                (col(HistoryLog.timestamp) == cursor.timestamp) & (col(HistoryLog.id) < cursor.id)))
     query = query.order_by(col(HistoryLog.timestamp).desc(), col(HistoryLog.id).desc()).limit(limit)
     rows = await session.exec(query)
     entries = [HistoryLogPublic.from_log(row) for row in rows]
@@ -144,11 +183,11 @@ async def list_logs(
     return entries
 
 
-async def count_by_category(*, session: AsyncSession, viewer: UserPublic) -> dict[str, int]:
-    """How many entries the viewer may see, per category and in all ("all")."""
+async def count_by_category(*, session: AsyncSession, viewer: UserPublic, search: str = "") -> dict[str, int]:
+    """How many entries the viewer may see (matching `search`), per category and in all ("all")."""
     query = (
         select(HistoryLog.category, func.count())
-        .where(_visible_to(viewer))
+        .where(_visible_to(viewer), _matching(search))
         .group_by(HistoryLog.category)
     )
     counts = {category: 0 for category in CATEGORIES}

@@ -52,3 +52,23 @@ async def test_limited_user_does_not_see_other_users_entries(client, session):
     emails = {log["metadata"].get("email") for log in logs}
     assert "viewer@example.com" in emails
     assert "root@example.com" not in emails
+
+
+async def test_paging_with_before_reaches_older_entries(client, session):
+    await make_user(session, "root@example.com", role="admin")
+    headers = await bearer(client, "root@example.com", DEFAULT_PASSWORD)
+    for _ in range(3):
+        await bearer(client, "root@example.com", DEFAULT_PASSWORD)
+    first = (await client.get("/api/history-logs?limit=2", headers=headers)).json()
+    rest = (await client.get(f"/api/history-logs?limit=100&before={first[-1]['id']}", headers=headers)).json()
+    every = (await client.get("/api/history-logs?limit=100", headers=headers)).json()
+    assert [e["id"] for e in first + rest] == [e["id"] for e in every]
+    bad = await client.get("/api/history-logs?before=abc", headers=headers)
+    assert bad.status_code == 400 and "before" in bad.json()["message"]
+
+
+async def test_q_filters_by_text(client, session):
+    await make_user(session, "root@example.com", role="admin")
+    headers = await bearer(client, "root@example.com", DEFAULT_PASSWORD)
+    logs = (await client.get("/api/history-logs?q=login%20succeeded", headers=headers)).json()
+    assert logs and all(e["action"] == "Login succeeded" for e in logs)

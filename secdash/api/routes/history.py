@@ -17,8 +17,11 @@ Filter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH)]
 
 @router.get("/history-logs", response_model=list[HistoryLogPublic])
 async def read_history_logs(
-    user: CurrentUser, session: DbSession, category: Filter = None, limit: Filter = None
+    user: CurrentUser, session: DbSession, category: Filter = None, limit: Filter = None, before: Filter = None,
+    q: Filter = None,
 ) -> list[HistoryLogPublic]:
+    """Newest first. Page on with `before` = the id of the last entry received; `q` filters by text."""
     return await audit.list_logs(
-        session=session, viewer=user, category=audit.parse_category(category), limit=audit.parse_limit(limit)
+        session=session, viewer=user, category=audit.parse_category(category), limit=audit.parse_limit(limit),
+        before=audit.parse_before(before), search=audit.parse_search(q),
     )

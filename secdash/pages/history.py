@@ -48,14 +48,31 @@ def _entry(entry: LogEntryView) -> rx.Component:
     )
 
 
-def _tab_list(entries: rx.Var[list[LogEntryView]], empty_text: str) -> rx.Component:
+def _more(key: str) -> rx.Component:
+    """How much of the tab is shown, and the next page of older entries."""
+    shown, total = HistoryState.shown.get(key, 0), HistoryState.counts.get(key, 0)
+    return rx.el.div(
+        rx.el.span("Showing ", shown.to_string(), " of ", total.to_string(), class_name="text-xs text-slate-400"),
+        rx.cond(
+            shown < total,
+            rx.el.button("Load older entries", type="button", on_click=HistoryState.load_more(key),
+                         class_name="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200 "
+                         "hover:border-cyan-500"),
+            rx.fragment(),
+        ),
+        class_name="mt-3 flex flex-wrap items-center justify-between gap-2",
+        data_testid="history-more",
+    )
+
+
+def _tab_list(key: str, entries: rx.Var[list[LogEntryView]], empty_text: str) -> rx.Component:
     return rx.el.div(
         rx.cond(
             HistoryState.loading,
             rx.el.p("Loading history logs...", class_name="p-6 text-center text-slate-400"),
             rx.cond(
                 entries.length() > 0,
-                rx.el.ul(rx.foreach(entries, _entry), class_name="flex flex-col gap-2"),
+                rx.el.div(rx.el.ul(rx.foreach(entries, _entry), class_name="flex flex-col gap-2"), _more(key)),
                 rx.el.p(empty_text, class_name="p-6 text-center text-slate-400"),
             ),
         ),
@@ -76,7 +93,14 @@ def history_content() -> rx.Component:
             class_name="flex flex-wrap items-start justify-between gap-4",
         ),
         rx.el.section(
-            rx.el.h2("System Activity Log", class_name="text-lg font-semibold text-slate-100 mb-3"),
+            rx.el.div(
+                rx.el.h2("System Activity Log", class_name="text-lg font-semibold text-slate-100"),
+                rx.el.input(type="search", placeholder="Filter by text...", default_value=HistoryState.search,
+                            on_change=HistoryState.set_search.debounce(300), aria_label="Filter logs by text",
+                            class_name="w-full max-w-xs rounded-md border border-slate-700 bg-slate-950 px-3 py-1.5 "
+                            "text-sm text-slate-100"),
+                class_name="mb-3 flex flex-wrap items-center justify-between gap-2",
+            ),
             rx.tabs.root(
                 rx.tabs.list(
                     *[
@@ -88,7 +112,7 @@ def history_content() -> rx.Component:
                     class_name="overflow-x-auto",
                 ),
                 *[
-                    rx.tabs.content(_tab_list(entries, empty), value=key, class_name="pt-3")
+                    rx.tabs.content(_tab_list(key, entries, empty), value=key, class_name="pt-3")
                     for key, _label, entries, empty in TAB_SPECS
                 ],
                 value=HistoryState.active_tab,

@@ -10,6 +10,7 @@ import reflex as rx
 from secdash.core.db import session_scope
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.services import audit
+from secdash.services.errors import DomainError
 from secdash.state.auth import AuthState, refusal_events
 from secdash.state.follow import follow, following
 from secdash.state.live import wait_for_change
@@ -42,20 +43,36 @@ def to_view(log: HistoryLogPublic) -> LogEntryView:
     )
 
 
-async def read_tabs(user: UserPublic) -> tuple[dict[str, list[LogEntryView]], dict[str, int]]:
-    """Each tab's newest entries and the counts the viewer may see."""
+PAGE_SIZE = audit.DEFAULT_LIMIT
+MAX_LOADED = audit.MAX_LIMIT  # entries one tab keeps on the page; beyond that, narrow with the filter
+
+
+async def read_tabs(user: UserPublic, search: str = "", depth: dict[str, int] | None = None,
+                    ) -> tuple[dict[str, list[LogEntryView]], dict[str, int]]:
+    """Each tab's newest entries (as many as the tab already shows, at least a page) and the counts
+    the viewer may see, all matching the text filter."""
+    depth = depth or {}
     async with session_scope() as session:
-        counts = await audit.count_by_category(session=session, viewer=user)
+        counts = await audit.count_by_category(session=session, viewer=user, search=search)
         entries = {
             tab: [
                 to_view(log)
                 for log in await audit.list_logs(
-                    session=session, viewer=user, category=None if tab == "all" else tab
+                    session=session, viewer=user, category=None if tab == "all" else tab, search=search,
+                    limit=min(MAX_LOADED, max(PAGE_SIZE, depth.get(tab, 0))),
                 )
             ]
             for tab in TABS
         }
     return entries, counts
+
+
+async def read_page(user: UserPublic, tab: str, before: int, search: str) -> list[LogEntryView]:
+    """The next page of a tab, older than the entry `before`."""
+    async with session_scope() as session:
+        return [to_view(log) for log in await audit.list_logs(
+            session=session, viewer=user, category=None if tab == "all" else tab, before=before, search=search,
+            limit=PAGE_SIZE)]
 
 
 class HistoryState(AuthState):
@@ -68,6 +85,13 @@ class HistoryState(AuthState):
     ai_entries: list[LogEntryView] = []
     battle_entries: list[LogEntryView] = []
     counts: dict[str, int] = {}
+    search: str = ""
+
+    def _tab_entries(self, tab: str) -> list[LogEntryView]:
+        return getattr(self, f"{tab}_entries")
+
+    def _depth(self) -> dict[str, int]:
+        return {tab: len(self._tab_entries(tab)) for tab in TABS}
 
     def _apply(self, entries: dict[str, list[LogEntryView]], counts: dict[str, int]) -> None:
         self.all_entries = entries["all"]
@@ -77,12 +101,16 @@ class HistoryState(AuthState):
         self.counts = counts
         self.loading = False
 
+    @rx.var
+    def shown(self) -> dict[str, int]:
+        return {tab: len(getattr(self, f"{tab}_entries")) for tab in TABS}
+
     @rx.event
     async def load(self):
         user = await self._current_user()
         if user is None:
             return self._session_ended()
-        self._apply(*await read_tabs(user))
+        self._apply(*await read_tabs(user, self.search))
         return HistoryState.follow_changes
 
     @rx.event
@@ -93,9 +121,41 @@ class HistoryState(AuthState):
             self.active_tab = tab
         return None
 
+    @rx.event
+    async def set_search(self, value: str):
+        """Filter every tab by text (action or description); starts again from the newest entries."""
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        text = str(value).strip()
+        if len(text) > audit.MAX_SEARCH_LENGTH:
+            return rx.toast.error("Error", description=f"The filter must be at most {audit.MAX_SEARCH_LENGTH} characters")
+        self.search = text
+        self._apply(*await read_tabs(user, text))
+        return None
+
+    @rx.event
+    async def load_more(self, tab: str):
+        """The next page of older entries for one tab."""
+        user = await self._current_user()
+        if user is None:
+            return self._session_ended()
+        if tab not in TABS:
+            return None
+        current = self._tab_entries(tab)
+        if not current or len(current) >= MAX_LOADED:
+            return None
+        try:
+            older = await read_page(user, tab, current[-1].id, self.search)
+        except DomainError as exc:
+            return rx.toast.error("Error", description=exc.message)
+        setattr(self, f"{tab}_entries", (current + older)[:MAX_LOADED])
+        return None
+
     @rx.event(background=True)
     async def follow_changes(self):
-        """Re-read the trail whenever an entry is written (or at least every few seconds)."""
+        """Re-read the trail whenever an entry is written (or at least every few seconds), keeping
+        as many entries per tab as the page shows and the current filter."""
         if await self._current_user() is None:
             yield refusal_events()
             return
@@ -109,6 +169,9 @@ class HistoryState(AuthState):
                 if user is None:
                     yield refusal_events()
                     return
-                entries, counts = await read_tabs(user)
                 async with self:
-                    self._apply(entries, counts)
+                    search, depth = self.search, self._depth()
+                entries, counts = await read_tabs(user, search, depth)
+                async with self:
+                    if self.search == search:  # the filter did not change meanwhile
+                        self._apply(entries, counts)

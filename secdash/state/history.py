@@ -103,7 +103,9 @@ class HistoryState(AuthState):
 
     @rx.var
     def shown(self) -> dict[str, int]:
-        return {tab: len(getattr(self, f"{tab}_entries")) for tab in TABS}
+        # Each list named outright: Reflex tracks a computed var's dependencies from its code.
+        return {"all": len(self.all_entries), "security": len(self.security_entries), "ai": len(self.ai_entries),
+                "battle": len(self.battle_entries)}
 
     @rx.event
     async def load(self):

@@ -6,6 +6,8 @@ import reflex as rx
 
 from secdash.state.chat_stream import MAX_MESSAGE_LENGTH, ChatLine
 
+COUNTER_FROM = MAX_MESSAGE_LENGTH * 3 // 4  # the length counter appears near the limit
+
 THREAT_CLASSES = (
     ("low", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
     ("medium", "bg-amber-500/15 text-amber-300 border-amber-500/40"),
@@ -91,12 +93,24 @@ def composer(*, state, disabled, can_send, placeholder: str, stop=None, waiting=
                      class_name="rounded-md border border-red-500/60 px-3 py-2 text-red-300"),
         send_button,
     )
+    length = state.draft.length()
+    counter = rx.cond(
+        length > COUNTER_FROM,
+        rx.el.p(length.to_string(), f" / {MAX_MESSAGE_LENGTH:,} characters",
+                rx.cond(length > MAX_MESSAGE_LENGTH, " (too long to send)", ""),
+                class_name=rx.cond(length > MAX_MESSAGE_LENGTH, "text-red-300", "text-slate-400") + " mt-1 text-right text-xs",
+                aria_live="polite", data_testid="chat-counter"),
+        rx.fragment(),
+    )
     return rx.el.div(
-        rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft, max_length=MAX_MESSAGE_LENGTH,
-                    on_key_down=state.key_down, placeholder=placeholder, disabled=disabled, auto_complete="off",
-                    aria_label=placeholder,
-                    class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
-                    "text-slate-100 disabled:opacity-60"),
-        button,
-        class_name="flex gap-2",
+        rx.el.div(
+            rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft,
+                        on_key_down=state.key_down, placeholder=placeholder, disabled=disabled, auto_complete="off",
+                        aria_label=placeholder,
+                        class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
+                        "text-slate-100 disabled:opacity-60"),
+            button,
+            class_name="flex gap-2",
+        ),
+        counter,
     )

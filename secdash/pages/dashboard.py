@@ -232,10 +232,10 @@ def site_dialog() -> rx.Component:
             rx.dialog.title(rx.cond(DashboardState.editing_site_id > 0, "Edit site", "Add site")),
             rx.el.form(
                 rx.el.label("Name", html_for="site-name", class_name="text-sm"),
-                rx.el.input(id="site-name", name="name", default_value=DashboardState.site_form_name, max_length=80,
+                rx.el.input(id="site-name", name="name", default_value=DashboardState.site_form_name,
                             class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
                 rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
-                rx.el.input(id="site-url", name="url", default_value=DashboardState.site_form_url, max_length=2048,
+                rx.el.input(id="site-url", name="url", default_value=DashboardState.site_form_url,
                             class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
                 rx.el.label(rx.el.input(type="checkbox", name="allow_private"),
                             " Allow a private or local address (only for hosts you own)",

@@ -247,8 +247,12 @@ def resolve_dialog() -> rx.Component:
         rx.dialog.content(
             rx.dialog.title("Resolve security event"),
             rx.el.textarea(placeholder="Optional note: what was done", value=DashboardState.resolve_note,
-                           max_length=MAX_NOTE_LENGTH, on_change=DashboardState.set_resolve_note,
+                           on_change=DashboardState.set_resolve_note, aria_label="Resolution note",
                            class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
+            rx.el.p(DashboardState.resolve_note.length().to_string(), f" / {MAX_NOTE_LENGTH:,} characters",
+                    class_name=rx.cond(DashboardState.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
+                                       "text-slate-400") + " mt-1 text-right text-xs",
+                    aria_live="polite", data_testid="note-counter"),
             rx.el.div(
                 rx.el.button("Cancel", on_click=DashboardState.cancel_resolve,
                              class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),

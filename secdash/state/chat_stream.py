@@ -13,9 +13,11 @@ from secdash.core.config import get_settings
 from secdash.models import UserPublic
 from secdash.services import defense_chat
 from secdash.services.defense_chat import ReplyDone
-from secdash.services.errors import RateLimited
+from secdash.services.errors import Invalid, RateLimited
 
 MAX_MESSAGE_LENGTH = defense_chat.MAX_MESSAGE_LENGTH
+# A draft may grow past the limit (nothing typed or pasted is cut); sending it is refused with the reason.
+MAX_DRAFT_LENGTH = MAX_MESSAGE_LENGTH * 5
 FLUSH_SECONDS = 0.075  # ARCHITECTURE.md: streamed text reaches the browser in ~50-100 ms batches
 
 
@@ -56,7 +58,15 @@ class ChatComposer(rx.State, mixin=True):
     async def set_draft(self, value: str):
         if await self._current_user() is None:  # type: ignore[attr-defined]  # from AuthState
             return self._session_ended()  # type: ignore[attr-defined]
-        self.draft = str(value)[: defense_chat.MAX_MESSAGE_LENGTH]
+        self.draft = str(value)[:MAX_DRAFT_LENGTH]
+        return None
+
+    def _refusal(self, text: str) -> rx.event.EventSpec | None:
+        """The API's own message for a message that may not be sent (too long), as a toast; the draft stays."""
+        try:
+            defense_chat.validate(text, "general")
+        except Invalid as exc:
+            return rx.toast.error("Message not sent", description=exc.message)
         return None
 
     @rx.event

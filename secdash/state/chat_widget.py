@@ -54,6 +54,8 @@ class ChatWidgetState(ChatComposer, AuthState):
         text = self.draft.strip()
         if not text or self.sending:
             return None
+        if (refused := self._refusal(text)) is not None:
+            return refused
         self.sending, self.partial, self._stop = True, "", False
         self.lines = [*self.lines, ChatLine(id=f"pending-{len(self.lines)}", text=text, time=now_label())]
         self.draft = ""

@@ -294,7 +294,7 @@ class DashboardState(AuthState):
     async def set_resolve_note(self, value: str):
         if await self._current_user() is None:
             return self._session_ended()
-        self.resolve_note = str(value)[: events.MAX_NOTE_LENGTH]
+        self.resolve_note = str(value)[: events.MAX_NOTE_LENGTH * 5]  # kept whole; "Mark resolved" says if too long
         return None
 
     @rx.event

@@ -46,6 +46,8 @@ class DefenseCommandState(ChatComposer, AuthState):
         text = self.draft.strip()
         if not text or not self.selected or self.waiting:
             return None
+        if (refused := self._refusal(text)) is not None:
+            return refused
         self.lines = [*self.lines, ChatLine(id=f"u{len(self.lines)}", text=text, time=now_label(), agent_id=self.selected)]
         self.draft, self.waiting, self.partial = "", True, ""
         self._arm_reply(text, self.selected)
@@ -124,6 +126,8 @@ class DefenseCenterState(ChatComposer, AuthState):
         text = self.draft.strip()
         if not text or self.waiting:
             return None
+        if (refused := self._refusal(text)) is not None:
+            return refused
         agent_id = self.selected
         line = ChatLine(id=f"u{len(self.chats[agent_id])}", text=text, time=now_label(), agent_id=agent_id)
         self.chats = {**self.chats, agent_id: [*self.chats[agent_id], line]}

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import EventSeverity, EventType, LogCategory, SecurityEvent, Site, UserPublic, utcnow
+from secdash.models import EventSeverity, EventType, LogCategory, SecurityEvent, Site, UserPublic, as_utc, utcnow
 from secdash.services import activities, audit
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
@@ -101,9 +102,73 @@ async def list_events(
     return [(event, name) for event, name in await session.exec(query)]
 
 
+def record_blocked_threat(
+    session: AsyncSession, *, description: str, source: str, site_id: int | None = None, target: str = "",
+    severity: EventSeverity = EventSeverity.high, source_ip: str | None = None, user_agent: str | None = None,
+    ai_action: str | None = None, details: dict[str, Any] | None = None,
+) -> SecurityEvent:
+    """A request that was really blocked: the one record "Threats Blocked" counts, and its activity line.
+
+    Whatever really blocks (Battle Station drills behind the defense middleware) records through here, so
+    the headline and the AI activity feed cannot disagree. Simulated activity never comes here.
+    """
+    event = record(
+        session, event_type=EventType.threat_blocked, severity=severity, description=description, site_id=site_id,
+        source=source, ai_action=ai_action, source_ip=source_ip, user_agent=user_agent, details=details,
+    )
+    activities.record(session, activity_type="block", target=target or source_ip or source, description=description)
+    return event
+
+
 async def count_threats_blocked(*, session: AsyncSession) -> int:
+    """Real blocks only: threat_blocked events (recorded by record_blocked_threat)."""
     query = select(func.count()).select_from(SecurityEvent).where(SecurityEvent.event_type == EventType.threat_blocked.value)
     return (await session.exec(query)).one()
+
+
+async def count_open(*, session: AsyncSession) -> int:
+    """How many events are open (unresolved): the number the Security Alerts card shows."""
+    query = select(func.count()).select_from(SecurityEvent).where(SecurityEvent.resolved == False)  # noqa: E712
+    return (await session.exec(query)).one()
+
+
+async def open_of_type(
+    *, session: AsyncSession, event_type: EventType, site_id: int | None = None, any_site: bool = False,
+) -> list[SecurityEvent]:
+    """Open events of one type, oldest first: of one site, or of every site with any_site."""
+    query = select(SecurityEvent).where(SecurityEvent.event_type == event_type.value, SecurityEvent.resolved == False)  # noqa: E712
+    if not any_site:
+        query = query.where(SecurityEvent.site_id == site_id)
+    return list(await session.exec(query.order_by(col(SecurityEvent.created_at), col(SecurityEvent.id))))
+
+
+async def latest_with_fingerprint(*, session: AsyncSession, fingerprint: str) -> SecurityEvent | None:
+    """The newest event carrying this fingerprint, open or resolved."""
+    query = (
+        select(SecurityEvent).where(SecurityEvent.fingerprint == fingerprint)
+        .order_by(col(SecurityEvent.created_at).desc(), col(SecurityEvent.id).desc()).limit(1)
+    )
+    return (await session.exec(query)).first()
+
+
+def close_by_system(session: AsyncSession, event: SecurityEvent, *, by: str, note: str, at: datetime) -> None:
+    """Resolve an event on the system's own evidence (e.g. the monitor saw the site recover); caller commits."""
+    event.resolved, event.resolved_at, event.resolved_by = True, at, by
+    event.resolution_note = note[:MAX_NOTE_LENGTH]
+    session.add(event)
+    mark_changed(session, TOPIC)
+
+
+def reopen(session: AsyncSession, event: SecurityEvent) -> None:
+    """Open a resolved event again; its last resolution is kept in its details."""
+    if event.resolved:
+        event.details = (event.details or {}) | {"lastResolution": {
+            "by": event.resolved_by, "at": as_utc(event.resolved_at).isoformat().replace("+00:00", "Z")
+            if event.resolved_at else None, "note": event.resolution_note,
+        }}
+    event.resolved, event.resolved_at, event.resolved_by, event.resolution_note = False, None, None, None
+    session.add(event)
+    mark_changed(session, TOPIC)
 
 
 async def resolve_event(*, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "") -> SecurityEvent:

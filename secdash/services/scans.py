@@ -103,7 +103,7 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanJob:
     session.add(job)
     mark_changed(session, TOPIC)
     audit.record(
-        session, category=LogCategory.security, action="Code scan stopped", severity=LogSeverity.warning,
+        session, category=LogCategory.security, action="Code scan stop requested", severity=LogSeverity.warning,
         actor_user_id=actor.id, description=f"{actor.email} stopped the {job.scan_type} scan", details={"scanId": job.id},
     )
     await commit(session)
@@ -154,8 +154,18 @@ async def _save_progress(job_id: int, **fields) -> bool:
         return job.stop_requested
 
 
+async def _stop_requested(job_id: int) -> bool:
+    async with session_scope() as session:
+        job = await session.get(ScanJob, job_id)
+        return job is None or job.stop_requested
+
+
 async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
-    """Scan file by file in a worker thread, saving progress and findings as it goes."""
+    """Scan file by file in a worker thread, saving progress and findings as it goes.
+
+    A stop is honoured before the next file, so a stopped scan keeps what it really read; a scan that
+    read every file is complete, even if a stop arrived during its last file.
+    """
     async with session_scope() as session:
         job = await session.get(ScanJob, job_id)
         assert job is not None
@@ -163,8 +173,13 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
     lines = files = threats = vulnerabilities = 0
     last_save = 0.0
     status, error = "complete", None
+    stop_seen: bool | None = None  # what the last progress save read, so the next file needs no second read
     try:
         for target in targets:
+            if (stop_seen if stop_seen is not None else await _stop_requested(job_id)):
+                status = "stopped"
+                break
+            stop_seen = None
             findings = await asyncio.to_thread(scan_file, target, scan_type)
             files += 1
             lines += target.lines
@@ -176,13 +191,10 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
                 vulnerabilities += len(findings)
             if time.monotonic() - last_save >= PROGRESS_EVERY_SECONDS or findings or files == len(targets):
                 last_save = time.monotonic()
-                stop = await _save_progress(
+                stop_seen = await _save_progress(
                     job_id, files_scanned=files, lines_scanned=lines, current_file=target.display,
                     threats_found=threats, vulnerabilities=vulnerabilities,
                 )
-                if stop:
-                    status = "stopped"
-                    break
     except Exception as exc:  # a scanner crash ends the job visibly, never silently
         log.exception("scan %s failed", job_id)
         status, error = "failed", f"Scan failed: {type(exc).__name__}"
@@ -206,5 +218,19 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
                 description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files",
                 severity=LogSeverity.warning if threats else LogSeverity.info,
                 details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats},
+            )
+        elif status == "stopped":
+            covered = (f"{files} of {job.total_files} files ({lines} of {job.total_lines} lines, "
+                       f"{lines * 100 // job.total_lines if job.total_lines else 0}%)")
+            activities.record(
+                session, activity_type="scan", target="code", status="stopped",
+                description=f"{scan_type.title()} code scan stopped after {covered}: {vulnerabilities} findings so far",
+            )
+            audit.record(
+                session, category=LogCategory.security, action="Code scan stopped", severity=LogSeverity.warning,
+                description=f"{scan_type.title()} scan stopped after {covered}; {vulnerabilities} issues "
+                f"({threats} high) found before the stop",
+                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats,
+                         "totalFiles": job.total_files, "totalLines": job.total_lines},
             )
         await commit(session)

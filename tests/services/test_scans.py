@@ -88,3 +88,49 @@ async def test_bad_scan_type(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     with pytest.raises(Invalid, match="scanType"):
         await scans.start_scan(session=session, actor=admin, scan_type="deep")
+
+
+def _blocking_scan_file(block_at: int):
+    """A scanner without findings that waits inside the file number `block_at` (1-based) until released."""
+    import threading
+
+    entered, release, seen = threading.Event(), threading.Event(), []
+
+    def scan_file(target, scan_type):
+        seen.append(target.display)
+        if len(seen) == block_at:
+            entered.set()
+            release.wait(timeout=30)
+        return []
+
+    return scan_file, entered, release, seen
+
+
+async def _stop_inside_file(session, monkeypatch, block_at: int):
+    admin = await make_user(session, "root@example.com", role="admin")
+    scan_file, entered, release, seen = _blocking_scan_file(block_at)
+    monkeypatch.setattr(scans, "scan_file", scan_file)
+    monkeypatch.setattr(scans, "PROGRESS_EVERY_SECONDS", 3600)  # progress saves never decide when a stop is seen
+    job = await scans.start_scan(session=session, actor=admin, scan_type="full")
+    assert await asyncio.to_thread(entered.wait, 30)
+    await scans.stop_scan(session=session, actor=admin)
+    release.set()
+    await _finish(job.id)
+    session.expire_all()
+    return await scans.current_job(session=session), seen
+
+
+async def test_a_stop_is_honoured_before_the_next_file_and_keeps_what_was_scanned(session, code_dir, monkeypatch):
+    """Regression: "Scan stopped" showed a full bar and 125/125 lines (the scan went on to the end)."""
+    job, seen = await _stop_inside_file(session, monkeypatch, block_at=2)
+    assert job.status == "stopped" and len(seen) == 2
+    targets = scans.collect_targets(scans.scan_roots())
+    assert (job.files_scanned, job.lines_scanned) == (2, targets[0].lines + targets[1].lines)
+    assert job.lines_scanned < job.total_lines
+    logs = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Code scan stopped"))).all()
+    assert any("2 of 3 files" in log.description for log in logs)
+
+
+async def test_a_stop_that_arrives_in_the_last_file_finds_the_scan_complete(session, code_dir, monkeypatch):
+    job, seen = await _stop_inside_file(session, monkeypatch, block_at=3)
+    assert job.status == "complete" and (job.files_scanned, job.lines_scanned) == (3, 4) and len(seen) == 3

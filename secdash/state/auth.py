@@ -120,8 +120,10 @@ class AuthState(rx.State):
             await reset_signed_in_states(self)
         self._forget()
         on_public_page = self.router.url.path.rstrip("/") in {r.rstrip("/") for r in PUBLIC_ROUTES}
+        # One rule: a protected page refused, or a dead token, says "Unauthorized"; a signed-out visit to a
+        # public page (the landing page at /, /landing, /login) is just that page.
         events: list[rx.event.EventSpec] = []
-        if had_token:
+        if had_token or not on_public_page:
             events.append(unauthorized_toast())
         if not on_public_page:
             events.append(rx.redirect(DASHBOARD_ROUTE))

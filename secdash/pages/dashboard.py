@@ -165,7 +165,11 @@ def dashboard_tab() -> rx.Component:
     return rx.el.div(
         rx.el.div(
             stat_card("Sites Monitored", DashboardState.sites_count, "globe"),
-            stat_card("Threats Blocked", DashboardState.threats_blocked, "shield-ban", "text-emerald-300"),
+            stat_card("Threats Blocked", DashboardState.threats_blocked, "shield-ban", "text-emerald-300",
+                      note=rx.el.p("Real blocks only (simulated activity is not counted)",
+                                   title="Requests a defense really blocked. Simulated AI activity is marked "
+                                   "simulated and never counted.",
+                                   class_name="mt-1 text-xs text-slate-400", data_testid="threats-blocked-note")),
             stat_card("Defense System", "ACTIVE", "shield-check", "text-emerald-300"),
             stat_card("System Health", "99.9%", "heart-pulse", "text-cyan-300"),
             class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
@@ -219,7 +223,9 @@ def dashboard_tab() -> rx.Component:
                         rx.el.ul(rx.foreach(DashboardState.alerts, _alert_row)),
                         _sample_alerts()),
                 title="Security Alerts",
-                extra=rx.el.span(DashboardState.active_alerts, " active", class_name="text-xs text-red-300"),
+                extra=rx.el.span(DashboardState.active_alerts, " active", class_name="text-xs text-red-300",
+                                 title="Open (unresolved) events; the list shows the 5 newest",
+                                 data_testid="active-alerts"),
             ),
             class_name="mt-4 grid gap-4 xl:grid-cols-3",
         ),

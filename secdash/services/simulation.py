@@ -42,12 +42,15 @@ START_TOTAL_SIGNUPS = 8948
 START_SIGNUPS_TODAY = 127
 SITES = ("Stock", "Tour", "Gem", "Shares")
 TRAFFIC_ACTIONS = ("page_view", "login", "api_call", "search", "download")
+# Simulated lines say so in their own words: none of them reads as something that really happened
+# (a "block" here never blocked anything and is never counted in Threats Blocked).
 ACTIVITY_TEMPLATES = (
-    ("block", "Blocked suspicious requests from {ip}"),
-    ("scan", "Scanned {site} sessions for anomalies"),
-    ("optimize", "Tuned {site} rate limits"),
-    ("patch", "Applied virtual patch to {site} login form"),
+    ("block", "Simulated: suspicious requests from {ip} would be blocked (nothing was blocked)"),
+    ("scan", "Simulated: session scan of {site} for anomalies"),
+    ("optimize", "Simulated: rate-limit tuning for {site}"),
+    ("patch", "Simulated: virtual patch for the {site} login form"),
 )
+SIMULATED_STATUS = "simulated"
 
 
 @dataclass
@@ -117,6 +120,13 @@ def simulated_activity(rng: random.Random) -> tuple[str, str, str]:
     return activity_type, site, template.format(ip=_ip(rng), site=site)
 
 
+def record_simulated_activity(session: AsyncSession, rng: random.Random) -> None:
+    """One simulated AI activity line, marked simulated (flag and status); written with the caller's commit."""
+    kind, site, text = simulated_activity(rng)
+    activities.record(session, activity_type=kind, target=site, description=text, status=SIMULATED_STATUS,
+                      simulated=True)
+
+
 async def save_snapshot(session: AsyncSession, state: SimulationState) -> None:
     row = await session.get(LiveSnapshot, SNAPSHOT) or LiveSnapshot(name=SNAPSHOT)
     row.data = state.to_snapshot()
@@ -154,8 +164,7 @@ async def run_simulation(seed: int | None = None) -> None:
                     if elapsed % USER_SCAN_EVERY_SECONDS < TRAFFIC_TICK_SECONDS:
                         maybe_scan_user(state, rng)
                     if elapsed % ACTIVITY_EVERY_SECONDS < TRAFFIC_TICK_SECONDS:
-                        kind, site, text = simulated_activity(rng)
-                        activities.record(session, activity_type=kind, target=site, description=text, simulated=True)
+                        record_simulated_activity(session, rng)
                     await save_snapshot(session, state)
                     await commit(session)
             except Exception:

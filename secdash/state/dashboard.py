@@ -44,6 +44,7 @@ class DashboardState(AuthState):
     threats_blocked: int = 0
     activities: list[ActivityView] = []
     alerts: list[EventView] = []
+    active_alerts: int = 0  # every open (unresolved) event, not the size of the 5-row list
     # Simulated signals (None/empty when SECDASH_SIMULATION=off).
     simulation_on: bool = False
     requests_per_minute: int = 0
@@ -91,11 +92,16 @@ class DashboardState(AuthState):
 
     @rx.var
     def scan_percent(self) -> int:
-        return min(100, round(self.scan_lines * 100 / self.scan_total_lines)) if self.scan_total_lines else 0
+        """Rounded down: only a scan that read every line shows a full bar."""
+        return min(100, self.scan_lines * 100 // self.scan_total_lines) if self.scan_total_lines else 0
 
     @rx.var
-    def active_alerts(self) -> int:
-        return sum(1 for alert in self.alerts if not alert.resolved)
+    def scan_outcome(self) -> str:
+        """What a stopped scan really covered (empty otherwise)."""
+        if self.scan_status != "stopped":
+            return ""
+        return (f"Stopped at {self.scan_percent}%: {self.scan_files} of {self.scan_total_files} files, "
+                f"{self.scan_lines} of {self.scan_total_lines} lines scanned")
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -161,6 +167,7 @@ class DashboardState(AuthState):
             self.activities = [activity_view(a) for a in reads["activities"]]
         if "alerts" in reads:
             self.alerts = [event_view(e) for e in reads["alerts"]]
+            self.active_alerts = reads["open_alerts"]
             self.threats_blocked = reads["threats_blocked"]
         if "snapshot" in reads:
             self._apply_simulation(reads["snapshot"])

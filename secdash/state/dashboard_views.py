@@ -127,6 +127,7 @@ async def read_changes(topics: set[str], problem_filters: dict[str, Any], with_t
         if touched(events.TOPIC):
             recent = await events.list_events(session=session, resolved=False, limit=events.ALERTS_SIZE)
             reads["alerts"] = [dashboard.event_public(event, name) for event, name in recent]
+            reads["open_alerts"] = await events.count_open(session=session)  # the list shows 5; this counts all
             reads["threats_blocked"] = await events.count_threats_blocked(session=session)
             rows = await events.list_events(session=session, **problem_filters)
             reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]

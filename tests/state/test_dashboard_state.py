@@ -50,7 +50,7 @@ async def test_limited_user_cannot_add_sites_and_sees_why(session):
 
 async def test_each_change_reads_only_what_it_touches(session):
     assert set(await read_changes({"traffic"}, {})) == {"snapshot"}
-    assert set(await read_changes({"events"}, {})) == {"alerts", "threats_blocked", "problems"}
+    assert set(await read_changes({"events"}, {})) == {"alerts", "open_alerts", "threats_blocked", "problems"}
     assert {"sites", "activities", "alerts", "snapshot", "scan"} <= set(await read_changes(set(), {}))
 
 
@@ -63,3 +63,30 @@ def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
     view = site_view(data, [])
     assert view.domain == "127.0.0.1:3000"
     assert view.address == "127.0.0.1:3000/demo/stock"
+
+
+async def test_security_alerts_count_every_open_event_not_the_five_listed(session):
+    from secdash.models import EventSeverity, EventType
+    from secdash.services import events
+    from secdash.services.unit import commit
+
+    state = await _dashboard(session)
+    for n in range(8):
+        event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
+                              description=f"event {n}")
+        event.resolved = n < 2
+    await commit(session)
+    state._apply_reads(await read_changes({"events"}, state._problem_filters()))
+    assert len(state.alerts) == 5 and state.active_alerts == 6
+    assert state.threats_blocked == 0
+
+
+async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(session):
+    state = await _dashboard(session)
+    session.add(ScanJob(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11,
+                        files_scanned=10))
+    await session.commit()
+    state._apply_reads(await read_changes({"scans"}, state._problem_filters()))
+    assert state.scan_status == "stopped" and (state.scan_lines, state.scan_files) == (1249, 10)
+    assert state.scan_percent == 99  # 99.92 %: a stopped scan never shows a full bar
+    assert state.scan_outcome == "Stopped at 99%: 10 of 11 files, 1249 of 1250 lines scanned"

@@ -20,6 +20,8 @@ def test_dashboard_shows_real_site_probes_and_the_top_bar(page: Page):
     for label in ("Sites Monitored", "Threats Blocked", "Defense System", "System Health"):
         expect(page.get_by_text(label, exact=True)).to_be_visible()
     expect(page.get_by_text("99.9%")).to_be_visible()
+    expect(page.get_by_test_id("threats-blocked-note")).to_have_text("Real blocks only (simulated activity is not counted)")
+    expect(page.get_by_test_id("active-alerts")).to_have_text(re.compile(r"^\d+ active$"))
     expect(page.get_by_text("LIVE", exact=True)).to_be_visible()
     expect(page.get_by_text("Encrypted", exact=True)).to_be_visible()
     expect(page.get_by_test_id("utc-clock")).to_contain_text(re.compile(r"\d{2}:\d{2}:\d{2} UTC"))

@@ -1,0 +1,214 @@
+"""What an agent knows of SecDash's live state: its site(s), their newest checks, open security
+events and open code findings. Plain data (read by `services/agent_context.py`, which owns the
+database); this module only holds it and renders it for a model's system prompt.
+
+`render` is compact and bounded (`MAX_CONTEXT_CHARS`): long texts are cut, long lists are counted
+rather than listed, and every fact carries a label a model can cite: [site Tour], [event #9],
+[finding #15]. Site errors, event descriptions and finding texts come from outside (probed servers,
+scanned code), so the prompt frames them as data, not instructions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}  # as the Dashboard shows them
+MAX_CONTEXT_CHARS = 4000
+MAX_SITES_RENDERED = 12
+MAX_ITEMS_RENDERED = 8
+MAX_TEXT = 160
+
+
+@dataclass(frozen=True)
+class CheckFact:
+    """One probe of a site."""
+
+    checked_at: str
+    status: str
+    status_code: int | None = None
+    response_ms: int | None = None
+    grade: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteFact:
+    """A monitored site as its newest probe found it."""
+
+    id: int
+    name: str
+    url: str
+    status: str
+    grade: str | None = None
+    score: int | None = None
+    findings: tuple[str, ...] = ()  # the header grader's findings, e.g. "X-Frame-Options header missing (-20)"
+    tls_days_left: int | None = None
+    last_error: str | None = None
+    response_ms: int | None = None
+    status_code: int | None = None
+    last_checked_at: str | None = None  # None: never probed yet
+    recent_checks: tuple[CheckFact, ...] = ()  # newest first
+
+    @property
+    def label(self) -> str:
+        return STATUS_LABELS.get(self.status, self.status.upper())
+
+    @property
+    def probed(self) -> bool:
+        return self.last_checked_at is not None
+
+
+@dataclass(frozen=True)
+class EventFact:
+    """An open security event; scanner events (code findings) carry their file, line and rule."""
+
+    id: int
+    created_at: str
+    event_type: str
+    severity: str
+    description: str
+    source: str = "monitor"
+    site: str | None = None
+    rule: str | None = None
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Situation:
+    """An agent's view: for a platform agent its own site, for the general agent every site."""
+
+    agent_id: str
+    sites: tuple[SiteFact, ...] = ()
+    events: tuple[EventFact, ...] = ()  # open events other than code findings, newest first (bounded)
+    findings: tuple[EventFact, ...] = ()  # open code findings, most severe first (bounded)
+    open_events: int = 0  # how many are open in all (the lists above may be cut)
+    open_findings: int = 0
+    sites_total: int = 0  # 0: every site is listed
+
+    def sites_named(self, text: str) -> tuple[SiteFact, ...]:
+        """The sites whose name the text mentions as a word (case-insensitive)."""
+        lowered = text.lower()
+        return tuple(site for site in self.sites
+                     if re.search(rf"(?<![a-z0-9]){re.escape(site.name.lower())}(?![a-z0-9])", lowered))
+
+    def events_of(self, site: SiteFact) -> tuple[EventFact, ...]:
+        return tuple(event for event in self.events if event.site == site.name)
+
+    def findings_of(self, site: SiteFact) -> tuple[EventFact, ...]:
+        return tuple(finding for finding in self.findings if finding.site == site.name)
+
+
+def clip(text: str | None, limit: int = MAX_TEXT) -> str:
+    """One line, at most `limit` characters."""
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def when(iso: str | None) -> str:
+    """'2026-05-01T12:00:00Z' as '2026-05-01 12:00 UTC'."""
+    if not iso:
+        return "never"
+    return iso[:16].replace("T", " ") + " UTC"
+
+
+def headers_missing(site: SiteFact) -> list[str]:
+    """The grader's findings without their penalty suffix."""
+    return [finding.rsplit(" (-", 1)[0] for finding in site.findings]
+
+
+def site_line(site: SiteFact) -> str:
+    """One compact line of facts about a site."""
+    parts = [f"status {site.label}"]
+    if not site.probed:
+        parts.append("not probed yet")
+    if site.status_code is not None:
+        parts.append(f"HTTP {site.status_code}")
+    if site.response_ms is not None:
+        parts.append(f"{site.response_ms} ms")
+    if site.grade:
+        parts.append(f"headers grade {site.grade}" + (f" ({site.score}/100)" if site.score is not None else ""))
+    if site.tls_days_left is not None:
+        parts.append(f"TLS certificate {site.tls_days_left} days left")
+    elif site.url.startswith("http://"):
+        parts.append("plain http (no TLS)")
+    if site.last_error:
+        parts.append(f"last error: {clip(site.last_error, 120)}")
+    if site.probed:
+        parts.append(f"checked {when(site.last_checked_at)}")
+    return ", ".join(parts)
+
+
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def finding_text(event: EventFact) -> str:
+    """The description without the " (file:line)" the scanner appends (shown separately)."""
+    suffix = f" ({event.file}:{event.line})"
+    text = event.description
+    return text[: -len(suffix)] if event.file and text.endswith(suffix) else text
+
+
+def event_label(event: EventFact) -> str:
+    return f"finding #{event.id}" if event.source == "scanner" else f"event #{event.id}"
+
+
+def _event_line(event: EventFact) -> str:
+    where = f" at {event.file}:{event.line}" if event.file else ""
+    rule = f", rule {event.rule}" if event.rule else ""
+    site = f" on {event.site}" if event.site else ""
+    return (f"- [{event_label(event)}] {event.severity}{site}{rule}{where}, opened {when(event.created_at)}: "
+            f"{clip(finding_text(event))}")
+
+
+def _fit(lines: list[str], budget: int) -> list[str]:
+    """As many whole lines as fit in `budget` characters."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
+
+
+def render(situation: Situation, max_chars: int = MAX_CONTEXT_CHARS) -> str:
+    """The facts as compact text for a model, at most `max_chars` characters: a summary line with
+    every count first, then the sites (half the room), open events and open code findings."""
+    total_sites = max(len(situation.sites), situation.sites_total)
+    open_events = max(situation.open_events, len(situation.events))
+    open_findings = max(situation.open_findings, len(situation.findings))
+    labels = ", ".join(f"{sum(1 for s in situation.sites if s.label == label)} {label}"
+                       for label in ("ALERT", "CHECKING", "SECURE") if any(s.label == label for s in situation.sites))
+    summary = (f"Summary: {total_sites} site(s) monitored" + (f" ({labels})" if labels else "")
+               + f"; {open_events} open security events; {open_findings} open code findings.")
+    site_lines: list[str] = []
+    for site in situation.sites[:MAX_SITES_RENDERED]:
+        entry = f"- [site {site.name}] {clip(site.url, 100)}: {site_line(site)}"
+        missing = headers_missing(site)
+        if missing:
+            entry += f"\n  header findings: {'; '.join(missing)}"
+        if site.recent_checks:
+            checks = ", ".join(f"{STATUS_LABELS.get(c.status, c.status)}"
+                               + (f"/{c.response_ms}ms" if c.response_ms is not None else "")
+                               + (f"/{clip(c.error, 40)}" if c.error else "") for c in site.recent_checks)
+            entry += f"\n  recent checks, newest first: {checks}"
+        site_lines.append(entry)
+    room = max_chars - len(summary) - 200
+    lines = [summary, "Sites:" if situation.sites else "Sites: none monitored for this agent."]
+    kept = _fit(site_lines, room // 2)
+    lines += kept
+    if total_sites > len(kept):
+        lines.append(f"- ... {total_sites - len(kept)} more sites not listed")
+    for title, items, total in (("Open security events", situation.events, open_events),
+                                ("Open code findings", situation.findings, open_findings)):
+        lines.append(f"{title} ({total} open)" + (":" if total else ": none"))
+        kept = _fit([_event_line(event) for event in items[:MAX_ITEMS_RENDERED]], room // 4)
+        lines += kept
+        if total > len(kept):
+            lines.append(f"- ... {total - len(kept)} more not listed")
+    text = "\n".join(lines)
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"

@@ -23,6 +23,9 @@ class LLMError(Exception):
 
 
 class ChatProvider(Protocol):
+    """Streams a reply. A provider that sets `reads_situation = True` also takes `situation=` (the agent's
+    live facts, `secdash.ai.situation.Situation`); the others get those facts in `system`."""
+
     name: str
     model: str
 

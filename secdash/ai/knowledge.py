@@ -1,5 +1,10 @@
 """The offline engine's knowledge base: attacks and their mitigations, the OWASP Top 10 (2021),
-security headers and incident response. Every answer of the offline engine is built from here."""
+security headers, incident response and the sites' own status. Every answer of the offline engine
+is built from here and from the live facts of `secdash/ai/situation.py`.
+
+`ALIASES` holds the words users say instead of an entry's keywords (retrieval stems both);
+`CONTAINMENT` the first move when the attack is going on now; `HEADER_FIXES` and `FINDING_FIXES`
+what to do about each header finding of the monitor and each rule of the code scanner."""
 
 from __future__ import annotations
 
@@ -146,5 +151,132 @@ ENTRIES: tuple[Entry, ...] = (
            "Eradicate the cause: patch, remove persistence, rotate credentials",
            "Recover from known-good backups and watch closely for recurrence",
            "Write the lessons learned and update runbooks")),
+    Entry("site_status", "Site status",
+          ("site status", "is it safe", "safe", "status", "health", "healthy", "down", "online", "uptime"),
+          "What SecDash's monitor and scanner see on the site right now.",
+          ("Fix what the monitor flags first: an ALERT site, then missing security headers",
+           "Fix the open code findings of the Security Scan, most severe first",
+           "Resolve events once the cause is gone, so open alerts mean open problems")),
 )
 BY_ID = {entry.id: entry for entry in ENTRIES}
+SITE_TOKEN = "sitename"  # noqa: S105  (a retrieval word standing for a monitored site named in a question)
+
+# Words users say for each entry, beyond its keywords and title (retrieval stems them).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "ddos": ("traffic flood", "flooded", "flooding", "overwhelmed", "overloaded", "too many requests",
+             "requests per second", "requests per minute", "spike", "spiked", "can't keep up", "bandwidth",
+             "amplification", "layer 7", "hammering", "hitting", "slowloris", "availability", "available"),
+    "sql_injection": ("injecting sql", "query", "queries", "database", "quote", "apostrophe", "every row",
+                      "dump the database", "search box", "union", "sqlmap", "drop table", "or 1=1", "where clause"),
+    "xss": ("javascript", "script", "scripts", "inject scripts", "alert(1)", "html injection", "stored xss",
+            "reflected xss", "dom xss", "visitors' browsers", "comment ran", "executed script", "ran javascript"),
+    "malware": ("antivirus", "anti-virus", "virus", "infected", "ransom note", "encrypted files", "ransomware",
+                "cryptominer", "crypto miner", "executable", "payload", "worm", "spyware", "flagged file",
+                "unknown process"),
+    "brute_force": ("failed login", "failed logins", "failed log-ins", "failed sign-ins", "login failures",
+                    "wrong password", "wrong passwords", "guessing passwords", "guesses passwords", "locked out",
+                    "account lockout", "spraying", "stuffing", "leaked passwords", "reused passwords",
+                    "many login attempts", "login form", "sign-in attempts", "hydra", "dictionary attack"),
+    "phishing": ("fraudulent email", "fraudulent emails", "scam email", "fake email", "fake site", "fake website",
+                 "impersonation", "pretending to be", "text message", "text messages", "sms", "smishing", "vishing",
+                 "reset their password", "malicious link", "suspicious link", "ceo fraud",
+                 "business email compromise", "look-alike domain", "lookalike domain", "email", "emails",
+                 "claiming to be", "phone call", "fake invoice", "fake invoices"),
+    "broken_access_control": ("another user's data", "another customer's", "other customers", "changing the id",
+                              "id in the url", "admin pages", "admin page", "limited user", "limited users",
+                              "normal user", "reach admin", "without permission", "unauthorized access",
+                              "not allowed", "should not see", "privilege"),
+    "cryptographic_failures": ("md5", "sha1", "sha-1", "encrypted in transit", "in transit", "at rest", "https",
+                               "tls certificate", "certificate expires", "expiry", "expires", "expiring",
+                               "store passwords", "password hashing", "weak hash", "encrypted", "unencrypted"),
+    "insecure_design": ("threat model", "threat modeling", "threat modelling", "new feature", "design review",
+                        "abuse case", "security by design", "architecture review", "secure design"),
+    "security_misconfiguration": ("debug", "debug mode", "s3 bucket", "bucket", "publicly readable",
+                                  "public bucket", "default credentials", "admin/admin", "stack trace",
+                                  "stack traces", "directory listing", "exposed admin panel", "production config",
+                                  "configuration", "hardening"),
+    "vulnerable_components": ("npm packages", "packages", "package", "dependencies", "outdated", "library",
+                              "libraries", "upgrade", "versions", "log4j", "pip", "sbom", "third-party", "framework"),
+    "auth_failures": ("two-factor", "two factor", "2fa", "mfa", "multi-factor", "sessions", "session expire",
+                      "never expire", "logout", "log out", "remember me", "session timeout", "jwt", "token expiry",
+                      "password reset flow", "account takeover", "sign out"),
+    "integrity_failures": ("pickle", "unpickle", "deserialize", "deserialization", "yaml.load", "signed",
+                           "signature", "ci pipeline", "build pipeline", "cdn script", "sri", "tampered update",
+                           "auto-update", "releases", "sign our releases", "signed releases"),
+    "logging_failures": ("logs", "log", "notice an attacker", "alerts", "alert on", "audit", "audit trail", "siem",
+                         "monitoring", "visibility", "retention", "would we notice", "detect an intrusion"),
+    "ssrf": ("fetch url", "fetch a url", "fetches urls", "metadata", "cloud metadata", "internal services",
+             "url preview", "link preview", "webhook", "webhooks", "localhost", "internal network", "internal ip",
+             "image from url"),
+    "secrets_exposure": ("aws key", "api key", "api keys", "pushed a key", "github", "repo", "repository",
+                         "hardcoded password", "hardcoded passwords", "hardcoded credentials", "committed",
+                         "leaked token", ".env", "private key", "git history", "source code", "in the code",
+                         "bundle", "config file", "client-side code"),
+    "api_abuse": ("scraping", "scrape", "scraper", "scrapers", "bots", "enumerating", "enumeration", "api",
+                  "prices", "crawl", "crawling", "crawler", "crawlers", "automated requests", "per api key"),
+    "security_headers": ("missing headers", "security headers", "hsts", "csp", "iframe", "embed", "embedding",
+                         "framing", "framed", "clickjacking", "x-frame-options", "nosniff", "referrer",
+                         "header grade", "observatory"),
+    "incident_response": ("hacked", "been hacked", "first steps", "respond", "incident", "what now", "playbook",
+                          "runbook", "contain", "we got hacked", "attacker got in"),
+    "site_status": (SITE_TOKEN, "site", "sites", "website", "safe", "secure", "status", "health", "healthy",
+                    "doing", "down", "up", "wrong", "ok", "okay", "problems", "issues", "report", "overview",
+                    "state", "how is", "anything down", "response time", "uptime", "is it up",
+                    # SecDash's own words for what it shows about a site
+                    "alert", "checking", "findings", "open findings", "events", "open events", "grade"),
+}
+
+# The first move when the attack is going on now (an active incident).
+CONTAINMENT: dict[str, str] = {
+    "ddos": "Turn on the CDN's or provider's DDoS protection (under-attack mode) now, rate-limit the hot routes "
+            "and block the top source networks at the edge",
+    "sql_injection": "Block the attacking addresses and the injected pattern at the WAF now, and take the affected "
+                     "query offline until it is parameterized",
+    "xss": "Remove or disable the injected content now and ship a strict Content-Security-Policy; revoke sessions "
+           "that may have been stolen",
+    "malware": "Isolate the infected host from the network now (keep it running for forensics) and block its "
+               "outbound connections",
+    "brute_force": "Block or rate-limit the source addresses (the whole range) at the firewall or WAF now, and "
+                   "force a password reset plus MFA on the targeted accounts",
+    "phishing": "Pull the message from every mailbox, block the sender and the link's domain now, and reset the "
+                "credentials of anyone who clicked",
+    "api_abuse": "Throttle or block the abusing API keys and addresses now",
+    "secrets_exposure": "Revoke the exposed key now; assume it was copied the moment it was pushed",
+    "incident_response": "Contain first: isolate affected hosts and block the attacker's access now",
+}
+
+# What to add or change for each finding of the monitor's header grader (matched by its beginning).
+HEADER_FIXES: tuple[tuple[str, str], ...] = (
+    ("Content-Security-Policy allows unsafe", "move inline scripts into files and drop 'unsafe-inline' and "
+     "'unsafe-eval' from script-src"),
+    ("Content-Security-Policy", "add `Content-Security-Policy: default-src 'self'; frame-ancestors 'none'; "
+     "object-src 'none'` (try it as Content-Security-Policy-Report-Only first to see what it would block)"),
+    ("Strict-Transport-Security max-age", "raise max-age to at least 15552000 (180 days): "
+     "`Strict-Transport-Security: max-age=63072000; includeSubDomains`"),
+    ("Strict-Transport-Security", "add `Strict-Transport-Security: max-age=63072000; includeSubDomains` "
+     "(served over https)"),
+    ("X-Frame-Options", "add `X-Frame-Options: DENY` (or CSP `frame-ancestors 'none'`) against clickjacking"),
+    ("X-Content-Type-Options", "add `X-Content-Type-Options: nosniff`"),
+    ("Referrer-Policy", "add `Referrer-Policy: strict-origin-when-cross-origin`"),
+    ("Cookie without the Secure", "set `Secure` on every cookie (https only)"),
+    ("Cookie without the HttpOnly", "set `HttpOnly` on session cookies so scripts cannot read them"),
+    ("Cookie without a SameSite", "set `SameSite=Lax` (or Strict) on every cookie"),
+)
+
+# What to do about each code-scanner rule (matched by its beginning); others go through retrieval.
+FINDING_FIXES: tuple[tuple[str, str, str], ...] = (
+    ("js:eval", "xss", "replace eval() with JSON.parse or explicit code; never run strings as code"),
+    ("js:new-function", "xss", "replace new Function() with explicit code; never run strings as code"),
+    ("js:sql-concatenation", "sql_injection", "use a parameterized query instead of string concatenation"),
+    ("js:innerHTML", "xss", "render text with textContent, not innerHTML (or sanitize the HTML first)"),
+    ("js:document.write", "xss", "build the DOM with createElement/textContent instead of document.write()"),
+    ("html:inline-event-handler", "security_headers", "move inline on...= handlers into a script file "
+     "(addEventListener) so a strict CSP can be enforced"),
+    ("secret:", "secrets_exposure", "revoke and rotate the key now, then move it to an environment variable or a "
+     "secrets manager"),
+    ("bandit:B105", "secrets_exposure", "move the password out of the code into configuration or a secrets manager"),
+    ("bandit:B106", "secrets_exposure", "move the password out of the code into configuration or a secrets manager"),
+    ("bandit:B301", "integrity_failures", "never unpickle untrusted data; use JSON"),
+    ("bandit:B608", "sql_injection", "use a parameterized query instead of building SQL from strings"),
+    ("bandit:B602", "sql_injection", "call the program with an argument list and shell=False"),
+)

@@ -1,44 +1,367 @@
-"""The built-in offline engine: answers from the bundled knowledge base by retrieval, per agent.
+"""The built-in offline engine: answers from the bundled knowledge base by retrieval, per agent,
+grounded in SecDash's live data when it is given the agent's situation.
 
-Deterministic (same question, same answer), needs no network, and says what it is through the
-provider name shown in the UI ("offline")."""
+Retrieval: Okapi BM25 over the knowledge base, with words stemmed (Snowball, English) on both
+sides and each entry's document made of its title, keywords, the words users say instead
+(`knowledge.ALIASES`) and its summary; a question naming a monitored site counts as a word for the
+site-status entry. Paraphrases ("failed logins", "password spraying", "credential stuffing") thus
+reach the same entry. Tests: tests/ai/test_paraphrase.py (a table of natural questions).
+
+Answers: the entry's mitigations, a containment step first when the message describes an attack
+going on now (secdash/ai/threat.py), and the agent's live facts. Every statement read from live data
+starts with "[live]"; the rest comes from the knowledge base. Deterministic (same question, same
+data, same answer), needs no network, and says what it is through the provider name shown in the UI
+("offline").
+"""
 
 from __future__ import annotations
 
+import math
 import re
+import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Sequence
+from functools import lru_cache
 
-from secdash.ai.agents import AGENTS, AgentProfile
+import snowballstemmer
+
+from secdash.ai import threat
+from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, AgentProfile
 from secdash.ai.base import ChatTurn
-from secdash.ai.knowledge import BY_ID, ENTRIES, Entry
+from secdash.ai.knowledge import (
+    ALIASES,
+    BY_ID,
+    CONTAINMENT,
+    ENTRIES,
+    FINDING_FIXES,
+    HEADER_FIXES,
+    SITE_TOKEN,
+    Entry,
+)
+from secdash.ai.situation import (
+    STATUS_LABELS,
+    EventFact,
+    SiteFact,
+    Situation,
+    clip,
+    event_label,
+    finding_text,
+    headers_missing,
+    plural,
+    site_line,
+    when,
+)
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'.-]*")
+LIVE = "[live]"
+K1, B = 1.2, 0.5  # BM25: term-frequency saturation, length normalisation (documents differ in length)
+MIN_SCORE = 2.0  # below this a question matches nothing (small talk, "what should we prioritise?")
+RELATED_SHARE = 0.6  # a second entry is mentioned when it scores at least this share of the first
+PHRASE_BONUS = 1.0  # a multi-word keyword or alias found verbatim
+FOCUS_BONUS = 0.25  # the agent's focus topics break ties
+MAX_ACTIONS = 8
+
+STOPWORDS = frozenset("""
+a about above after again all also am an and any anyone anything are as at be been before being below between both
+but by can cannot could did do does doing done each even every few for from further get gets give got had has have
+having he her here hers him his how i if in into is it its itself just know let like me might more most much must my
+need no nor not now of off on once only or other our ours ourselves out over own please same she should so some
+someone something still such tell than that the their theirs them then there these they this those through to too
+under until us very want was we we'll we're we've were what what's when where which while who whom why will with
+would you your yours
+""".split())
+_WORD = re.compile(r"[a-z0-9]+")
+_STEMMER = snowballstemmer.stemmer("english")
+_STEM_LOCK = threading.Lock()
 
 
-def retrieve(question: str, agent: AgentProfile, limit: int = 2) -> list[Entry]:
-    """The entries whose keywords best match the question (the agent's focus breaks ties)."""
-    text = question.lower()
-    words = set(_WORD.findall(text))
+@lru_cache(maxsize=16384)
+def _stem(word: str) -> str:
+    with _STEM_LOCK:  # a Snowball stemmer object keeps state between calls
+        return _STEMMER.stemWord(word)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased, stop words dropped, stemmed: 'failed logins' -> ['fail', 'login']."""
+    words = _WORD.findall((text or "").lower().replace("’", "'").replace("'", ""))
+    return [_stem(word) for word in words if word not in STOPWORDS and (len(word) > 1 or word.isdigit())]
+
+
+def _document(entry: Entry) -> list[str]:
+    aliases = " ".join(ALIASES.get(entry.id, ()))
+    return tokens(entry.title) * 2 + tokens(" ".join(entry.keywords)) * 3 + tokens(aliases) * 2 + tokens(entry.summary)
+
+
+class _Index:
+    """BM25 statistics of the knowledge base, built once."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self.entries = list(entries)
+        self.freqs = [Counter(_document(entry)) for entry in self.entries]
+        self.lengths = [sum(freq.values()) for freq in self.freqs]
+        self.average = sum(self.lengths) / len(self.lengths)
+        frequency = Counter(term for freq in self.freqs for term in freq)
+        count = len(self.entries)
+        self.idf = {term: math.log((count - df + 0.5) / (df + 0.5) + 1) for term, df in frequency.items()}
+        self.phrases = [tuple(p.lower() for p in (*entry.keywords, *ALIASES.get(entry.id, ()))
+                              if " " in p or not p.isalnum()) for entry in self.entries]
+
+    def scores(self, text: str, query: list[str]) -> list[float]:
+        terms = set(query)
+        lowered = text.lower()
+        found = []
+        for freq, length, phrases in zip(self.freqs, self.lengths, self.phrases, strict=True):
+            score = 0.0
+            for term in terms:
+                tf = freq.get(term, 0)
+                if tf:
+                    score += self.idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / self.average))
+            score += PHRASE_BONUS * sum(1 for phrase in phrases if phrase in lowered)
+            found.append(score)
+        return found
+
+
+_INDEX = _Index(ENTRIES)
+
+
+def _names_a_site(question: str, situation: Situation | None) -> bool:
+    names = {AGENTS[agent_id].platform.lower() for agent_id in PLATFORM_AGENT_IDS}
+    names |= {site.name.lower() for site in (situation.sites if situation else ())}
+    lowered = question.lower()
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", lowered) for name in names if name)
+
+
+def _reports_an_attack(question: str) -> bool:
+    judged = threat.judge(question)
+    return judged.mode in ("active", "reported") and judged.topic_level in ("high", "critical")
+
+
+def retrieve(question: str, agent: AgentProfile, limit: int = 2, situation: Situation | None = None) -> list[Entry]:
+    """The entries that best match the question (the agent's focus breaks ties); [] for small talk."""
+    query = tokens(question)
+    if _names_a_site(question, situation):
+        query.append(_stem(SITE_TOKEN))
+    if not query:
+        return []
     scored = []
-    for entry in ENTRIES:
-        score = 0.0
-        for keyword in entry.keywords:
-            if " " in keyword or not keyword.isalnum():
-                score += 3 if keyword in text else 0
-            elif keyword in words:
-                score += 2
+    for entry, score in zip(_INDEX.entries, _INDEX.scores(question, query), strict=True):
         if score and entry.id in agent.focus_topics:
-            score += 0.5
-        if score:
+            score += FOCUS_BONUS
+        if score >= MIN_SCORE:
             scored.append((score, entry.id))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    return [BY_ID[entry_id] for _score, entry_id in scored[:limit]]
+    if not scored:
+        return []
+    if scored[0][1] == "site_status" and len(scored) > 1 and _reports_an_attack(question):
+        # "our site is down and flooded right now": the attack is the subject, the site's state the context
+        scored.insert(0, scored.pop(1))
+        return [BY_ID[entry_id] for _score, entry_id in scored[:limit]]
+    top = scored[0][0]
+    return [BY_ID[entry_id] for score, entry_id in scored[:limit] if score >= top * RELATED_SHARE]
 
 
-def compose_answer(question: str, agent: AgentProfile) -> str:
-    """A Markdown answer built only from the knowledge base."""
-    found = retrieve(question, agent)
+# --- live facts in answers ------------------------------------------------------------------------
+
+def _header_fix(finding: str) -> str:
+    return next((fix for prefix, fix in HEADER_FIXES if finding.startswith(prefix)),
+                "send the recommended security headers")
+
+
+def _finding_fix(finding: EventFact, agent: AgentProfile) -> str:
+    rule = finding.rule or ""
+    for prefix, _entry_id, fix in FINDING_FIXES:
+        if rule.startswith(prefix):
+            return fix
+    found = retrieve(f"{finding.description} {rule}", agent)
+    if found:
+        return found[0].mitigations[0][0].lower() + found[0].mitigations[0][1:]
+    return "review the code there and fix it, then run the Security Scan again"
+
+
+def _event_fix(event: EventFact, site: SiteFact | None, agent: AgentProfile) -> str:
+    if event.event_type == "site_status_changed":
+        if site is not None and site.status == "secure":
+            return "the site is SECURE again: resolve this event on the Dashboard"
+        return "follows the site's status: fix the cause above, then resolve it once the site is SECURE"
+    found = retrieve(event.description, agent)
+    if found:
+        step = CONTAINMENT.get(found[0].id) or found[0].mitigations[0]
+        return step[0].lower() + step[1:]
+    return "investigate it on the Dashboard's Security Alerts and resolve it when handled"
+
+
+def _status_fix(site: SiteFact) -> str | None:
+    """What to do about the site's availability or TLS, if anything."""
+    if site.status == "critical":
+        if site.last_error:
+            return (f"{site.name} cannot be checked ({clip(site.last_error, 100)}): make sure the server is up and "
+                    "reachable from SecDash, then watch the next check")
+        if site.status_code and site.status_code >= 500:
+            return f"{site.name} answers HTTP {site.status_code}: check the application's logs and its host"
+    if site.status_code and 400 <= site.status_code < 500:
+        return f"{site.name} answers HTTP {site.status_code}: check that the monitored URL is right"
+    if site.tls_days_left is not None and site.tls_days_left < 0:
+        return f"the TLS certificate of {site.name} has expired: renew it now"
+    if site.tls_days_left is not None and site.tls_days_left < 14:
+        return f"renew the TLS certificate of {site.name} ({site.tls_days_left} days left) before it expires"
+    if site.response_ms is not None and site.response_ms > 2000:
+        return f"{site.name} is slow ({site.response_ms} ms): check its load and whether it is being flooded"
+    return None
+
+
+def _verdict(site: SiteFact, events: Sequence[EventFact], findings: Sequence[EventFact]) -> str:
+    problems = []
+    if site.grade:
+        problems.append(f"headers grade {site.grade}")
+    if site.findings:
+        problems.append(plural(len(site.findings), "header finding"))
+    if findings:
+        problems.append(plural(len(findings), "open code finding"))
+    if events:
+        problems.append(plural(len(events), "open event"))
+    detail = ", ".join(problems)
+    if not site.probed:
+        return f"Unknown: {site.name} has not been probed yet"
+    if site.status == "critical":
+        return f"No: {site.name} is in ALERT" + (f" ({detail})" if detail else "")
+    clean = site.grade in ("A+", "A") and not site.findings and not findings and not events
+    if site.status == "secure" and clean:
+        return f"Yes, as far as SecDash sees: {site.name} is SECURE with headers grade {site.grade}"
+    return f"Not yet: {detail}" if detail else f"Not yet: {site.name} is {site.label}"
+
+
+def _site_facts(site: SiteFact, situation: Situation) -> list[str]:
+    lines = [f"- {LIVE} {site.name} ({site.url}): {site_line(site)}"]
+    missing = headers_missing(site)
+    if missing:
+        lines.append(f"- {LIVE} Security headers of {site.name}, grade {site.grade}"
+                     + (f" ({site.score}/100)" if site.score is not None else "") + f": {'; '.join(missing)}")
+    if site.recent_checks:
+        checks = ", ".join(f"{STATUS_LABELS.get(c.status, c.status)}"
+                           + (f" {c.response_ms} ms" if c.response_ms is not None else "")
+                           + (f" ({clip(c.error, 60)})" if c.error else "") for c in site.recent_checks)
+        lines.append(f"- {LIVE} Recent checks, newest first: {checks}")
+    events, findings = situation.events_of(site), situation.findings_of(site)
+    for event in events:
+        lines.append(f"- {LIVE} Open {event_label(event)} ({event.severity}, {when(event.created_at)}): "
+                     f"{clip(event.description)}")
+    for finding in findings:
+        where = f" at {finding.file}:{finding.line}" if finding.file else ""
+        lines.append(f"- {LIVE} Open {event_label(finding)} ({finding.severity}){where}"
+                     + (f" [{finding.rule}]" if finding.rule else "") + f": {clip(finding_text(finding))}")
+    if not events and not findings:
+        lines.append(f"- {LIVE} No open security events or code findings for {site.name}")
+    return lines
+
+
+def _site_actions(site: SiteFact, situation: Situation, agent: AgentProfile) -> list[str]:
+    actions = []
+    status = _status_fix(site)
+    if status:
+        actions.append(status)
+    for finding in site.findings:
+        actions.append(f"{finding.rsplit(' (-', 1)[0]}: {_header_fix(finding)}")
+    for finding in sorted(situation.findings_of(site), key=lambda f: ("high", "medium", "low").index(f.severity)
+                          if f.severity in ("high", "medium", "low") else 3):
+        where = f"{finding.file}:{finding.line}" if finding.file else event_label(finding)
+        actions.append(f"{where} ({clip(finding_text(finding), 80)}): {_finding_fix(finding, agent)}")
+    for event in situation.events_of(site):
+        actions.append(f"{event_label(event).capitalize()}: {_event_fix(event, site, agent)}")
+    return actions
+
+
+def _no_site_lines(question: str, agent: AgentProfile, situation: Situation | None) -> list[str]:
+    if situation is None:
+        return ["No live data was available for this answer, so I cannot say how the site is doing. "
+                "Open the Dashboard for its status and grade, or ask again in a moment.",
+                "", "**What keeps a site safe** (from the knowledge base):",
+                *[f"{n}. {step}" for n, step in enumerate(BY_ID["site_status"].mitigations, start=1)]]
+    if agent.id in PLATFORM_AGENT_IDS:
+        return [f"- {LIVE} No site named {agent.platform} is monitored, so I have no live data on it. "
+                "Add it on the Dashboard (Sites) and I will report its status, grade and findings."]
+    return [f"- {LIVE} No monitored site matches; add sites on the Dashboard to have them watched."]
+
+
+def _other_platforms_named(question: str, agent: AgentProfile, situation: Situation) -> list[str]:
+    """Platform names in the question whose site is not in this agent's view."""
+    lowered = question.lower()
+    mine = {site.name.lower() for site in situation.sites}
+    return [AGENTS[other].platform for other in PLATFORM_AGENT_IDS
+            if other != agent.id and other not in mine and re.search(rf"(?<![a-z0-9]){other}(?![a-z0-9])", lowered)]
+
+
+def _site_report(question: str, agent: AgentProfile, situation: Situation | None) -> list[str]:
+    """The answer to "is our X site safe?": verdict, live facts, what to do about each."""
+    if situation is None or not situation.sites:
+        return _no_site_lines(question, agent, situation)
+    named = situation.sites_named(question)
+    elsewhere = _other_platforms_named(question, agent, situation)
+    if elsewhere and not named:
+        others = " and ".join(elsewhere)
+        return [f"I watch {agent.platform} only, so I have no live data on {others}. Ask Defense Command (it sees "
+                f"every site) or the {others} agent."]
+    targets = named or situation.sites
+    lines: list[str] = []
+    if len(targets) == 1:
+        site = targets[0]
+        lines += [f"### Is {site.name} safe? {_verdict(site, situation.events_of(site), situation.findings_of(site))}",
+                  f"Live data from SecDash's monitor and scanner (lines marked {LIVE}):", *_site_facts(site, situation)]
+        actions = _site_actions(site, situation, agent)
+    else:
+        lines += [f"### {len(targets)} monitored sites", f"Live data from SecDash's monitor and scanner "
+                  f"(lines marked {LIVE}):"]
+        ranked = sorted(targets, key=lambda s: (("critical", "warning", "secure").index(s.status)
+                                                if s.status in ("critical", "warning", "secure") else 3, s.name))
+        for site in ranked:
+            extras = [plural(len(situation.findings_of(site)), "open code finding")] if situation.findings_of(site) else []
+            extras += [plural(len(situation.events_of(site)), "open event")] if situation.events_of(site) else []
+            lines.append(f"- {LIVE} **{site.name}**: {site_line(site)}"
+                         + (f", {plural(len(site.findings), 'header finding')}" if site.findings else "")
+                         + (f", {', '.join(extras)}" if extras else ""))
+        unsited = [e for e in situation.events if e.site is None]
+        if unsited:
+            lines.append(f"- {LIVE} {plural(len(unsited), 'open event')} not tied to a site")
+        actions = [f"{site.name}: {action}" for site in ranked for action in _site_actions(site, situation, agent)]
+    hidden = max(situation.open_events - len(situation.events), 0) + max(
+        situation.open_findings - len(situation.findings), 0)
+    if hidden:
+        lines.append(f"- {LIVE} {hidden} more open events and findings are listed on the Dashboard")
+    if actions:
+        lines += ["", "**What to do** (from the knowledge base):"]
+        lines += [f"{n}. {action}" for n, action in enumerate(actions[:MAX_ACTIONS], start=1)]
+        if len(actions) > MAX_ACTIONS:
+            lines.append(f"(and {len(actions) - MAX_ACTIONS} more on the Dashboard)")
+    else:
+        lines += ["", "Nothing to fix right now; keep the monitor running and scan the code after each change."]
+    return lines
+
+
+def _live_context(agent: AgentProfile, situation: Situation | None) -> list[str]:
+    """A few lines of the agent's live state under an answer about a threat."""
+    if situation is None or not situation.sites:
+        return []
+    lines = ["", f"**Live context** (lines marked {LIVE} are read from SecDash):"]
+    for site in situation.sites[:4]:
+        lines.append(f"- {LIVE} {site.name}: {site_line(site)}")
+    if len(situation.sites) > 4:
+        counts = Counter(site.label for site in situation.sites[4:])
+        lines.append(f"- {LIVE} and {len(situation.sites) - 4} more sites: "
+                     + ", ".join(f"{n} {label}" for label, n in sorted(counts.items())))
+    open_events = max(situation.open_events, len(situation.events))
+    open_findings = max(situation.open_findings, len(situation.findings))
+    if open_events or open_findings:
+        ask = f"is {situation.sites[0].name} safe?" if len(situation.sites) == 1 else "are our sites safe?"
+        lines.append(f"- {LIVE} Open: {plural(open_events, 'security event')}, {plural(open_findings, 'code finding')} "
+                     f"(ask \"{ask}\" for each with what to do)")
+    return lines
+
+
+def compose_answer(question: str, agent: AgentProfile, situation: Situation | None = None) -> str:
+    """A Markdown answer built from the knowledge base and, when given, the agent's live facts."""
+    found = retrieve(question, agent, situation=situation)
     lines = [f"**{agent.name}** · {agent.specialization}", ""]
+    if found and found[0].id == "site_status":
+        lines += _site_report(question, agent, situation)
+        return "\n".join(lines)
     if not found:
         focus = [BY_ID[topic] for topic in agent.focus_topics]
         lines += [
@@ -48,12 +371,19 @@ def compose_answer(question: str, agent: AgentProfile) -> str:
             f"Meanwhile, {agent.platform} priorities:",
             *[f"- **{entry.title}:** {entry.mitigations[0]}" for entry in focus],
         ]
+        lines += _live_context(agent, situation)
         return "\n".join(lines)
     main = found[0]
+    judged = threat.judge(question, situation)
+    if judged.mode == "active" and main.id in CONTAINMENT:
+        lines += [f"**This reads as an attack going on now (threat level {judged.level}). Contain first:** "
+                  f"{CONTAINMENT[main.id]}.", ""]
     lines += [f"### {main.title}", main.summary, "", "**Recommended actions:**"]
     lines += [f"{n}. {step}" for n, step in enumerate(main.mitigations, start=1)]
     for extra in found[1:]:
-        lines += ["", f"**Related: {extra.title}.** {extra.mitigations[0]}."]
+        if extra.id != "site_status":
+            lines += ["", f"**Related: {extra.title}.** {extra.mitigations[0]}."]
+    lines += _live_context(agent, situation)
     return "\n".join(lines)
 
 
@@ -62,12 +392,14 @@ class OfflineEngine:
 
     name = "offline"
     model = "secdash-knowledge-base"
+    reads_situation = True  # the chat service passes the agent's live facts as `situation`
 
     async def stream_chat(
-        self, turns: Sequence[ChatTurn], *, agent_id: str = "general", system: str = ""
+        self, turns: Sequence[ChatTurn], *, agent_id: str = "general", system: str = "",
+        situation: Situation | None = None,
     ) -> AsyncIterator[str]:
         agent = AGENTS.get(agent_id, AGENTS["general"])
         question = next((turn.content for turn in reversed(turns) if turn.role == "user"), "")
-        answer = compose_answer(question, agent)
+        answer = compose_answer(question, agent, situation)
         for piece in re.findall(r"\S+\s*", answer):  # word by word, like a model's stream
             yield piece

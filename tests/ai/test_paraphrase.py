@@ -1,0 +1,176 @@
+"""The offline engine's matching survives paraphrase: natural questions reach the right topic.
+
+The table was written as users ask (the issue's own examples first), not from the knowledge base's
+keywords. At least 90% must reach their topic; the assertion lists every miss."""
+
+from __future__ import annotations
+
+from secdash.ai.agents import AGENTS
+from secdash.ai.offline import retrieve
+
+QUESTIONS: tuple[tuple[str, str | tuple[str, ...]], ...] = (
+    # brute force
+    ("We see 5000 failed logins per minute from one IP range, what do we do?", "brute_force"),
+    ("Lots of failed logins on the admin account", "brute_force"),
+    ("How do we defend against password spraying?", "brute_force"),
+    ("Is credential stuffing a risk for our customer accounts?", "brute_force"),
+    ("Someone keeps guessing passwords on the login form", "brute_force"),
+    ("An account got locked out after hundreds of wrong passwords", "brute_force"),
+    # denial of service
+    ("Our site is down and flooded right now", "ddos"),
+    ("Traffic spiked to 50x normal and the servers can't keep up", "ddos"),
+    ("Is there a DDoS risk?", "ddos"),
+    ("Millions of requests per second are hitting the checkout", "ddos"),
+    ("How can we keep the site available during a traffic flood?", "ddos"),
+    # SQL injection
+    ("Someone typed ' OR 1=1 -- into the search box", "sql_injection"),
+    ("How do I stop attackers from injecting SQL into our queries?", "sql_injection"),
+    ("The database returned every row when a user entered a quote in the form", "sql_injection"),
+    # XSS
+    ("What is XSS?", "xss"),
+    ("A user's comment ran JavaScript in other visitors' browsers", "xss"),
+    ("Can an attacker inject scripts into our pages?", "xss"),
+    # malware
+    ("Our antivirus flagged a file on the web server", "malware"),
+    ("Files on the server were encrypted and there's a ransom note", "malware"),
+    ("I think the server is infected with a virus", "malware"),
+    # phishing
+    ("An employee got an email asking to reset their password on a fake site", "phishing"),
+    ("How do we protect staff from fraudulent emails?", "phishing"),
+    ("Travelers received text messages pretending to be from us", "phishing"),
+    # the sites themselves (live data)
+    ("Is our Tour site safe?", "site_status"),
+    ("How is the Stock site doing?", "site_status"),
+    ("Is anything down right now?", "site_status"),
+    ("What's wrong with Gem?", "site_status"),
+    ("Give me a status report for Shares", "site_status"),
+    ("Are our sites healthy?", "site_status"),
+    # security headers
+    ("Which security headers are we missing?", "security_headers"),
+    ("How do I enable HSTS?", "security_headers"),
+    ("How do we stop other sites from embedding our pages in an iframe?", "security_headers"),
+    # cryptography and TLS
+    ("Our TLS certificate expires next week", "cryptographic_failures"),
+    ("Should we still store passwords as MD5?", "cryptographic_failures"),
+    ("Is our traffic encrypted in transit?", "cryptographic_failures"),
+    # SSRF
+    ("Could someone make our server fetch the cloud metadata URL?", "ssrf"),
+    ("The URL preview feature can reach internal services", "ssrf"),
+    # secrets
+    ("A developer pushed an AWS key to GitHub", "secrets_exposure"),
+    ("We found hardcoded passwords in the repo", "secrets_exposure"),
+    # components
+    ("Are any of our npm packages outdated?", "vulnerable_components"),
+    ("A new CVE was published for a library we use", "vulnerable_components"),
+    # access control
+    ("A normal user can open another customer's booking by changing the ID in the URL", "broken_access_control"),
+    ("Limited users can reach admin pages", "broken_access_control"),
+    # authentication and sessions
+    ("Should we require two-factor authentication for admins?", "auth_failures"),
+    ("Sessions never expire after logout", "auth_failures"),
+    # incident response
+    ("We've been hacked, what are the first steps?", "incident_response"),
+    ("How should we respond to a security incident?", "incident_response"),
+    # logging and monitoring
+    ("Would we even notice an attacker in our logs?", "logging_failures"),
+    ("What should we audit and alert on?", "logging_failures"),
+    # API abuse
+    ("Bots are scraping all our product prices through the API", "api_abuse"),
+    ("Someone is enumerating user IDs via the API", "api_abuse"),
+    # misconfiguration
+    ("Debug mode is enabled on the production server", "security_misconfiguration"),
+    ("Our S3 bucket is publicly readable", "security_misconfiguration"),
+    # integrity
+    ("Is it safe to unpickle data from users?", "integrity_failures"),
+    # design
+    ("How do we threat model a new booking feature?", "insecure_design"),
+    # Two batches written blind, after the vocabulary above was tuned: 26/30 and then 16/20 reached
+    # their topic before the misses were looked at (some are still missed). A tuple lists every topic
+    # that answers the question well.
+    ("Our checkout page keeps timing out because of a huge wave of traffic from bots", "ddos"),
+    ("How do I rate limit login attempts?", "brute_force"),
+    ("Someone is trying thousands of passwords against our SSH server", "brute_force"),
+    ("We got an email from 'IT support' asking for our credentials", "phishing"),
+    ("What's a good Content Security Policy for the Tour site?", "security_headers"),
+    ("Is Shares up?", "site_status"),
+    ("Why is Gem showing ALERT?", "site_status"),
+    ("Can users see other people's orders by guessing the order number?", "broken_access_control"),
+    ("Our search endpoint is vulnerable to SQL injection, how do we fix it?", "sql_injection"),
+    ("An attacker could steal cookies through a script in the guestbook", "xss"),
+    ("There's an unknown process mining cryptocurrency on the server", "malware"),
+    ("Our database password is in the JavaScript bundle", "secrets_exposure"),
+    ("How long should we keep audit logs?", "logging_failures"),
+    ("Which dependencies have known vulnerabilities?", "vulnerable_components"),
+    ("Our certificate is about to expire", "cryptographic_failures"),
+    ("We should check the webhook URLs users register", "ssrf"),
+    ("Is yaml.load safe?", "integrity_failures"),
+    ("JWT tokens don't expire", "auth_failures"),
+    ("Directory listing is on for the uploads folder", "security_misconfiguration"),
+    ("What do we do after a data breach?", "incident_response"),
+    ("A competitor is crawling our catalogue every night", "api_abuse"),
+    ("The site has been unreachable for ten minutes", ("site_status", "ddos")),
+    ("Are we vulnerable to clickjacking?", "security_headers"),
+    ("Hackers keep trying to log in as admin", "brute_force"),
+    ("The server is getting hammered with SYN packets", "ddos"),
+    ("How do I sanitize user comments before displaying them?", "xss"),
+    ("Someone uploaded a PHP shell through the image upload", "malware"),
+    ("Staff are being targeted with fake invoices", "phishing"),
+    ("Any open findings for Stock?", "site_status"),
+    ("What grade does Tour get for its headers?", ("site_status", "security_headers")),
+    ("Login page is getting a lot of bad password attempts from Russia", "brute_force"),
+    ("How do we survive a botnet attack on Black Friday?", "ddos"),
+    ("Customers complain the Gem site won't load", ("site_status", "ddos")),
+    ("Someone put <script> tags into the booking notes", "xss"),
+    ("The admin panel is reachable without logging in", ("broken_access_control", "auth_failures")),
+    ("We use an old jQuery version", "vulnerable_components"),
+    ("Our ops team got a call from someone claiming to be the bank", "phishing"),
+    ("A laptop in accounting is showing ransomware popups", "malware"),
+    ("How do I store API tokens safely?", "secrets_exposure"),
+    ("Does Stock have any problems?", "site_status"),
+    ("Error pages show full stack traces to visitors", "security_misconfiguration"),
+    ("What happens if someone changes the price field in the request?", ("broken_access_control", "insecure_design")),
+    ("Are passwords hashed properly?", "cryptographic_failures"),
+    ("Attackers dumped our users table", ("sql_injection", "incident_response")),
+    ("Who should we call first when we're breached?", "incident_response"),
+    ("Can the image proxy be abused to scan our internal network?", "ssrf"),
+    ("Should we sign our releases?", "integrity_failures"),
+    ("How many failed sign-ins is too many before we lock the account?", "brute_force"),
+    ("Nobody noticed the intrusion for three months", ("logging_failures", "incident_response")),
+    ("Tour's response time went through the roof", ("site_status", "ddos")),
+)
+
+
+def _topic(question: str, agent_id: str = "general") -> str:
+    found = retrieve(question, AGENTS[agent_id])
+    return found[0].id if found else "(no match)"
+
+
+def test_the_table_is_large_and_covers_every_topic():
+    assert len(QUESTIONS) >= 40
+    assert {"brute_force", "ddos", "site_status", "security_headers"} <= {topic for _q, topic in QUESTIONS}
+    assert len({question.lower() for question, _topic in QUESTIONS}) == len(QUESTIONS)
+
+
+def _reaches(question: str, expected: str | tuple[str, ...]) -> bool:
+    return _topic(question) in ((expected,) if isinstance(expected, str) else expected)
+
+
+def test_at_least_90_percent_of_natural_questions_reach_their_topic():
+    misses = [(question, expected, _topic(question)) for question, expected in QUESTIONS
+              if not _reaches(question, expected)]
+    rate = 1 - len(misses) / len(QUESTIONS)
+    listing = "\n".join(f"  {q!r}: wanted {want}, got {got}" for q, want, got in misses)
+    assert rate >= 0.9, f"hit rate {rate:.0%} ({len(QUESTIONS) - len(misses)}/{len(QUESTIONS)}); misses:\n{listing}"
+
+
+def test_the_issues_own_examples_always_reach_their_topic():
+    for question in ("failed logins", "password spraying", "credential stuffing",
+                     "5000 failed logins per minute from one IP range"):
+        assert _topic(question) == "brute_force", question
+    for agent_id in ("general", "tour"):
+        assert _topic("is our Tour site safe?", agent_id) == "site_status"
+
+
+def test_small_talk_matches_nothing():
+    assert retrieve("What should we prioritise?", AGENTS["stock"]) == []
+    assert retrieve("hello", AGENTS["general"]) == []

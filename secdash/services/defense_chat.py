@@ -15,13 +15,14 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.ai import threat
 from secdash.ai.agents import AGENTS, AgentProfile
 from secdash.ai.base import ChatProvider, ChatTurn, LLMError
-from secdash.ai.prompts import THREAT_SYSTEM_PROMPT, ThreatAssessment, agent_system_prompt
+from secdash.ai.prompts import ThreatAssessment, agent_system_prompt, threat_system_prompt
 from secdash.ai.providers import get_provider
+from secdash.ai.situation import Situation
 from secdash.ai.structured import parse_structured
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
 from secdash.models import DefenseChatMessage, LogCategory, LogSeverity, UserPublic, as_utc
-from secdash.services import audit, quotas
+from secdash.services import agent_context, audit, quotas
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
 
@@ -76,18 +77,19 @@ async def conversation(
     return list(reversed(list(await session.exec(query))))
 
 
-async def assess_threat(provider: ChatProvider, content: str) -> str:
-    """The rule set's level, raised by the model's structured judgement when a model is configured."""
-    rules_level, _hits = threat.assess(content)
+async def assess_threat(provider: ChatProvider, content: str, situation: Situation | None = None) -> str:
+    """The rules' level in the agent's situation, raised by the model's structured judgement when a model is
+    configured (secdash/ai/threat.py says how)."""
+    rules = threat.judge(content, situation)
     complete_json = getattr(provider, "complete_json", None)
     if complete_json is None:
-        return rules_level
+        return rules.level
     try:
-        judged = parse_structured(await complete_json([ChatTurn("user", content)], system=THREAT_SYSTEM_PROMPT),
-                                  ThreatAssessment)
+        judged = parse_structured(await complete_json([ChatTurn("user", content)],
+                                                      system=threat_system_prompt(situation)), ThreatAssessment)
     except LLMError:
-        return rules_level
-    return threat.highest(rules_level, judged.threatLevel)
+        return rules.level
+    return threat.with_model(rules, judged.threatLevel)
 
 
 async def _store(user: UserPublic, surface: str, agent_id: str, role: str, content: str, **extra: Any) -> DefenseChatMessage:
@@ -143,6 +145,8 @@ async def _stream_reply(
     async with session_scope() as session:
         earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id, limit=CONTEXT_TURNS)
     await _store(user, surface, agent.id, "user", text)
+    facts = await agent_context.situation(agent_id=agent.id)  # its own short session, closed before the model
+    grounding = {"situation": facts} if getattr(provider, "reads_situation", False) else {}
     turns = [ChatTurn(m.role, m.content) for m in earlier] + [ChatTurn("user", text)]
     pieces: list[str] = []
     started = time.monotonic()
@@ -158,7 +162,8 @@ async def _stream_reply(
         return stored
 
     try:
-        async for piece in provider.stream_chat(turns, agent_id=agent.id, system=agent_system_prompt(agent)):
+        async for piece in provider.stream_chat(turns, agent_id=agent.id, system=agent_system_prompt(agent, facts),
+                                                **grounding):
             pieces.append(piece)
             yield piece
     except LLMError as exc:
@@ -167,7 +172,7 @@ async def _stream_reply(
     except (GeneratorExit, asyncio.CancelledError):
         await asyncio.shield(finish("cancelled", None))
         raise
-    level = await assess_threat(provider, text)
+    level = await assess_threat(provider, text, facts)
     stored = await finish("ok", level)
     yield ReplyDone(message_id=stored.id if stored and stored.id else 0, content="".join(pieces), threat_level=level,
                     provider=provider.name, model=provider.model)

@@ -29,7 +29,8 @@ situation, by transparent rules. Table-tested in tests/ai/test_threat_rules.py.
 3. Situation. The live state of the agent's site(s) (the general agent: every site) sets a floor:
    a site in ALERT (status critical) makes it at least high; a site CHECKING (status warning) after
    at least one probe makes it at least medium; an open high-severity attack event on those sites
-   makes it at least medium. A floor never lowers a level; a site not probed yet sets none.
+   makes it at least medium. A floor never lowers a level; a site not probed yet sets none. When the
+   message names some of those sites ("is our Tour site safe?"), only the sites named count.
 4. Model. With a model configured, its structured judgement may raise the rules' level, except
    that it cannot turn a hypothetical into an incident: there its level is capped at medium (the
    situation's floor still applies). The model never lowers the rules' level.
@@ -153,19 +154,22 @@ def _clauses(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def situation_floor(situation: Situation | None) -> tuple[str, list[str]]:
-    """The lowest level the agent's live data allows, and why."""
+def situation_floor(situation: Situation | None, text: str = "") -> tuple[str, list[str]]:
+    """The lowest level the agent's live data allows (only the sites the text names, if it names any), and why."""
     if situation is None:
         return "low", []
     floor, reasons = "low", []
-    for site in situation.sites:
+    sites = situation.sites_named(text) or situation.sites
+    names = {site.name for site in sites}
+    for site in sites:
         if site.status == "critical":
             floor = highest(floor, "high")
             reasons.append(f"{site.name} is ALERT" + (f" ({site.last_error})" if site.last_error else ""))
         elif site.status == "warning" and site.probed:
             floor = highest(floor, "medium")
             reasons.append(f"{site.name} is CHECKING" + (f" (grade {site.grade})" if site.grade else ""))
-    attacks = [e for e in situation.events if e.event_type == "attack_detected" and e.severity == "high"]
+    attacks = [e for e in situation.events if e.event_type == "attack_detected" and e.severity == "high"
+               and (e.site in names or len(sites) == len(situation.sites))]
     if attacks:
         floor = highest(floor, "medium")
         reasons.append(f"{len(attacks)} open high-severity attack event(s)"
@@ -205,7 +209,7 @@ def judge(text: str, situation: Situation | None = None) -> Judgement:
         reasons.append(f"a question or hypothetical about {', '.join(hits)}: not an incident")
     else:
         mode, level = "none", "low"
-    floor, why = situation_floor(situation)
+    floor, why = situation_floor(situation, text or "")
     if LEVELS.index(floor) > LEVELS.index(level):
         reasons += why
     return Judgement(level=highest(level, floor), mode=mode, topic_level=topic_level, floor=floor, hits=tuple(hits),

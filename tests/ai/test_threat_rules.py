@@ -57,6 +57,14 @@ def test_the_two_cases_of_the_issue_are_fixed():
     assert hypothetical.level not in ("high", "critical") and hypothetical.mode == "hypothetical"
 
 
+def test_a_question_naming_a_site_is_judged_by_that_site():
+    """The general agent asked about Tour: Gem's ALERT is not what was asked about."""
+    situation = _situation("general", _site("Gem", "critical"), _site("Tour", "secure", grade="A"))
+    assert threat.judge("is our Tour site safe?", situation).level == "low"
+    assert threat.judge("is Gem safe?", situation).level == "high"
+    assert threat.judge("is everything fine?", situation).level == "high"
+
+
 @pytest.mark.parametrize(("agent_id", "site", "text", "level"), [
     ("tour", _site("Tour", "critical", status_code=503), "What is XSS?", "high"),  # ALERT: at least high
     ("tour", _site("Tour", "warning", grade="D"), "hello", "medium"),  # CHECKING after a probe: at least medium

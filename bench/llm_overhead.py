@@ -28,6 +28,8 @@ async def _run() -> None:
     fake = FakeOpenAI()
     settings = get_settings()
     settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_API_KEY = fake.base_url, "echo", "sk-bench"
+    # The per-user model budget guards production; the benchmark measures overhead, not the budget.
+    settings.AI_CALLS_PER_MINUTE = settings.AI_CALLS_PER_HOUR = 1_000_000
     async with session_scope() as session:
         created = await users.create_user(session=session, email="llm@bench.test", password="bench-password-123")
     user = UserPublic(id=created.id, email=created.email, role=created.role, firstName=created.firstName)

@@ -232,6 +232,24 @@ def dashboard_tab() -> rx.Component:
     )
 
 
+def _remove_confirmation() -> rx.Component:
+    """Remove asks first, naming the site; only "Remove site" removes it."""
+    return rx.el.div(
+        rx.el.p("Remove ", DashboardState.site_form_name, "?", class_name="font-semibold text-red-300"),
+        rx.el.p("Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
+                class_name="text-sm text-slate-300"),
+        rx.el.div(
+            rx.el.button("Keep site", type="button", on_click=DashboardState.keep_site,
+                         class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
+            rx.el.button("Remove site", type="button", on_click=DashboardState.delete_site(DashboardState.editing_site_id),
+                         class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500"),
+            class_name="flex gap-2",
+        ),
+        role="alert",
+        class_name="mt-3 flex flex-col gap-2 rounded-md border border-red-500/50 bg-red-500/10 p-3",
+    )
+
+
 def site_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
@@ -246,16 +264,19 @@ def site_dialog() -> rx.Component:
                 rx.el.label(rx.el.input(type="checkbox", name="allow_private"),
                             " Allow a private or local address (only for hosts you own)",
                             class_name="flex items-center gap-2 text-sm text-slate-300"),
-                rx.el.div(
-                    rx.cond(DashboardState.editing_site_id > 0,
-                            rx.el.button("Remove", type="button",
-                                         on_click=DashboardState.delete_site(DashboardState.editing_site_id),
-                                         class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300"),
-                            rx.fragment()),
-                    rx.el.button("Cancel", type="button", on_click=DashboardState.close_site_dialog,
-                                 class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
-                    rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
-                    class_name="mt-3 flex gap-2",
+                rx.cond(
+                    DashboardState.confirm_remove,
+                    _remove_confirmation(),
+                    rx.el.div(
+                        rx.cond(DashboardState.editing_site_id > 0,
+                                rx.el.button("Remove", type="button", on_click=DashboardState.ask_remove_site,
+                                             class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300"),
+                                rx.fragment()),
+                        rx.el.button("Cancel", type="button", on_click=DashboardState.close_site_dialog,
+                                     class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
+                        rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
+                        class_name="mt-3 flex gap-2",
+                    ),
                 ),
                 on_submit=DashboardState.save_site,
                 class_name="flex flex-col gap-2",

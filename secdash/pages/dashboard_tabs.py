@@ -2,7 +2,7 @@
 
 import reflex as rx
 
-from secdash.components.badges import event_severity_badge, pill
+from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import MAX_NOTE_LENGTH, DashboardState
@@ -177,16 +177,28 @@ def scan_tab() -> rx.Component:
     )
 
 
+def _agent_row(agent: dict) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(agent["name"], class_name="text-sm font-semibold text-slate-100"),
+        agent_status_badge(agent["status"]),
+        rx.el.span(agent["blocked"], rx.cond(agent["blocked"] == "1", " threat blocked", " threats blocked"),
+                   class_name="basis-full text-xs text-slate-400"),
+        class_name="flex flex-wrap items-center justify-between gap-x-2 gap-y-1 rounded-lg border border-slate-800 "
+        "bg-slate-950/60 px-3 py-2",
+        data_testid="defense-agent",
+    )
+
+
 def defense_tab() -> rx.Component:
     return rx.el.div(
         card(
             rx.el.ul(
                 rx.el.li("Site monitor: probing ", DashboardState.sites_count, " sites for status, TLS and security headers"),
                 rx.el.li("Code scanner: detect-secrets, bandit and web rules on demand"),
-                rx.el.li("Defense agents: not connected yet (the AI layer arrives in a later release)",
-                         class_name="text-slate-500"),
+                rx.el.li("Defense agents: the four platform agents below answer in Defense Command"),
                 class_name="flex list-disc flex-col gap-1 pl-5 text-sm text-slate-300",
             ),
+            rx.el.ul(rx.foreach(DashboardState.defense_agents, _agent_row), class_name="mt-3 grid gap-2 sm:grid-cols-2"),
             title="AI Defense Mode",
         ),
         card(

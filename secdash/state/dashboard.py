@@ -10,7 +10,7 @@ import reflex as rx
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.models import ScanJob, as_utc, utcnow
-from secdash.services import events, scans, sites
+from secdash.services import agents, events, scans, sites
 from secdash.services.errors import DomainError
 from secdash.state import follow
 from secdash.state.auth import AuthState, refusal_events
@@ -89,6 +89,9 @@ class DashboardState(AuthState):
     editing_site_id: int = 0
     site_form_name: str = ""
     site_form_url: str = ""
+    confirm_remove: bool = False  # Remove asks first; only "Remove site" then removes
+    # AI Defense Mode: the platform agents (name, status, threats blocked)
+    defense_agents: list[dict[str, str]] = []
 
     @rx.var
     def scan_percent(self) -> int:
@@ -189,6 +192,7 @@ class DashboardState(AuthState):
         async with session_scope() as session:
             await sites.init_default_sites(session=session, settings=get_settings(), actor=user)
         self._apply_reads(await read_changes(set(), self._problem_filters(), with_target=True))
+        self.defense_agents = await _read_agents()
         return DashboardState.follow_changes
 
     @rx.event
@@ -215,8 +219,11 @@ class DashboardState(AuthState):
                     yield refusal_events()
                     return
                 reads = await read_changes(changed, self._problem_filters())  # outside the state lock
+                agent_rows = await _read_agents() if not changed or sites.TOPIC in changed else None
                 async with self:
                     self._apply_reads(reads)
+                    if agent_rows is not None:
+                        self.defense_agents = agent_rows
 
     @rx.event
     async def set_tab(self, tab: str):
@@ -334,14 +341,29 @@ class DashboardState(AuthState):
         self.editing_site_id = site.id if site else 0
         self.site_form_name = site.name if site else ""
         self.site_form_url = site.url if site else "https://"
-        self.site_dialog_open = True
+        self.site_dialog_open, self.confirm_remove = True, False
         return None
 
     @rx.event
     async def close_site_dialog(self):
         if await self._current_user() is None:
             return self._session_ended()
-        self.site_dialog_open = False
+        self.site_dialog_open, self.confirm_remove = False, False
+        return None
+
+    @rx.event
+    async def ask_remove_site(self):
+        """Remove was pressed: the dialog asks before anything is removed."""
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.confirm_remove = self.editing_site_id > 0
+        return None
+
+    @rx.event
+    async def keep_site(self):
+        if await self._current_user() is None:
+            return self._session_ended()
+        self.confirm_remove = False
         return None
 
     @rx.event
@@ -370,13 +392,21 @@ class DashboardState(AuthState):
         user = await self._current_user()
         if user is None:
             return self._session_ended()
+        if not self.confirm_remove:  # only the confirmation's button removes
+            return None
         try:
             async with session_scope() as session:
                 await sites.delete_site(session=session, actor=user, site_id=int(site_id))
         except DomainError as exc:
+            self.confirm_remove = False
             return self._failed(exc)
-        self.site_dialog_open = False
+        self.site_dialog_open, self.confirm_remove = False, False
         await self._reload({sites.TOPIC})
         return rx.toast.success("Site removed")
 
 
+async def _read_agents() -> list[dict[str, str]]:
+    """The platform agents as the AI Defense Mode tab lists them."""
+    async with session_scope() as session:
+        records = await agents.list_agents(session=session)
+    return [{"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(r.threats_blocked)} for r in records]

@@ -26,7 +26,10 @@ app = rx.App(
     # The API (with its security headers and body limits), then the live channel's per-client caps.
     api_transformer=[create_api(), LiveChannelGuard],
     toaster=rx.toast.provider(
-        visible_toasts=1, position="bottom-right", rich_colors=True, close_button=True,
+        # Top right, below the sticky bar: at the bottom a toast covered the chat composers and the floating
+        # chat button (on a phone sonner spreads it across the screen's width).
+        visible_toasts=1, position="top-right", rich_colors=True, close_button=True,
+        offset=rx.Var.create({"top": "4.5rem", "right": "1.5rem"}).to(str),
         hotkey=rx.Var.create(["F8"]).to(str),  # sonner takes a key list; the spec's viewport hotkey
         toast_options=rx.toast.options(duration=5000, style={"maxWidth": "420px"}),
     ),

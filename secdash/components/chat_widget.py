@@ -32,8 +32,10 @@ def chat_widget() -> rx.Component:
                      stop=ChatWidgetState.stop, waiting=ChatWidgetState.sending, input_id="widget-input"),
             class_name="border-t border-slate-800 p-3",
         ),
-        class_name="fixed bottom-24 right-6 z-50 flex h-[600px] w-[380px] max-w-[calc(100vw-3rem)] flex-col rounded-xl "
-        "border border-slate-700 bg-slate-900 shadow-2xl",
+        # 600 px high as the spec says, but never taller or wider than the screen it opens on.
+        class_name="fixed bottom-24 right-3 z-50 flex h-[600px] max-h-[calc(100dvh-7rem)] w-[380px] "
+        "max-w-[calc(100vw-1.5rem)] flex-col rounded-xl border border-slate-700 bg-slate-900 shadow-2xl sm:right-6",
+        id="defense-chat-panel",
         role="dialog",
         aria_label="Defense Command chat",
     )

@@ -45,17 +45,18 @@ def _user_box() -> rx.Component:
         rx.el.span(
             AuthState.user_email,
             title=AuthState.user_email,
-            class_name="hidden sm:inline max-w-[200px] truncate text-sm text-slate-300",
+            class_name="hidden sm:inline min-w-0 max-w-[200px] truncate text-sm text-slate-300",
         ),
-        role_badge(AuthState.is_admin),
+        rx.el.span(role_badge(AuthState.is_admin), class_name="shrink-0"),
         rx.el.button(
             rx.icon("log-out", class_name="w-4 h-4"),
             "Logout",
             on_click=AuthState.logout,
-            class_name="flex items-center gap-1 whitespace-nowrap rounded-md border border-slate-700 px-3 py-1.5 text-sm "
-            "text-slate-200 hover:bg-slate-800",
+            class_name="flex shrink-0 items-center gap-1 whitespace-nowrap rounded-md border border-slate-700 px-3 py-1.5 "
+            "text-sm text-slate-200 hover:bg-slate-800",
         ),
-        class_name="flex items-center gap-3",
+        # The e-mail gives way first: at 1280 px a long address is cut short, never Logout.
+        class_name="flex min-w-0 items-center justify-end gap-3",
     )
 
 
@@ -85,7 +86,7 @@ def nav_bar(active_route: str) -> rx.Component:
                     class_name="flex items-center gap-2",
                 ),
                 _nav_links(active_route),
-                class_name="flex items-center gap-4",
+                class_name="flex shrink-0 items-center gap-4",
             ),
             _user_box(),
             class_name="mx-auto flex max-w-7xl items-center justify-between gap-4 px-4 py-3",
@@ -100,7 +101,8 @@ def shell(content: rx.Component, active_route: str) -> rx.Component:
         AuthState.is_authenticated,
         rx.el.div(
             nav_bar(active_route),
-            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 py-6"),
+            # Room below the content for the floating chat button on small screens.
+            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 pt-6 pb-24 lg:pb-6"),
             chat_widget(),
             class_name="min-h-screen bg-slate-950 text-slate-100",
         ),

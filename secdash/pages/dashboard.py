@@ -40,12 +40,12 @@ def top_bar() -> rx.Component:
         ),
         rx.el.div(
             rx.el.span(rx.moment(interval=1000, format="HH:mm:ss", tz="UTC"), " UTC",
-                       class_name="font-mono text-sm text-cyan-300", data_testid="utc-clock"),
-            rx.el.span("Welcome, ", AuthState.display_first_name, class_name="text-sm text-slate-300"),
+                       class_name="whitespace-nowrap font-mono text-sm text-cyan-300", data_testid="utc-clock"),
+            rx.el.span("Welcome, ", AuthState.display_first_name, class_name="whitespace-nowrap text-sm text-slate-300"),
             rx.el.button(rx.icon("log-out", class_name="w-4 h-4"), "Logout", on_click=AuthState.logout,
                          class_name="flex items-center gap-1 rounded-md border border-slate-700 px-3 py-1.5 text-sm "
                          "hover:bg-slate-800"),
-            class_name="flex items-center gap-4",
+            class_name="flex flex-wrap items-center gap-x-4 gap-y-2",
         ),
         class_name="mb-4 flex flex-wrap items-center justify-between gap-3 rounded-xl border border-slate-800 "
         "bg-slate-900/60 px-4 py-3",
@@ -112,7 +112,7 @@ def _site_row(site: SiteView) -> rx.Component:
                          class_name="mt-1 text-xs text-cyan-300 hover:underline"),
             rx.fragment(),
         ),
-        class_name="rounded-lg border border-slate-800 bg-slate-950/60 p-3",
+        class_name="min-w-0 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
         data_testid="site-row",
     )
 
@@ -178,7 +178,7 @@ def dashboard_tab() -> rx.Component:
             card(
                 rx.cond(
                     DashboardState.sites.length() > 0,
-                    rx.el.div(rx.foreach(DashboardState.sites, _site_row), class_name="grid gap-3 md:grid-cols-2"),
+                    rx.el.div(rx.foreach(DashboardState.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",
@@ -186,7 +186,7 @@ def dashboard_tab() -> rx.Component:
                     rx.icon("plus", class_name="w-4 h-4"), "Add site", on_click=DashboardState.open_site_dialog(0),
                     class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
                     "hover:bg-slate-800"), rx.fragment()),
-                class_name="rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
+                class_name="min-w-0 rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
             ),
             card(
                 rx.cond(DashboardState.activities.length() > 0,
@@ -194,7 +194,7 @@ def dashboard_tab() -> rx.Component:
                         rx.el.p("No AI activity yet.", class_name="text-slate-400")),
                 title="AI Activity",
             ),
-            class_name="mt-4 grid gap-4 xl:grid-cols-3",
+            class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
         ),
         rx.el.div(
             card(
@@ -227,7 +227,7 @@ def dashboard_tab() -> rx.Component:
                                  title="Open (unresolved) events; the list shows the 5 newest",
                                  data_testid="active-alerts"),
             ),
-            class_name="mt-4 grid gap-4 xl:grid-cols-3",
+            class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
         ),
     )
 

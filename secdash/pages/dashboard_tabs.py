@@ -217,20 +217,30 @@ def defense_tab() -> rx.Component:
     )
 
 
+# On a phone the table becomes cards: each row wraps to time, site and severity; the problem across
+# the card; then type and action.
+_TABLE = "w-full max-md:block"
+_BODY = "max-md:flex max-md:flex-col max-md:gap-2"
+_ROW = ("border-b border-slate-800 align-top max-md:flex max-md:flex-wrap max-md:items-center max-md:gap-x-3 "
+        "max-md:gap-y-1 max-md:rounded-lg max-md:border max-md:bg-slate-950/60 max-md:p-3")
+_CELL = "pr-3 max-md:p-0"
+_PROBLEM_CELL = "pr-3 max-md:w-full max-md:p-0"
+
+
 def _problem_row(event: EventView) -> rx.Component:
     return rx.el.tr(
-        rx.el.td(event.created, class_name="whitespace-nowrap py-2 pr-3 font-mono text-xs text-slate-400"),
-        rx.el.td(event.site, class_name="pr-3 text-sm"),
-        rx.el.td(event_severity_badge(event.severity), class_name="pr-3"),
+        rx.el.td(event.created, class_name=f"whitespace-nowrap py-2 font-mono text-xs text-slate-400 {_CELL}"),
+        rx.el.td(event.site, class_name=f"text-sm {_CELL}"),
+        rx.el.td(event_severity_badge(event.severity), class_name=_CELL),
         rx.el.td(
             rx.el.div(event.description, class_name="text-sm text-slate-200"),
             rx.cond(event.location != "", rx.el.div(event.location, " · ", event.rule,
                                                     class_name="font-mono text-xs text-slate-500"), rx.fragment()),
             rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"),
                     rx.fragment()),
-            class_name="pr-3",
+            class_name=_PROBLEM_CELL,
         ),
-        rx.el.td(event.event_type, class_name="pr-3 text-xs text-slate-400"),
+        rx.el.td(event.event_type, class_name=f"text-xs text-slate-400 {_CELL}"),
         rx.el.td(
             rx.cond(
                 event.resolved,
@@ -240,8 +250,9 @@ def _problem_row(event: EventView) -> rx.Component:
                                      class_name="rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800"),
                         pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
             ),
+            class_name="max-md:ml-auto",
         ),
-        class_name="border-b border-slate-800 align-top",
+        class_name=_ROW,
         data_testid="problem-row",
     )
 
@@ -249,10 +260,11 @@ def _problem_row(event: EventView) -> rx.Component:
 def _sample_problem_rows() -> list[rx.Component]:
     return [
         rx.el.tr(
-            rx.el.td(sample_mark(), class_name="py-2 pr-3"), rx.el.td(site, class_name="pr-3 text-sm text-slate-400"),
-            rx.el.td(event_severity_badge(sev), class_name="pr-3"), rx.el.td(text, class_name="pr-3 text-sm text-slate-500"),
-            rx.el.td(kind, class_name="pr-3 text-xs text-slate-500"), rx.el.td(""),
-            class_name="border-b border-slate-800",
+            rx.el.td(sample_mark(), class_name=f"py-2 {_CELL}"), rx.el.td(site, class_name=f"text-sm text-slate-400 {_CELL}"),
+            rx.el.td(event_severity_badge(sev), class_name=_CELL),
+            rx.el.td(text, class_name=f"text-sm text-slate-400 {_PROBLEM_CELL}"),
+            rx.el.td(kind, class_name=f"text-xs text-slate-400 {_CELL}"), rx.el.td("", class_name="max-md:hidden"),
+            class_name=_ROW,
         )
         for sev, text, site, kind in SAMPLE_PROBLEMS
     ]
@@ -299,8 +311,9 @@ def problems_tab() -> rx.Component:
     )
     table = rx.el.div(
         rx.el.table(
-            rx.el.thead(rx.el.tr(*[rx.el.th(h, class_name="pb-2 pr-3 text-left text-xs font-medium text-slate-500")
-                                   for h in ("Time", "Site", "Severity", "Problem", "Type", "")])),
+            rx.el.thead(rx.el.tr(*[rx.el.th(h, class_name="pb-2 pr-3 text-left text-xs font-medium text-slate-400")
+                                   for h in ("Time", "Site", "Severity", "Problem", "Type", "Status")]),
+                        class_name="max-md:hidden"),
             rx.el.tbody(
                 rx.cond(
                     DashboardState.problems.length() > 0,
@@ -312,8 +325,9 @@ def problems_tab() -> rx.Component:
                         rx.el.tr(rx.el.td("No events match these filters.", col_span=6, class_name="py-4 text-slate-400")),
                     ),
                 ),
+                class_name=_BODY,
             ),
-            class_name="w-full",
+            class_name=_TABLE,
         ),
         class_name="max-h-[600px] overflow-auto",
     )

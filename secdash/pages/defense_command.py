@@ -4,17 +4,17 @@ import reflex as rx
 
 from secdash import routes
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, TOTAL_DATA
+from secdash.components.badges import agent_status_badge
 from secdash.components.cards import card, simulated_mark
 from secdash.components.chat import bubble, composer, streaming_bubble
 from secdash.components.screens import page_header
 from secdash.state.defense_command import DefenseCenterState, DefenseCommandState
 
-STATUS_CLASSES = (
-    ("fighting", "bg-red-500/15 text-red-300 border-red-500/40"),
-    ("analyzing", "bg-amber-500/15 text-amber-300 border-amber-500/40"),
-    ("secured", "bg-sky-500/15 text-sky-300 border-sky-500/40"),
-)
-_PILL = "inline-flex rounded-md border px-2 py-0.5 text-xs font-semibold uppercase"
+# Where a page's chat reaches the screen's right edge, Send keeps clear of the floating chat button
+# (bottom-6 right-6, 3.5rem wide): the Defense Command chat is the right column up to 2xl (then the page
+# is centred with margin enough); the Center's chat is the right edge only while it is one column.
+_COMPOSER_ROW = "border-t border-slate-800 p-3 pr-[4.75rem] 2xl:pr-3"
+_CENTER_COMPOSER_ROW = "border-t border-slate-800 p-3 max-lg:pr-[4.75rem]"
 
 
 def _system_button(agent_id: str) -> rx.Component:
@@ -55,7 +55,7 @@ def defense_command_content() -> rx.Component:
                     composer(state=DefenseCommandState, disabled=DefenseCommandState.waiting,
                              can_send=(DefenseCommandState.draft.strip() != "") & ~DefenseCommandState.waiting,
                              placeholder="Type a secure message", input_id="command-input"),
-                    class_name="border-t border-slate-800 p-3",
+                    class_name=_COMPOSER_ROW,
                 ),
             ),
         ),
@@ -90,8 +90,7 @@ def _agent_card(agent_id: str) -> rx.Component:
     return rx.el.button(
         rx.el.div(
             rx.el.span(agent.name, class_name="font-semibold text-slate-100"),
-            rx.el.span(status, class_name=rx.match(status, *[(k, f"{_PILL} {v}") for k, v in STATUS_CLASSES],
-                                                   f"{_PILL} bg-emerald-500/15 text-emerald-300 border-emerald-500/40")),
+            agent_status_badge(status),
             class_name="flex items-center justify-between gap-2",
         ),
         rx.el.dl(
@@ -123,7 +122,7 @@ def defense_center_content() -> rx.Component:
                      can_send=(DefenseCenterState.draft.strip() != "") & ~DefenseCenterState.waiting,
                      placeholder="Command the selected agent", stop=DefenseCenterState.stop,
                      waiting=DefenseCenterState.waiting, input_id="center-input"),
-            class_name="border-t border-slate-800 p-3",
+            class_name=_CENTER_COMPOSER_ROW,
         ),
         class_name="flex h-[560px] flex-col rounded-xl border border-slate-800 bg-slate-900/40",
     )

@@ -17,6 +17,9 @@ ADMIN_EMAIL = "admin@e2e.test"
 ADMIN_PASSWORD = "e2e-admin-password-" + secrets.token_hex(4)
 LIMITED_EMAIL = "viewer@e2e.test"
 LIMITED_PASSWORD = "e2e-viewer-password-" + secrets.token_hex(4)
+# A limited user whose 60-character e-mail must fit the navigation bar at 1280 px.
+LONG_EMAIL = "security.operations.night-shift.lead@long-addresses.e2e.test"
+LONG_PASSWORD = "e2e-long-password-" + secrets.token_hex(4)
 STARTUP_TIMEOUT = float(os.environ.get("SECDASH_E2E_STARTUP_TIMEOUT", "600"))
 
 
@@ -59,6 +62,7 @@ def server(tmp_path_factory, fake_model):
     env = _e2e_env(data_dir, fake_model)
     run_cli(env, "init")
     run_cli(env, "users", "create", LIMITED_EMAIL, "--role", "limited", stdin=f"{LIMITED_PASSWORD}\n")
+    run_cli(env, "users", "create", LONG_EMAIL, "--role", "limited", stdin=f"{LONG_PASSWORD}\n")
     try:
         live = start_server(env, data_dir, timeout=STARTUP_TIMEOUT)
     except RuntimeError as exc:

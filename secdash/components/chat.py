@@ -30,8 +30,8 @@ def engine_label(engine) -> rx.Component:
     """Which engine answered: the offline knowledge base or a configured model."""
     return rx.cond(
         engine == "offline",
-        rx.el.span("offline engine", class_name="text-[10px] text-slate-500"),
-        rx.cond(engine != "", rx.el.span(engine, class_name="text-[10px] text-slate-500"), rx.fragment()),
+        rx.el.span("offline engine", class_name="text-[10px] text-slate-400"),
+        rx.cond(engine != "", rx.el.span(engine, class_name="text-[10px] text-slate-400"), rx.fragment()),
     )
 
 
@@ -48,13 +48,14 @@ def bubble(line: ChatLine, show_threat: bool = False) -> rx.Component:
             rx.cond(agent, safe_markdown(line.text),
                     rx.el.p(line.text, class_name="whitespace-pre-wrap")),
             rx.el.div(
-                rx.el.span(line.time, class_name="font-mono text-[10px] text-slate-500"),
+                rx.el.span(line.time, class_name=rx.cond(agent, "font-mono text-[10px] text-slate-400",
+                                                         "font-mono text-[10px] text-cyan-50")),
                 threat_badge(line.threat_level) if show_threat else rx.fragment(),
                 engine_label(line.engine),
                 class_name="mt-1 flex items-center gap-2",
             ),
             class_name=rx.cond(agent, "max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
-                               "max-w-[85%] rounded-lg bg-cyan-600/80 px-3 py-2 text-sm text-white"),
+                               "max-w-[85%] rounded-lg bg-cyan-700 px-3 py-2 text-sm text-white"),
         ),
         class_name=rx.cond(agent, "flex justify-start", "flex justify-end"),
         data_testid=rx.cond(agent, "agent-message", "user-message"),

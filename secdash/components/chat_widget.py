@@ -25,6 +25,9 @@ def chat_widget() -> rx.Component:
             rx.foreach(ChatWidgetState.lines, lambda line: bubble(line)),
             rx.cond(ChatWidgetState.sending, streaming_bubble(ChatWidgetState.partial), rx.fragment()),
             class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
+            tab_index=0,
+            role="region",
+            aria_label="Conversation",
         ),
         rx.el.div(
             composer(state=ChatWidgetState, disabled=ChatWidgetState.sending, can_send=ChatWidgetState.can_send,
@@ -44,7 +47,9 @@ def chat_widget() -> rx.Component:
         rx.el.button(
             rx.cond(ChatWidgetState.open, rx.icon("x", class_name="w-6 h-6"), rx.icon("message-circle", class_name="w-6 h-6")),
             on_click=ChatWidgetState.toggle,
-            aria_label="Open defense chat",
+            aria_label=rx.cond(ChatWidgetState.open, "Close defense chat", "Open defense chat"),
+            aria_expanded=rx.cond(ChatWidgetState.open, "true", "false"),
+            aria_controls="defense-chat-panel",
             class_name="fixed bottom-6 right-6 z-50 flex h-14 w-14 items-center justify-center rounded-full bg-cyan-500 "
             "text-slate-950 shadow-lg hover:bg-cyan-400",
         ),

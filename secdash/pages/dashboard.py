@@ -87,14 +87,14 @@ def _site_row(site: SiteView) -> rx.Component:
             class_name="flex items-start justify-between gap-2",
         ),
         rx.el.dl(
-            rx.el.div(rx.el.dt("Response", class_name="text-slate-500"), rx.el.dd(site.response_time)),
-            rx.el.div(rx.el.dt("TLS", class_name="text-slate-500"), rx.el.dd(site.tls)),
-            rx.el.div(rx.el.dt("Grade", class_name="text-slate-500"), rx.el.dd(site.grade, class_name="font-bold")),
-            rx.el.div(rx.el.dt("Checked", class_name="text-slate-500"), rx.el.dd(site.checked)),
+            rx.el.div(rx.el.dt("Response", class_name="text-slate-400"), rx.el.dd(site.response_time)),
+            rx.el.div(rx.el.dt("TLS", class_name="text-slate-400"), rx.el.dd(site.tls)),
+            rx.el.div(rx.el.dt("Grade", class_name="text-slate-400"), rx.el.dd(site.grade, class_name="font-bold")),
+            rx.el.div(rx.el.dt("Checked", class_name="text-slate-400"), rx.el.dd(site.checked)),
             class_name="mt-2 grid grid-cols-4 gap-2 text-xs text-slate-300",
         ),
         rx.cond(site.error != "", rx.el.p(site.error, class_name="mt-1 text-xs text-red-300"), rx.fragment()),
-        rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-500 truncate",
+        rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate",
                                             title=site.findings), rx.fragment()),
         rx.el.div(
             rx.recharts.line_chart(
@@ -105,6 +105,8 @@ def _site_row(site: SiteView) -> rx.Component:
                 data=site.chart, height=90,
             ),
             class_name="mt-2",
+            role="img",
+            aria_label=f"Response times of {site.name}, most recent checks",
         ),
         rx.cond(
             AuthState.is_admin,
@@ -123,7 +125,7 @@ def _activity_row(activity: ActivityView) -> rx.Component:
             pill(activity.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
             rx.el.span(activity.target, class_name="text-sm font-medium text-slate-200"),
             rx.cond(activity.simulated, simulated_mark(), rx.fragment()),
-            rx.el.span(activity.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+            rx.el.span(activity.created, class_name="ml-auto font-mono text-xs text-slate-400"),
             class_name="flex flex-wrap items-center gap-2",
         ),
         rx.el.p(activity.description, class_name="mt-1 text-sm text-slate-400"),
@@ -138,7 +140,7 @@ def _alert_row(alert: EventView) -> rx.Component:
             rx.el.span(alert.site, class_name="text-sm text-slate-300"),
             rx.cond(alert.resolved, pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
                     rx.fragment()),
-            rx.el.span(alert.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+            rx.el.span(alert.created, class_name="ml-auto font-mono text-xs text-slate-400"),
             class_name="flex flex-wrap items-center gap-2",
         ),
         rx.el.p(alert.description, class_name="mt-1 text-sm text-slate-300"),
@@ -153,7 +155,7 @@ def _sample_alerts() -> rx.Component:
             rx.el.li(
                 rx.el.div(event_severity_badge(sev), rx.el.span(site, class_name="text-sm text-slate-400"), sample_mark(),
                           class_name="flex items-center gap-2"),
-                rx.el.p(text, class_name="mt-1 text-sm text-slate-500"),
+                rx.el.p(text, class_name="mt-1 text-sm text-slate-400"),
                 class_name="border-b border-slate-800 py-2 last:border-0",
             )
             for sev, text, site in SAMPLE_ALERTS

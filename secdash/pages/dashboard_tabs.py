@@ -19,7 +19,7 @@ _SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm t
 
 def _feed_row(entry: FeedView) -> rx.Component:
     return rx.el.li(
-        rx.el.span(entry.time, class_name="font-mono text-xs text-slate-500"),
+        rx.el.span(entry.time, class_name="font-mono text-xs text-slate-400"),
         rx.el.span(entry.ip, class_name="font-mono text-sm text-slate-300"),
         rx.el.span(entry.site, class_name="text-sm text-cyan-300"),
         rx.el.span(entry.action, class_name=rx.cond(entry.action == "signup", "text-sm text-emerald-300 font-semibold",
@@ -35,7 +35,7 @@ def traffic_tab() -> rx.Component:
             rx.el.div(
                 rx.el.h2("Live Traffic", class_name="text-lg font-semibold"), simulated_mark(),
                 rx.el.span("No real traffic source is connected yet; these figures come from the server's simulation.",
-                           class_name="text-xs text-slate-500"),
+                           class_name="text-xs text-slate-400"),
                 class_name="mb-3 flex flex-wrap items-center gap-2",
             ),
             rx.el.div(
@@ -69,7 +69,7 @@ def traffic_tab() -> rx.Component:
 
 def _user_scan_row(scan: dict) -> rx.Component:
     return rx.el.li(
-        rx.el.span(scan["time"], class_name="font-mono text-xs text-slate-500"),
+        rx.el.span(scan["time"], class_name="font-mono text-xs text-slate-400"),
         rx.el.span(scan["ip"], class_name="font-mono text-sm"),
         rx.el.span(scan["site"], class_name="text-sm text-cyan-300"),
         rx.el.span(scan["verdict"], class_name="text-sm font-semibold uppercase"),
@@ -98,7 +98,7 @@ def users_tab() -> rx.Component:
 
 
 def _scan_figure(label: str, value) -> rx.Component:
-    return rx.el.div(rx.el.div(label, class_name="text-xs text-slate-500"),
+    return rx.el.div(rx.el.div(label, class_name="text-xs text-slate-400"),
                      rx.el.div(value, class_name="text-lg font-semibold text-slate-100"))
 
 
@@ -111,7 +111,7 @@ def scan_tab() -> rx.Component:
                 rx.el.button(
                     rx.el.div(title, class_name="font-semibold"),
                     rx.el.div(DashboardState.target_lines, " lines", class_name="text-sm text-slate-400"),
-                    rx.el.div(text, class_name="text-xs text-slate-500"),
+                    rx.el.div(text, class_name="text-xs text-slate-400"),
                     on_click=DashboardState.start_scan(kind),
                     disabled=~AuthState.is_admin,
                     class_name="flex flex-col items-start gap-1 rounded-lg border border-slate-700 p-4 text-left "
@@ -125,13 +125,14 @@ def scan_tab() -> rx.Component:
             class_name="mt-3 grid gap-3 md:grid-cols-2",
         ),
         rx.cond(AuthState.is_admin, rx.fragment(),
-                rx.el.p("Only administrators may start or stop scans.", class_name="mt-2 text-xs text-slate-500")),
+                rx.el.p("Only administrators may start or stop scans.", class_name="mt-2 text-xs text-slate-400")),
     )
     progress = rx.el.div(
         rx.el.div(class_name="h-full rounded-full bg-cyan-400 transition-all",
                   style={"width": DashboardState.scan_percent.to_string() + "%"}),
         class_name="h-2 w-full rounded-full bg-slate-800",
         role="progressbar", aria_valuenow=DashboardState.scan_percent, aria_valuemin=0, aria_valuemax=100,
+        aria_label="Scan progress",
     )
     figures = rx.el.div(
         _scan_figure("Lines", rx.el.span(DashboardState.scan_lines, " / ", DashboardState.scan_total_lines)),
@@ -207,7 +208,7 @@ def defense_tab() -> rx.Component:
                         rx.el.div(pill(a.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
                                   rx.el.span(a.target, class_name="text-sm"),
                                   rx.cond(a.simulated, simulated_mark(), rx.fragment()),
-                                  rx.el.span(a.created, class_name="ml-auto font-mono text-xs text-slate-500"),
+                                  rx.el.span(a.created, class_name="ml-auto font-mono text-xs text-slate-400"),
                                   class_name="flex items-center gap-2"),
                         rx.el.p(a.description, class_name="text-sm text-slate-400"),
                         class_name="border-b border-slate-800 py-2 last:border-0"))),
@@ -235,7 +236,7 @@ def _problem_row(event: EventView) -> rx.Component:
         rx.el.td(
             rx.el.div(event.description, class_name="text-sm text-slate-200"),
             rx.cond(event.location != "", rx.el.div(event.location, " · ", event.rule,
-                                                    class_name="font-mono text-xs text-slate-500"), rx.fragment()),
+                                                    class_name="font-mono text-xs text-slate-400"), rx.fragment()),
             rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"),
                     rx.fragment()),
             class_name=_PROBLEM_CELL,
@@ -330,6 +331,7 @@ def problems_tab() -> rx.Component:
             class_name=_TABLE,
         ),
         class_name="max-h-[600px] overflow-auto",
+        tab_index=0, role="region", aria_label="Security problems",
     )
     return card(
         filters,

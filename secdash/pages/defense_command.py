@@ -50,6 +50,7 @@ def defense_command_content() -> rx.Component:
                     rx.foreach(DefenseCommandState.lines, lambda line: bubble(line)),
                     rx.cond(DefenseCommandState.waiting, streaming_bubble(DefenseCommandState.partial), rx.fragment()),
                     class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
+                    tab_index=0, role="region", aria_label="Conversation",
                 ),
                 rx.el.div(
                     composer(state=DefenseCommandState, disabled=DefenseCommandState.waiting,
@@ -94,10 +95,10 @@ def _agent_card(agent_id: str) -> rx.Component:
             class_name="flex items-center justify-between gap-2",
         ),
         rx.el.dl(
-            rx.el.div(rx.el.dt("Data", class_name="text-slate-500"), rx.el.dd(agent.data_size)),
-            rx.el.div(rx.el.dt("Code lines", class_name="text-slate-500"), rx.el.dd(f"{agent.code_lines:,}")),
-            rx.el.div(rx.el.dt("Users", class_name="text-slate-500"), rx.el.dd(f"{agent.users:,}")),
-            rx.el.div(rx.el.dt("Blocked", class_name="text-slate-500"),
+            rx.el.div(rx.el.dt("Data", class_name="text-slate-400"), rx.el.dd(agent.data_size)),
+            rx.el.div(rx.el.dt("Code lines", class_name="text-slate-400"), rx.el.dd(f"{agent.code_lines:,}")),
+            rx.el.div(rx.el.dt("Users", class_name="text-slate-400"), rx.el.dd(f"{agent.users:,}")),
+            rx.el.div(rx.el.dt("Blocked", class_name="text-slate-400"),
                       rx.el.dd(DefenseCenterState.threats_blocked.get(agent_id, 0))),
             class_name="mt-2 grid grid-cols-4 gap-1 text-left text-xs text-slate-300",
         ),
@@ -116,6 +117,7 @@ def defense_center_content() -> rx.Component:
             rx.foreach(DefenseCenterState.current_lines, lambda line: bubble(line, show_threat=True)),
             rx.cond(DefenseCenterState.waiting, streaming_bubble(DefenseCenterState.partial), rx.fragment()),
             class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
+            tab_index=0, role="region", aria_label="Conversation",
         ),
         rx.el.div(
             composer(state=DefenseCenterState, disabled=DefenseCenterState.waiting,

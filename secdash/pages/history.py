@@ -37,7 +37,8 @@ def _entry(entry: LogEntryView) -> rx.Component:
                 rx.el.p(entry.description, class_name="text-sm text-slate-300 mt-1"),
                 rx.el.pre(
                     entry.metadata_json,
-                    class_name="mt-2 max-h-48 overflow-auto rounded-md bg-slate-950 p-2 text-xs text-slate-400",
+                    # Wrapped, not a scroll box of its own: readable on a phone and no extra tab stop.
+                    class_name="mt-2 whitespace-pre-wrap break-all rounded-md bg-slate-950 p-2 text-xs text-slate-400",
                 ),
                 class_name="min-w-0 flex-1",
             ),
@@ -77,6 +78,7 @@ def _tab_list(key: str, entries: rx.Var[list[LogEntryView]], empty_text: str) ->
             ),
         ),
         class_name="h-[600px] overflow-y-auto pr-1",
+        tab_index=0, role="region", aria_label="Log entries",
     )
 
 

@@ -20,8 +20,15 @@ BLOCKING = ("serious", "critical")
 _axe = Axe()
 
 
+# Finite animations (a dialog fading in) first run to their end: mid-fade colours are not the real contrast.
+_SETTLE = ("() => Promise.all(document.getAnimations()"
+           ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
+           ".map(a => a.finished.catch(() => null)))")
+
+
 def _violations(page: Page) -> list[str]:
     """Serious and critical axe findings, one line each: rule, impact and the first offending nodes."""
+    page.evaluate(_SETTLE)
     results = _axe.run(page)
     return [
         f"{v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(n["html"][:120] for n in v["nodes"][:3])

@@ -65,12 +65,16 @@ async def resolve_token(
         claims = decode_access_token(token, secret=secret)
     except InvalidToken:
         raise AuthFailed("Authentication failed") from None
-    row = await session.get(AuthSession, claims.session_id)
+    # One query per check (the session row and its user together): it runs on every UI event.
+    found = (await session.exec(
+        select(AuthSession, User).join(User, User.id == AuthSession.user_id)  # type: ignore[arg-type]
+        .where(AuthSession.id == claims.session_id)
+    )).first()
     now = utcnow()
-    if row is None or row.user_id != claims.user_id or not _is_live(row, now, idle_timeout):
+    if found is None:
         raise AuthFailed("Authentication failed")
-    user = await session.get(User, claims.user_id)
-    if user is None or not user.is_active:
+    row, user = found
+    if row.user_id != claims.user_id or not _is_live(row, now, idle_timeout) or not user.is_active:
         raise AuthFailed("Authentication failed")
     if touch and now - as_utc(row.last_seen_at) > LAST_SEEN_RESOLUTION:
         row.last_seen_at = now

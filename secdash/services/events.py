@@ -142,6 +142,16 @@ async def open_of_type(
     return list(await session.exec(query.order_by(col(SecurityEvent.created_at), col(SecurityEvent.id))))
 
 
+async def open_by_fingerprint(*, session: AsyncSession, fingerprints: list[str]) -> dict[str, SecurityEvent]:
+    """The unresolved events carrying these fingerprints, by fingerprint."""
+    if not fingerprints:
+        return {}
+    query = select(SecurityEvent).where(
+        col(SecurityEvent.fingerprint).in_(fingerprints), SecurityEvent.resolved == False  # noqa: E712
+    ).order_by(col(SecurityEvent.id))
+    return {event.fingerprint: event for event in await session.exec(query) if event.fingerprint}
+
+
 async def latest_with_fingerprint(*, session: AsyncSession, fingerprint: str) -> SecurityEvent | None:
     """The newest event carrying this fingerprint, open or resolved."""
     query = (

@@ -16,7 +16,7 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, ScanJob, Site, UserPublic, as_utc, utcnow
 from secdash.services import activities, audit, events
-from secdash.services.code_scan import Finding, ScanTarget, collect_targets, scan_file, total_lines
+from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
 from secdash.services.unit import commit, mark_changed
@@ -110,7 +110,18 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanJob:
     return job
 
 
-def fingerprint(finding: Finding) -> str:
+def code_root(target: ScanTarget) -> str:
+    """The scan root a target was found under (its path without its displayed relative path)."""
+    return str(target.path.parents[len(Path(target.display).parts) - 1])
+
+
+def fingerprint(finding: Finding, root: str = "") -> str:
+    """A finding's identity: code root, relative path, rule and the normalised code it flags (no line number)."""
+    return hashlib.sha256("\0".join((root, finding.file, finding.rule, finding.code)).encode()).hexdigest()[:40]
+
+
+def _line_fingerprint(finding: Finding) -> str:
+    """The fingerprint older versions gave a finding (it held the line), to adopt their open events once."""
     return hashlib.sha256(f"{finding.file}:{finding.line}:{finding.rule}".encode()).hexdigest()[:40]
 
 
@@ -119,24 +130,82 @@ async def _site_ids_by_folder(session: AsyncSession) -> dict[str, int]:
     return {site.name.lower(): site.id for site in await session.exec(select(Site)) if site.id is not None}
 
 
-async def record_findings(session: AsyncSession, job_id: int, findings: list[Finding]) -> int:
-    """Add one security event per new finding (an open event with the same fingerprint is not repeated)."""
-    prints = {fingerprint(f): f for f in findings}
-    known = await events.open_fingerprints(session=session, fingerprints=list(prints))
+async def record_findings(session: AsyncSession, job_id: int, findings: list[Finding], *, root: str = "") -> set[str]:
+    """Add one security event per new finding; an open event with the same identity is kept and shows the
+    current line. Returns the fingerprints seen."""
+    prints = {fingerprint(f, root): f for f in findings}
+    known = await events.open_by_fingerprint(session=session, fingerprints=list(prints))
+    legacy = await events.open_by_fingerprint(
+        session=session, fingerprints=[_line_fingerprint(f) for p, f in prints.items() if p not in known]
+    )
     sites_by_folder = await _site_ids_by_folder(session)
-    added = 0
     for print_, finding in prints.items():
-        if print_ in known:
+        description = f"{finding.message} ({finding.file}:{finding.line})"
+        event = known.get(print_)
+        old = legacy.get(_line_fingerprint(finding))
+        if event is None and old is not None and "root" not in (old.details or {}):
+            event = old  # an event from before identities held the code: adopted once, by path, rule and line
+            event.fingerprint = print_
+            event.details = (event.details or {}) | {"root": root}
+        if event is not None:
+            if (event.details or {}).get("line") != finding.line or event.description != description:
+                event.details = (event.details or {}) | {"line": finding.line}
+                event.description = description[:2000]
+            session.add(event)
             continue
         folder = finding.file.split("/", 1)[0].lower()
         events.record(
             session, event_type=EventType.vulnerability_detected, severity=EventSeverity(finding.severity),
-            description=f"{finding.message} ({finding.file}:{finding.line})", site_id=sites_by_folder.get(folder),
+            description=description, site_id=sites_by_folder.get(folder),
             source="scanner", fingerprint=print_, ai_action=f"Flagged by {finding.tool}",
-            details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id},
+            details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id,
+                     "root": root},
         )
-        added += 1
-    return added
+    return set(prints)
+
+
+async def close_unseen(
+    session: AsyncSession, job_id: int, scan_type: str, seen: dict[tuple[str, str], set[str]],
+    rules_seen: dict[str, set[str]],
+) -> int:
+    """After a complete scan: close the open findings of the scanned files (and of the rules this scan type
+    checks) that it no longer saw, each with a vulnerability_fixed event naming the scan; caller commits.
+
+    seen maps (root, file) to the fingerprints found there; rules_seen maps a file to its rules found, to
+    tell an older line-based event whose finding moved (superseded) from one whose code is gone (fixed)."""
+    now = utcnow()
+    closed = 0
+    for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected, any_site=True):
+        details = event.details or {}
+        file, rule = details.get("file"), details.get("rule")
+        if event.source != "scanner" or not file or not covers(scan_type, event.severity):
+            continue
+        if "root" in details:
+            prints = seen.get((details["root"], file))
+            if prints is None or event.fingerprint in prints:
+                continue
+        else:  # recorded before identities held the code, and not adopted by this scan
+            if not any(key[1] == file for key in seen):
+                continue
+            if rule in rules_seen.get(file, set()):
+                events.close_by_system(
+                    session, event, by="scanner", at=now,
+                    note=f"Closed by scan #{job_id}: superseded by the same finding recorded with its new identity",
+                )
+                continue
+        events.close_by_system(
+            session, event, by="scanner", at=now, note=f"Fixed: scan #{job_id} ({scan_type}) no longer finds it",
+        )
+        record = events.record(
+            session, event_type=EventType.vulnerability_fixed, severity=EventSeverity(event.severity),
+            description=f"Scan #{job_id} no longer finds {rule} in {file}: event #{event.id} is fixed",
+            site_id=event.site_id, source="scanner",
+            details={"scanId": job_id, "eventId": event.id, "file": file, "rule": rule, "root": details.get("root"),
+                     "line": details.get("line")},
+        )
+        events.close_by_system(session, record, by="scanner", at=now, note=f"Recorded by scan #{job_id}")
+        closed += 1
+    return closed
 
 
 async def _save_progress(job_id: int, **fields) -> bool:
@@ -174,6 +243,8 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
     last_save = 0.0
     status, error = "complete", None
     stop_seen: bool | None = None  # what the last progress save read, so the next file needs no second read
+    seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
+    rules_seen: dict[str, set[str]] = {}
     try:
         for target in targets:
             if (stop_seen if stop_seen is not None else await _stop_requested(job_id)):
@@ -183,9 +254,12 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
             findings = await asyncio.to_thread(scan_file, target, scan_type)
             files += 1
             lines += target.lines
+            root = code_root(target)
+            seen[(root, target.display)] = set()
+            rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
             if findings:
                 async with session_scope() as session:
-                    await record_findings(session, job_id, findings)
+                    seen[(root, target.display)] = await record_findings(session, job_id, findings, root=root)
                     await commit(session)
                 threats += sum(1 for f in findings if f.severity == "high")
                 vulnerabilities += len(findings)
@@ -209,6 +283,7 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
         session.add(job)
         mark_changed(session, TOPIC)
         if status == "complete":
+            fixed = await close_unseen(session, job_id, scan_type, seen, rules_seen)
             activities.record(
                 session, activity_type="scan", target="code", status="completed",
                 description=f"{scan_type.title()} code scan: {vulnerabilities} findings in {files} files ({threats} high)",
@@ -217,7 +292,8 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
                 session, category=LogCategory.security, action="Code scan completed",
                 description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files",
                 severity=LogSeverity.warning if threats else LogSeverity.info,
-                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats},
+                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats,
+                         "fixed": fixed},
             )
         elif status == "stopped":
             covered = (f"{files} of {job.total_files} files ({lines} of {job.total_lines} lines, "

@@ -74,3 +74,12 @@ def test_default_scan_target_is_the_demo_sites_with_their_planted_issues():
     assert {"secret:AWS Access Key", "bandit:B602", "js:eval", "js:innerHTML", "js:sql-concatenation"} <= rules
     stock = [f for t in targets if t.display.startswith("stock/") for f in scan_file(t, "full")]
     assert stock == []  # the strong-posture site is clean
+
+
+def test_findings_carry_the_normalised_code_they_flag_not_just_a_line(tmp_path):
+    _write(tmp_path, "ui.js", "\n\n   eval(   input );\n")
+    _write(tmp_path, "config.py", f'\nAWS_ACCESS_KEY_ID = "{FAKE_AWS_KEY}"\n')
+    by_rule = {f.rule: f for f in _scan(tmp_path, "full")}
+    assert by_rule["js:eval"].code == "eval( input );" and by_rule["js:eval"].line == 3
+    secret = by_rule["secret:AWS Access Key"]
+    assert secret.code and FAKE_AWS_KEY not in secret.code  # detect-secrets' hash of the secret, never the secret

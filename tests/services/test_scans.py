@@ -134,3 +134,118 @@ async def test_a_stop_is_honoured_before_the_next_file_and_keeps_what_was_scanne
 async def test_a_stop_that_arrives_in_the_last_file_finds_the_scan_complete(session, code_dir, monkeypatch):
     job, seen = await _stop_inside_file(session, monkeypatch, block_at=3)
     assert job.status == "complete" and (job.files_scanned, job.lines_scanned) == (3, 4) and len(seen) == 3
+
+
+# Finding identity (issue 9): no line number in the fingerprint; a complete scan closes what it no longer sees.
+
+async def _scan(session, admin, scan_type: str = "full"):
+    job = await scans.start_scan(session=session, actor=admin, scan_type=scan_type)
+    await _finish(job.id)
+    session.expire_all()
+    await session.refresh(job)
+    return job
+
+
+async def _scanner_events(session, **where):
+    query = select(SecurityEvent).where(SecurityEvent.source == "scanner")
+    for name, value in where.items():
+        query = query.where(getattr(SecurityEvent, name) == value)
+    return (await session.exec(query.order_by(SecurityEvent.id))).all()
+
+
+async def test_lines_inserted_above_a_finding_keep_the_same_open_event(session, code_dir):
+    admin = await make_user(session, "root@example.com", role="admin")
+    await _scan(session, admin)
+    before = {e.details["rule"]: (e.id, e.fingerprint) for e in await _scanner_events(session)}
+    (code_dir / "gem" / "ui.js").write_text("// a comment\n\nconst a = 1;\nel.innerHTML = x;\n   eval(y);\n")
+    (code_dir / "gem" / "keys.py").write_text('"""Keys."""\n\nAWS = "AKIAZ7QWERTYU2ASDF3G"\n')
+    await _scan(session, admin)
+    found = await _scanner_events(session)
+    assert {e.details["rule"]: (e.id, e.fingerprint) for e in found} == before
+    assert all(not e.resolved for e in found)
+    lines = {e.details["rule"]: e.details["line"] for e in found}
+    assert lines == {"secret:AWS Access Key": 3, "js:innerHTML": 4, "js:eval": 5}  # the event shows the current line
+    assert not await _scanner_events(session, event_type="vulnerability_fixed")
+
+
+async def test_removed_code_is_closed_by_the_next_complete_scan_naming_it(session, code_dir):
+    admin = await make_user(session, "root@example.com", role="admin")
+    await _scan(session, admin)
+    (code_dir / "gem" / "ui.js").write_text("el.innerHTML = x;\nconsole.log(y);\n")
+    job = await _scan(session, admin)
+    by_rule = {e.details["rule"]: e for e in await _scanner_events(session, event_type="vulnerability_detected")}
+    assert len(by_rule) == 3
+    fixed = by_rule["js:eval"]
+    assert fixed.resolved and fixed.resolved_by == "scanner" and f"#{job.id}" in fixed.resolution_note
+    assert not by_rule["js:innerHTML"].resolved and not by_rule["secret:AWS Access Key"].resolved
+    records = await _scanner_events(session, event_type="vulnerability_fixed")
+    assert len(records) == 1
+    assert records[0].details["scanId"] == job.id and records[0].details["eventId"] == fixed.id
+    assert f"#{job.id}" in records[0].description and "js:eval" in records[0].description
+    # scanning again changes nothing more; the code coming back opens a new finding
+    await _scan(session, admin)
+    assert len(await _scanner_events(session, event_type="vulnerability_fixed")) == 1
+    (code_dir / "gem" / "ui.js").write_text("el.innerHTML = x;\neval(y);\n")
+    await _scan(session, admin)
+    evals = await _scanner_events(session, event_type="vulnerability_detected")
+    assert [e.resolved for e in evals if e.details["rule"] == "js:eval"] == [True, False]
+
+
+async def test_a_quick_scan_only_closes_findings_of_the_rules_it_runs(session, code_dir):
+    admin = await make_user(session, "root@example.com", role="admin")
+    await _scan(session, admin)
+    (code_dir / "gem" / "ui.js").write_text("el.innerHTML = x;\n")  # eval removed; innerHTML is not a quick rule
+    await _scan(session, admin, "quick")
+    state = {e.details["rule"]: e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")}
+    assert state == {"secret:AWS Access Key": False, "js:innerHTML": False, "js:eval": True}
+    (code_dir / "gem" / "ui.js").write_text("x = 1;\n")
+    await _scan(session, admin, "quick")
+    assert not [e for e in await _scanner_events(session) if e.details.get("rule") == "js:innerHTML" and e.resolved]
+    await _scan(session, admin, "full")
+    assert all(e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")
+               if e.details["rule"] != "secret:AWS Access Key")
+
+
+async def test_a_stopped_scan_closes_nothing(session, code_dir, monkeypatch):
+    admin = await make_user(session, "first@example.com", role="admin")
+    await _scan(session, admin)
+    (code_dir / "gem" / "keys.py").write_text("AWS = None\n")
+    (code_dir / "gem" / "ui.js").write_text("x = 1;\n")
+    job, seen = await _stop_inside_file(session, monkeypatch, block_at=2)
+    assert job.status == "stopped"
+    assert all(not e.resolved for e in await _scanner_events(session))
+    assert not await _scanner_events(session, event_type="vulnerability_fixed")
+
+
+async def test_open_findings_with_line_based_fingerprints_are_adopted_once(session, code_dir):
+    """Events recorded before the change (fingerprint of file:line:rule) are matched by path, rule and line."""
+    import hashlib
+
+    from secdash.services import events
+
+    admin = await make_user(session, "root@example.com", role="admin")
+    old = events.record(
+        session, event_type=scans.EventType.vulnerability_detected, severity=scans.EventSeverity.high,
+        description="Possible AWS Access Key committed in source (gem/keys.py:1)", source="scanner",
+        fingerprint=hashlib.sha256(b"gem/keys.py:1:secret:AWS Access Key").hexdigest()[:40],
+        details={"file": "gem/keys.py", "line": 1, "rule": "secret:AWS Access Key", "tool": "detect-secrets", "scanId": 0},
+    )
+    moved = events.record(
+        session, event_type=scans.EventType.vulnerability_detected, severity=scans.EventSeverity.high,
+        description="Use of eval (gem/ui.js:7)", source="scanner",
+        fingerprint=hashlib.sha256(b"gem/ui.js:7:js:eval").hexdigest()[:40],
+        details={"file": "gem/ui.js", "line": 7, "rule": "js:eval", "tool": "secdash-rules", "scanId": 0},
+    )
+    await session.commit()
+    old_id, old_print, moved_id = old.id, old.fingerprint, moved.id
+    job = await _scan(session, admin)
+    found = await _scanner_events(session, event_type="vulnerability_detected")
+    keys = [e for e in found if e.details["rule"] == "secret:AWS Access Key"]
+    assert [e.id for e in keys] == [old_id] and not keys[0].resolved and keys[0].fingerprint != old_print
+    evals = [e for e in found if e.details["rule"] == "js:eval"]
+    # an old event that no longer matches its line is closed as superseded (not as fixed): the finding is still there
+    assert [(e.id == moved_id, e.resolved) for e in evals] == [(True, True), (False, False)]
+    assert f"#{job.id}" in evals[0].resolution_note and "superseded" in evals[0].resolution_note
+    assert not await _scanner_events(session, event_type="vulnerability_fixed")
+    await _scan(session, admin)
+    assert len(await _scanner_events(session, event_type="vulnerability_detected")) == 4

@@ -1,5 +1,16 @@
 """Static security scanning of source files: secrets, Python (bandit) and web (JS/HTML) rules."""
 
-from secdash.services.code_scan.engine import Finding, ScanTarget, ScanType, collect_targets, scan_file, total_lines
+from secdash.services.code_scan.engine import (
+    Finding,
+    ScanTarget,
+    ScanType,
+    collect_targets,
+    covers,
+    normalise_code,
+    scan_file,
+    total_lines,
+)
 
-__all__ = ["Finding", "ScanTarget", "ScanType", "collect_targets", "scan_file", "total_lines"]
+__all__ = [
+    "Finding", "ScanTarget", "ScanType", "collect_targets", "covers", "normalise_code", "scan_file", "total_lines",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -27,6 +27,18 @@ class Finding:
     severity: str
     message: str
     tool: str
+    # What the finding flags, normalised (the line's text, whitespace collapsed; a secret's hash): with the
+    # path and rule it is the finding's identity, so an edit elsewhere in the file does not make it "new".
+    code: str = ""
+
+
+def normalise_code(text: str) -> str:
+    return " ".join(text.split())
+
+
+def covers(scan_type: str, severity: str) -> bool:
+    """Whether a scan of this type looks for findings of this severity (quick: high only; full: all)."""
+    return scan_type != "quick" or severity == "high"
 
 
 @dataclass(frozen=True)
@@ -68,10 +80,11 @@ def _secrets(target: ScanTarget) -> list[Finding]:
     from detect_secrets.settings import default_settings
 
     with default_settings():
-        found = {(secret.line_number, secret.type) for secret in detect(str(target.path))}
+        found = {(secret.line_number, secret.type, secret.secret_hash) for secret in detect(str(target.path))}
     return [
-        Finding(target.display, line, f"secret:{kind}", "high", f"Possible {kind} committed in source", "detect-secrets")
-        for line, kind in sorted(found)
+        Finding(target.display, line, f"secret:{kind}", "high", f"Possible {kind} committed in source", "detect-secrets",
+                code=f"secret-sha1:{secret_hash}")
+        for line, kind, secret_hash in sorted(found)
     ]
 
 
@@ -108,4 +121,8 @@ def scan_file(target: ScanTarget, scan_type: ScanType) -> list[Finding]:
             findings += _bandit(target, only_high)
         if suffix in WEB_SUFFIXES:
             findings += _web(target, only_high)
+    if any(not f.code for f in findings):
+        lines = target.path.read_text(errors="replace").splitlines()
+        findings = [f if f.code else replace(f, code=normalise_code(lines[f.line - 1]) if 0 < f.line <= len(lines) else "")
+                    for f in findings]
     return sorted(findings, key=lambda f: (f.line, f.rule))

@@ -7,7 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, Column, DateTime, Index, Text
+from sqlalchemy import JSON, Column, DateTime, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 
@@ -160,6 +160,8 @@ class Site(SQLModel, table=True):
     """A monitored website and what its newest probe found."""
 
     __tablename__ = "sites"
+    # A default site is created once: its slug ("stock", ...) is unique; sites an administrator adds have none.
+    __table_args__ = (Index("uq_sites_default_slug", "default_slug", unique=True),)
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=80)
@@ -176,6 +178,7 @@ class Site(SQLModel, table=True):
     last_checked_at: datetime | None = _ts(default=None, nullable=True)
     is_demo: bool = False
     allow_private: bool = False
+    default_slug: str | None = Field(default=None, max_length=16)
     created_at: datetime = _ts(default_factory=utcnow)
 
 
@@ -253,6 +256,13 @@ class ScanJob(SQLModel, table=True):
     """A code scan run in the background; progress is written as it goes."""
 
     __tablename__ = "scan_jobs"
+    # At most one running scan, held by the database: a partial unique index over the running rows.
+    __table_args__ = (
+        Index(
+            "uq_scan_jobs_one_running", "status", unique=True,
+            sqlite_where=text("status = 'running'"), postgresql_where=text("status = 'running'"),
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     scan_type: str = Field(max_length=8)  # quick | full

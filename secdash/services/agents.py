@@ -7,6 +7,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.models import AgentRecord, utcnow
+from secdash.services.once import insert_missing
 
 STATUSES = ("monitoring", "fighting", "analyzing", "secured")
 
@@ -15,12 +16,16 @@ async def list_agents(*, session: AsyncSession) -> list[AgentRecord]:
     """The platform agents' records, created (status monitoring) on first read."""
     rows = {row.id: row for row in await session.exec(select(AgentRecord).order_by(col(AgentRecord.id)))}
     missing = [agent_id for agent_id in PLATFORM_AGENT_IDS if agent_id not in rows]
-    for agent_id in missing:
-        rows[agent_id] = AgentRecord(id=agent_id, agent_name=AGENTS[agent_id].name)
-        session.add(rows[agent_id])
     if missing:
+        await _create_missing(session, missing)
         await session.commit()
+        rows = {row.id: row for row in await session.exec(select(AgentRecord).order_by(col(AgentRecord.id)))}
     return [rows[agent_id] for agent_id in PLATFORM_AGENT_IDS]
+
+
+async def _create_missing(session: AsyncSession, agent_ids: list[str]) -> None:
+    """Create agent records (status monitoring) unless another session already has: the primary key decides."""
+    await insert_missing(session, [AgentRecord(id=agent_id, agent_name=AGENTS[agent_id].name) for agent_id in agent_ids], "id")
 
 
 # A platform site's status, as its agent's status: under attack or down means fighting.
@@ -32,7 +37,11 @@ async def follow_site_status(*, session: AsyncSession, site_name: str, site_stat
     agent_id = site_name.strip().lower()
     if agent_id not in PLATFORM_AGENT_IDS or site_status not in STATUS_OF_SITE:
         return
-    record = await session.get(AgentRecord, agent_id) or AgentRecord(id=agent_id, agent_name=AGENTS[agent_id].name)
+    record = await session.get(AgentRecord, agent_id)
+    if record is None:
+        await _create_missing(session, [agent_id])
+        record = await session.get(AgentRecord, agent_id, populate_existing=True)
+        assert record is not None
     record.status = STATUS_OF_SITE[site_status]
     record.updated_at = utcnow()
     session.add(record)

@@ -9,6 +9,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -80,7 +81,11 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
         scan_type=scan_type, started_by=actor.email, total_files=len(targets), total_lines=total_lines(targets),
     )
     session.add(job)
-    await session.flush()
+    try:
+        await session.flush()  # the partial unique index admits one running job: a scan started meanwhile wins
+    except IntegrityError:
+        await session.rollback()
+        raise Conflict("A scan is already running") from None
     mark_changed(session, TOPIC)
     audit.record(
         session, category=LogCategory.security, action="Code scan started", actor_user_id=actor.id,

@@ -14,6 +14,7 @@ from secdash.core.config import Settings
 from secdash.models import LogCategory, Site, UserPublic
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.once import insert_missing
 from secdash.services.permissions import require_admin
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.unit import commit, mark_changed
@@ -52,9 +53,15 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
     if (await session.exec(select(func.count()).select_from(Site))).one():
         return await list_sites(session=session)
     base = settings.demo_base_url
-    for name, slug in DEFAULT_SITES:
-        url = f"{base}/demo/{slug}/"
-        session.add(Site(name=name, url=url, domain=_domain_of(url), is_demo=True))
+    defaults = [
+        Site(name=name, url=f"{base}/demo/{slug}/", domain=_domain_of(f"{base}/demo/{slug}/"), is_demo=True,
+             default_slug=slug)
+        for name, slug in DEFAULT_SITES
+    ]
+    # Concurrent first loads all get here: the unique default_slug lets only one of them create each site.
+    if not await insert_missing(session, defaults, "default_slug"):
+        await session.commit()
+        return await list_sites(session=session)
     mark_changed(session, TOPIC)
     audit.record(
         session, category=LogCategory.system, action="Default sites created",

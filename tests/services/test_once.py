@@ -1,0 +1,98 @@
+""""Exactly one" rules held by the database: concurrent first calls, each with its own session."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import select
+
+from secdash.ai.agents import PLATFORM_AGENT_IDS
+from secdash.core.db import session_scope
+from secdash.models import AgentRecord, HistoryLog, ScanJob, Site
+from secdash.services import agents, scans, sites
+from secdash.services.errors import Conflict
+from tests.factories import make_user
+
+
+async def _count(session, model) -> int:
+    return (await session.exec(select(func.count()).select_from(model))).one()
+
+
+async def test_concurrent_first_loads_create_the_default_sites_once(session, settings):
+    async def first_load() -> list[Site]:
+        async with session_scope() as own:
+            return await sites.init_default_sites(session=own, settings=settings)
+
+    results = await asyncio.gather(*(first_load() for _ in range(3)))
+    assert await _count(session, Site) == 4
+    assert all(len(result) == 4 for result in results)
+    names = sorted(site.name for site in (await session.exec(select(Site))).all())
+    assert names == ["Gem", "Shares", "Stock", "Tour"]
+    created = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Default sites created"))).all()
+    assert len(created) == 1
+
+
+async def test_default_sites_come_back_when_all_were_removed(session, settings):
+    first = await sites.init_default_sites(session=session, settings=settings)
+    for site in first:
+        await session.delete(site)
+    await session.commit()
+    assert len(await sites.init_default_sites(session=session, settings=settings)) == 4
+
+
+async def test_concurrent_first_reads_of_the_agent_list_create_each_agent_once(session):
+    async def first_read() -> list[AgentRecord]:
+        async with session_scope() as own:
+            return await agents.list_agents(session=own)
+
+    results = await asyncio.gather(first_read(), first_read())
+    assert [[row.id for row in result] for result in results] == [list(PLATFORM_AGENT_IDS)] * 2
+    assert await _count(session, AgentRecord) == len(PLATFORM_AGENT_IDS) == 4
+
+
+async def test_agent_status_followed_before_the_first_read(session):
+    await agents.follow_site_status(session=session, site_name="Gem", site_status="critical")
+    await session.commit()
+    rows = {row.id: row.status for row in await agents.list_agents(session=session)}
+    assert rows["gem"] == "fighting" and len(rows) == 4
+
+
+@pytest.fixture
+def code_dir(tmp_path, settings, monkeypatch):
+    (tmp_path / "gem").mkdir()
+    (tmp_path / "gem" / "keys.py").write_text('AWS = "AKIAZ7QWERTYU2ASDF3G"\n')
+    monkeypatch.setattr(settings, "SCAN_PATHS", str(tmp_path))
+    return tmp_path
+
+
+async def test_two_scans_started_at_the_same_moment_run_once(session, code_dir):
+    admin = await make_user(session, "root@example.com", role="admin")
+
+    async def start() -> ScanJob:
+        async with session_scope() as own:
+            return await scans.start_scan(session=own, actor=admin, scan_type="quick")
+
+    results = await asyncio.gather(start(), start(), return_exceptions=True)
+    for result in results:
+        task = scans._running.get(result.id) if isinstance(result, ScanJob) else None
+        if task:
+            await asyncio.wait_for(task, timeout=60)
+    assert sorted(type(result).__name__ for result in results) == ["Conflict", "ScanJob"]
+    assert [str(r) for r in results if isinstance(r, Conflict)] == ["A scan is already running"]
+    assert await _count(session, ScanJob) == 1
+    started = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Code scan started"))).all()
+    assert len(started) == 1
+
+
+async def test_the_database_refuses_a_second_running_scan(session):
+    session.add(ScanJob(scan_type="quick", status="running"))
+    await session.commit()
+    session.add(ScanJob(scan_type="full", status="running"))
+    with pytest.raises(Exception, match="(?i)unique"):
+        await session.commit()
+    await session.rollback()
+    session.add(ScanJob(scan_type="full", status="complete"))
+    await session.commit()
+    assert await _count(session, ScanJob) == 2

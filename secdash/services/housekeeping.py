@@ -7,7 +7,7 @@ import logging
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.core.leader import leadership
+from secdash.core.leader import run_as_leader
 from secdash.services import auth
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,8 @@ async def purge_once() -> auth.PurgeResult:
 
 async def run_housekeeping() -> None:
     """Lifespan task: purge revoked, expired and idle sessions and stale login attempts."""
-    async with leadership("housekeeping") as lost:
+
+    async def lead(lost: asyncio.Event) -> None:
         while not lost.is_set():
             try:
                 result = await purge_once()
@@ -31,3 +32,5 @@ async def run_housekeeping() -> None:
             except Exception:
                 log.exception("housekeeping failed")
             await asyncio.sleep(PURGE_EVERY_SECONDS)
+
+    await run_as_leader("housekeeping", lead)

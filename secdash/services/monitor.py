@@ -19,7 +19,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.core.leader import leadership
+from secdash.core.leader import run_as_leader
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
 from secdash.services import activities, agents, events, sites
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
@@ -223,24 +223,28 @@ async def run_monitor() -> None:
     if not settings.MONITOR_ENABLED:
         return
     await asyncio.sleep(STARTUP_DELAY_SECONDS)  # let this server start serving its own demo sites
-    async with leadership("site-monitor") as lost, ProbeClients() as clients:
-        log.info("site monitor started (every %ss)", settings.MONITOR_INTERVAL_SECONDS)
-        try:
-            async with session_scope() as session:
-                if closed := await reconcile_open_problems(session=session, now=utcnow()):
-                    log.info("site monitor closed %s status events left open by an older version", closed)
-                await commit(session)
-        except Exception:
-            log.exception("site monitor could not reconcile open status events")
-        rounds = 0
-        while not lost.is_set():
-            started = time.monotonic()
+
+    async def lead(lost: asyncio.Event) -> None:
+        async with ProbeClients() as clients:
+            log.info("site monitor started (every %ss)", settings.MONITOR_INTERVAL_SECONDS)
             try:
-                await probe_all(clients=clients)
-                rounds += 1
-                if rounds % 120 == 1:
-                    async with session_scope() as session:
-                        await prune_history(session=session)
+                async with session_scope() as session:
+                    if closed := await reconcile_open_problems(session=session, now=utcnow()):
+                        log.info("site monitor closed %s status events left open by an older version", closed)
+                    await commit(session)
             except Exception:
-                log.exception("site monitor round failed")
-            await asyncio.sleep(max(1.0, settings.MONITOR_INTERVAL_SECONDS - (time.monotonic() - started)))
+                log.exception("site monitor could not reconcile open status events")
+            rounds = 0
+            while not lost.is_set():
+                started = time.monotonic()
+                try:
+                    await probe_all(clients=clients)
+                    rounds += 1
+                    if rounds % 120 == 1:
+                        async with session_scope() as session:
+                            await prune_history(session=session)
+                except Exception:
+                    log.exception("site monitor round failed")
+                await asyncio.sleep(max(1.0, settings.MONITOR_INTERVAL_SECONDS - (time.monotonic() - started)))
+
+    await run_as_leader("site-monitor", lead)

@@ -17,7 +17,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.core.leader import leadership
+from secdash.core.leader import run_as_leader
 from secdash.models import LiveSnapshot, utcnow
 from secdash.services import activities
 from secdash.services.unit import commit, mark_changed
@@ -148,7 +148,8 @@ async def run_simulation(seed: int | None = None) -> None:
     if not get_settings().simulation_enabled:
         return
     rng = random.Random(seed)
-    async with leadership("simulation") as lost:
+
+    async def lead(lost: asyncio.Event) -> None:  # runs again after a lost lease, from the stored totals
         async with session_scope() as session:
             previous = await session.get(LiveSnapshot, SNAPSHOT)
         state = SimulationState()
@@ -171,3 +172,5 @@ async def run_simulation(seed: int | None = None) -> None:
                 log.exception("simulation tick failed")
             await asyncio.sleep(TRAFFIC_TICK_SECONDS)
             elapsed += TRAFFIC_TICK_SECONDS
+
+    await run_as_leader("simulation", lead)

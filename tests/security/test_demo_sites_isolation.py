@@ -12,7 +12,8 @@ import pytest
 
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
-from secdash.services.probe import ProbeResult, grade_headers, site_status
+from secdash.services.header_grade import grade_headers
+from secdash.services.probe import ProbeResult, site_status
 from tests.support.web_servers import STRONG_HEADERS
 
 SANDBOX = "sandbox allow-scripts allow-forms"

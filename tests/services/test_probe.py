@@ -7,7 +7,8 @@ import socket
 import httpx
 import pytest
 
-from secdash.services.probe import ProbeClient, ProbeRefused, grade_headers, probe_site, site_status, validate_target
+from secdash.services.header_grade import grade_headers
+from secdash.services.probe import ProbeClient, ProbeRefused, probe_site, site_status, validate_target
 from tests.support.web_servers import STRONG_HEADERS, LocalCA, LocalSite
 
 STRONG = STRONG_HEADERS

@@ -129,9 +129,10 @@ class HistoryState(AuthState):
         user = await self._current_user()
         if user is None:
             return self._session_ended()
-        text = str(value).strip()
-        if len(text) > audit.MAX_SEARCH_LENGTH:
-            return rx.toast.error("Error", description=f"The filter must be at most {audit.MAX_SEARCH_LENGTH} characters")
+        try:
+            text = audit.parse_search(str(value))  # the API's rule and message
+        except DomainError as exc:
+            return rx.toast.error("Error", description=exc.message)
         self.search = text
         self._apply(*await read_tabs(user, text))
         return None

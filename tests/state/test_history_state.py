@@ -50,3 +50,10 @@ async def test_a_refresh_keeps_the_older_pages_the_user_opened(session):
     await HistoryState.event_handlers["load_more"].fn(state, "all")
     entries, _counts = await read_tabs(admin, "", state._depth())
     assert len(entries["all"]) == len(state.all_entries) > 100
+
+
+async def test_an_over_long_filter_is_refused_with_the_apis_message(session):
+    _admin, state = await _history_tab(session, entries=1)
+    toast = await HistoryState.event_handlers["set_search"].fn(state, "x" * 201)
+    assert "at most 200 characters" in str(toast)
+    assert state.search == ""

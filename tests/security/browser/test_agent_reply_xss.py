@@ -35,30 +35,28 @@ def _assert_inert(page: Page, reply) -> None:
     assert leaked == [None, None, None, None]
 
 
-def test_widget_reply_with_html_is_inert(page: Page):
-    sign_in(page)
+def _widget_composer(page: Page):
     page.get_by_role("button", name="Open defense chat").click()
     panel = page.get_by_role("dialog", name="Defense Command chat")
-    box = panel.get_by_role("textbox")
-    box.fill(PAYLOAD)
-    box.press("Enter")
-    _assert_inert(page, panel.get_by_test_id("agent-message").last)
+    return panel.get_by_role("textbox"), panel.get_by_test_id("agent-message")
 
 
-def test_defense_command_reply_with_html_is_inert(page: Page):
-    sign_in(page)
+def _command_composer(page: Page):
     page.goto("/defense-command")
     page.get_by_role("button", name=re.compile("^Stock")).click()
-    box = page.locator("#command-input")
-    box.fill(PAYLOAD)
-    box.press("Enter")
-    _assert_inert(page, page.get_by_test_id("agent-message").last)
+    return page.locator("#command-input"), page.get_by_test_id("agent-message")
 
 
-def test_center_reply_with_html_is_inert(page: Page):
-    sign_in(page)
+def _center_composer(page: Page):
     page.goto("/defense-command/center")
-    box = page.locator("#center-input")
+    return page.locator("#center-input"), page.get_by_test_id("agent-message")
+
+
+@pytest.mark.parametrize("open_composer", [_widget_composer, _command_composer, _center_composer],
+                         ids=["widget", "defense-command", "center"])
+def test_a_reply_with_html_is_inert(page: Page, open_composer):
+    sign_in(page)
+    box, replies = open_composer(page)
     box.fill(PAYLOAD)
     box.press("Enter")
-    _assert_inert(page, page.get_by_test_id("agent-message").last)
+    _assert_inert(page, replies.last)

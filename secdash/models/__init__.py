@@ -1,0 +1,34 @@
+"""Every database table, plus the public shapes where they differ; one module per area."""
+
+from secdash.models.ai import AgentRecord, DefenseChatMessage
+from secdash.models.audit import HistoryLog, HistoryLogPublic, LogCategory, LogSeverity
+from secdash.models.auth import AuthSession, LoginAttempt, Role, User, UserPublic
+from secdash.models.base import as_utc, utcnow
+from secdash.models.events import AiActivity, EventSeverity, EventType, SecurityEvent
+from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
+from secdash.models.scans import ScanJob
+
+__all__ = [
+    "utcnow",
+    "as_utc",
+    "Role",
+    "User",
+    "UserPublic",
+    "AuthSession",
+    "LoginAttempt",
+    "LogCategory",
+    "LogSeverity",
+    "HistoryLog",
+    "HistoryLogPublic",
+    "SiteStatus",
+    "Site",
+    "SiteCheck",
+    "LiveSnapshot",
+    "EventType",
+    "EventSeverity",
+    "SecurityEvent",
+    "AiActivity",
+    "ScanJob",
+    "DefenseChatMessage",
+    "AgentRecord",
+]

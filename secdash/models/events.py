@@ -1,0 +1,65 @@
+"""Security events (alerts, findings) and AI activity."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index
+from sqlmodel import Field, SQLModel
+
+from secdash.models.base import _ts, utcnow
+
+
+class EventType(StrEnum):
+    threat_blocked = "threat_blocked"
+    attack_detected = "attack_detected"
+    vulnerability_fixed = "vulnerability_fixed"
+    # Beyond the spec's three: what the monitor and the scanner really observe.
+    vulnerability_detected = "vulnerability_detected"
+    site_status_changed = "site_status_changed"
+
+
+class EventSeverity(StrEnum):
+    high = "high"
+    medium = "medium"
+    low = "low"
+
+
+class SecurityEvent(SQLModel, table=True):
+    __tablename__ = "security_events"
+    __table_args__ = (
+        Index("ix_security_events_created", "created_at"),
+        Index("ix_security_events_resolved_created", "resolved", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = _ts(default_factory=utcnow)
+    site_id: int | None = Field(default=None, foreign_key="sites.id", ondelete="SET NULL", index=True)
+    event_type: str = Field(max_length=32)
+    severity: str = Field(max_length=8)
+    description: str = Field(max_length=2000)
+    resolved: bool = False
+    resolved_at: datetime | None = _ts(default=None, nullable=True)
+    resolved_by: str | None = Field(default=None, max_length=254)
+    resolution_note: str | None = Field(default=None, max_length=2000)
+    ai_action: str | None = Field(default=None, max_length=500)
+    source_ip: str | None = Field(default=None, max_length=64)
+    user_agent: str | None = Field(default=None, max_length=512)
+    source: str = Field(default="monitor", max_length=16)  # monitor | scanner | drill | fix
+    # Scanner findings: file, line, rule; the fingerprint keeps a finding from repeating while open.
+    details: dict[str, Any] = Field(default_factory=dict, sa_column=Column("details", JSON))
+    fingerprint: str | None = Field(default=None, max_length=128, index=True)
+
+
+class AiActivity(SQLModel, table=True):
+    __tablename__ = "ai_activities"
+
+    id: int | None = Field(default=None, primary_key=True)
+    activity_type: str = Field(max_length=16)  # patch | optimize | block | scan
+    target: str = Field(max_length=200)
+    description: str = Field(max_length=1000)
+    status: str = Field(default="completed", max_length=16)
+    simulated: bool = False
+    created_at: datetime = _ts(default_factory=utcnow, index=True)

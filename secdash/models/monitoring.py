@@ -1,0 +1,71 @@
+"""Monitored sites, their probes and the producers' shared snapshots."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index
+from sqlmodel import Field, SQLModel
+
+from secdash.models.base import _ts, utcnow
+
+
+class SiteStatus(StrEnum):
+    secure = "secure"
+    warning = "warning"
+    critical = "critical"
+
+
+class Site(SQLModel, table=True):
+    """A monitored website and what its newest probe found."""
+
+    __tablename__ = "sites"
+    # A default site is created once: its slug ("stock", ...) is unique; sites an administrator adds have none.
+    __table_args__ = (Index("uq_sites_default_slug", "default_slug", unique=True),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80)
+    domain: str = Field(max_length=253)
+    url: str = Field(max_length=2048)
+    status: str = Field(default=SiteStatus.warning.value, max_length=16)
+    response_time_ms: int | None = None
+    status_code: int | None = None
+    tls_days_left: int | None = None
+    grade: str | None = Field(default=None, max_length=4)
+    score: int | None = None
+    last_error: str | None = Field(default=None, max_length=300)
+    findings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    last_checked_at: datetime | None = _ts(default=None, nullable=True)
+    is_demo: bool = False
+    allow_private: bool = False
+    default_slug: str | None = Field(default=None, max_length=16)
+    created_at: datetime = _ts(default_factory=utcnow)
+
+
+class SiteCheck(SQLModel, table=True):
+    """One probe of a site (history kept bounded per site)."""
+
+    __tablename__ = "site_checks"
+    __table_args__ = (Index("ix_site_checks_site_checked", "site_id", "checked_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    site_id: int = Field(foreign_key="sites.id", ondelete="CASCADE")
+    checked_at: datetime = _ts(default_factory=utcnow)
+    status: str = Field(max_length=16)
+    status_code: int | None = None
+    response_ms: int | None = None
+    tls_days_left: int | None = None
+    grade: str | None = Field(default=None, max_length=4)
+    error: str | None = Field(default=None, max_length=300)
+
+
+class LiveSnapshot(SQLModel, table=True):
+    """The newest figures of a producer (e.g. the traffic simulation), shared by every worker."""
+
+    __tablename__ = "live_snapshots"
+
+    name: str = Field(primary_key=True, max_length=32)
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    updated_at: datetime = _ts(default_factory=utcnow)

@@ -69,6 +69,7 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
         response_ms=site.response_time_ms, tls_days_left=result.tls_days_left, grade=result.grade, error=site.last_error,
     ))
     mark_changed(session, sites.TOPIC)
+    mark_changed(session, sites.site_topic(site.id))
     changed = status != previous and not (previous is None and status == SiteStatus.secure.value)
     if not changed:
         return None
@@ -201,8 +202,11 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
     results = await asyncio.gather(*(probe(url, allow) for _id, url, allow in targets))
     statuses: dict[int, str] = {}
     async with session_scope() as session:
+        # One read for every site (not one per site); the agents too, so following a status finds them loaded.
+        by_id = {site.id: site for site in await sites.list_sites(session=session)}
+        await agents.list_agents(session=session)
         for (site_id, _url, _allow), result in zip(targets, results, strict=True):
-            site = await session.get(Site, site_id)
+            site = by_id.get(site_id)
             if site is None:  # removed while it was being probed
                 continue
             await apply_probe(session, site, result)

@@ -20,6 +20,13 @@ from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem
 from secdash.services.unit import commit, mark_changed
 
 TOPIC = "sites"
+
+
+def site_topic(site_id: int | None) -> str:
+    """The keyed topic of one site (`site:3`): its checks and status changed."""
+    return f"site:{site_id}"
+
+
 # The four platforms (spec section 1); by default each points at its bundled demo site.
 DEFAULT_SITES = (("Stock", "stock"), ("Tour", "tour"), ("Gem", "gem"), ("Shares", "shares"))
 MAX_SITES = 1000
@@ -161,6 +168,7 @@ async def update_site(
     site.name, site.url, site.domain, site.allow_private = name, url, _domain_of(url), allow_private
     session.add(site)
     mark_changed(session, TOPIC)
+    mark_changed(session, site_topic(site_id))
     audit.record(
         session, category=LogCategory.system, action="Site changed", description=f"{actor.email} changed {name}",
         actor_user_id=actor.id, details={"siteId": site_id, "before": before, "after": {"name": name, "url": url}},
@@ -175,6 +183,7 @@ async def delete_site(*, session: AsyncSession, actor: UserPublic, site_id: int)
     site = await get_site(session=session, site_id=site_id)
     await session.delete(site)
     mark_changed(session, TOPIC)
+    mark_changed(session, site_topic(site_id))
     audit.record(
         session, category=LogCategory.system, action="Site removed", description=f"{actor.email} removed {site.name}",
         actor_user_id=actor.id, details={"siteId": site_id, "url": site.url},

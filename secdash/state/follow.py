@@ -1,19 +1,65 @@
 """Live-follow loops of open pages: at most one per browser tab and page, decided on the server.
 
-A page's `on_load` (or `on_mount`) starts its loop; starting another for the same tab and page
-ends the previous one at once, and so does `stop_following`. Whatever a client sends, a tab can
-keep no more than one loop per page running in this worker (the tab's websocket is bound to it).
+Every page follows the change feed the same way, from a background handler its `on_load` chains:
+
+    @rx.event(background=True)
+    async def follow_changes(self):
+        async for changed in follow.updates(self, "history", audit.TOPIC, timeout=MAX_STALENESS_SECONDS):
+            ...  # re-read what `changed` names (topic -> newest sequence); empty: the timeout passed
+
+The loop subscribes when the page mounts and ends when
+- the same tab starts the page's loop again (the earlier one ends at once), or the page calls
+  `stop_following` (its `on_unmount`);
+- the tab's socket disconnects: Reflex itself cancels the unfinished page-load chain a loop started
+  from `on_load` belongs to (on disconnect, reload and navigation), and every wake-up also asks
+  python-socketio's public `get_environ(sid)` whether the socket that started the loop is still
+  there (a loop a client started some other way ends at its next wake-up). Nothing here reads
+  Reflex's backward-compatibility token maps.
+Whatever a client sends, a tab keeps no more than one loop per page in this worker.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from secdash.core import notify
-from secdash.state.live import client_connected
 
 _loops: dict[tuple[str, str], notify.Changes] = {}
+_sockets: dict[int, str] = {}  # id(changes) -> the socket id (sid) that started the loop
+
+
+@dataclasses.dataclass(frozen=True)
+class Tab:
+    """A browser tab: its client token (one per tab, kept across reconnects) and its current socket id."""
+
+    token: str
+    sid: str = ""
+
+
+def tab_of(state_or_token: Any) -> Tab:
+    """The tab of a Reflex state (its router session), or a bare client token."""
+    if isinstance(state_or_token, Tab):
+        return state_or_token
+    if isinstance(state_or_token, str):
+        return Tab(state_or_token)
+    session = state_or_token.router.session
+    return Tab(session.client_token, session.session_id or "")
+
+
+def client_connected(tab: Tab | str) -> bool:
+    """Whether the tab's socket is still connected to this worker (True outside a served app: tests)."""
+    tab = tab if isinstance(tab, Tab) else Tab(tab)
+    if not tab.sid:
+        return True
+    from secdash.secdash import app  # the app module imports the states: late import
+
+    sio, namespace = app.sio, app.event_namespace
+    if sio is None or namespace is None:
+        return True
+    return sio.get_environ(tab.sid, namespace.namespace) is not None
 
 
 def running_loops() -> int:
@@ -29,21 +75,43 @@ def stop_following(client_token: str, page: str) -> None:
 
 
 @asynccontextmanager
-async def follow(client_token: str, page: str, *topics: str) -> AsyncIterator[notify.Changes]:
-    """Subscribe to `topics` as the tab's one loop for `page`, replacing any earlier one.
+async def follow(tab: Any, page: str, *topics: str) -> AsyncIterator[notify.Changes]:
+    """Subscribe to `topics` (exact or `prefix*`) as the tab's one loop for `page`, replacing any earlier one.
 
-    Loop `while following(changes, client_token)`; it ends when replaced, stopped or disconnected.
+    `tab` is the state (preferred: its socket id lets the loop notice a disconnect) or the client token.
+    Loop `while following(changes, tab)`; it ends when replaced, stopped or disconnected.
     """
-    key = (client_token, page)
+    tab = tab_of(tab)
+    key = (tab.token, page)
     async with notify.subscribe(*topics) as changes:
-        stop_following(client_token, page)
+        stop_following(tab.token, page)
         _loops[key] = changes
+        if tab.sid:
+            _sockets[id(changes)] = tab.sid
         try:
             yield changes
         finally:
+            _sockets.pop(id(changes), None)
             if _loops.get(key) is changes:
                 del _loops[key]
 
 
-def following(changes: notify.Changes, client_token: str) -> bool:
-    return not changes.closed and client_connected(client_token)
+def following(changes: notify.Changes, tab: Any) -> bool:
+    """Whether the loop should go on: not replaced or stopped, and its tab still connected."""
+    if changes.closed:
+        return False
+    tab = tab_of(tab)
+    sid = tab.sid or _sockets.get(id(changes), "")
+    return client_connected(Tab(tab.token, sid))
+
+
+async def updates(state: Any, page: str, *topics: str, timeout: float | None = None) -> AsyncIterator[notify.Changed]:
+    """The tab's one follow loop for `page`: yields what changed (topic -> newest sequence; many publishes
+    while the page was busy come as one), or an empty mapping when `timeout` passed with no change."""
+    tab = tab_of(state)
+    async with follow(tab, page, *topics) as changes:
+        while following(changes, tab):
+            changed = await changes.wait(timeout)
+            if not following(changes, tab):
+                return
+            yield changed

@@ -1,0 +1,255 @@
+"""Read models: the views every viewer shares, read once per change per worker and served to all.
+
+The overview figures, the sites with their recent checks, the open alerts, the activity feed, the
+simulated traffic and the platform agents look the same to every signed-in viewer. Each is read from
+the database once after a change of its topics (the change feed calls `invalidate`) and every open
+page and every API request in this worker is served from that read, however many there are. Readers
+that arrive while a read is under way wait for it (one read, not one per reader).
+
+Without Redis the change feed is in-process and complete, so a cached view is exact. With Redis a
+message can be lost while the listener reconnects (it then invalidates everything); as a second
+guard a view is never older than REDIS_MAX_AGE_SECONDS there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core import notify
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.models import SiteCheck
+from secdash.services import activities, agents, dashboard, events, simulation, sites
+
+T = TypeVar("T")
+HISTORY_POINTS = 120  # checks per site on the dashboard's response-time chart
+REDIS_MAX_AGE_SECONDS = 5.0
+
+
+class ReadModel(Generic[T]):
+    """One shared view: `load(session)` run once per change of `topics` (exact, or `prefix*`)."""
+
+    def __init__(self, name: str, topics: tuple[str, ...], load: Callable[[AsyncSession], Awaitable[T]]) -> None:
+        self.name, self.topics, self._load = name, topics, load
+        self.loads = 0  # how many times the view was read from the database (tests, diagnostics)
+        self._generation = 0  # bumped by every invalidation
+        self._value: T | None = None
+        self._value_generation = -1
+        self._loaded_at = 0.0
+        self._version = 0  # bumped by every load: derived values are kept per version
+        self._derived: dict[Hashable, Any] = {}
+        self._pending: asyncio.Task | None = None
+
+    def matches(self, topic: str) -> bool:
+        if topic == "*":
+            return True
+        return any(topic.startswith(t[:-1]) if t.endswith(notify.PREFIX_MARK) else topic == t for t in self.topics)
+
+    def invalidate(self) -> None:
+        self._generation += 1
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def _fresh(self) -> bool:
+        if self._value_generation != self._generation:
+            return False
+        if notify.ensure_listener():  # Redis: a lost message must not keep a view stale for long
+            return time.monotonic() - self._loaded_at < REDIS_MAX_AGE_SECONDS
+        return True
+
+    async def get(self) -> T:
+        """The view, read now if a change made it stale (once, however many readers wait)."""
+        wanted = self._generation  # a read that began at or after this generation serves this call
+        while not self._fresh():
+            loop = asyncio.get_running_loop()
+            task = self._pending
+            if task is None or task.done() or task.get_loop() is not loop:
+                task = self._pending = loop.create_task(self._read(), name=f"read model {self.name}")
+            # The read is its own task: a reader that goes away (a closed tab) does not cancel it for the others.
+            await asyncio.shield(task)
+            if self._value_generation >= wanted:
+                break  # changed again meanwhile: the next reader reads again
+        return self._value  # type: ignore[return-value]
+
+    async def _read(self) -> None:
+        generation = self._generation
+        async with session_scope() as session:
+            value = await self._load(session)
+            await session.commit()  # a load may create rows on first read (the agents)
+        self.loads += 1
+        self._version += 1
+        self._derived = {}
+        # Changed again while reading: this read is served to who waits now, the next reader reads again.
+        self._value, self._value_generation, self._loaded_at = value, generation, time.monotonic()
+
+    async def derived(self, key: Hashable, build: Callable[[T], Any]) -> Any:
+        """`build(view)` computed once per read of the view (the API's JSON bytes, say)."""
+        value = await self.get()
+        version = self._version
+        if key not in self._derived:
+            self._derived[key] = build(value)
+        result = self._derived[key]
+        return result if version == self._version else build(value)
+
+
+_models: list[ReadModel] = []
+
+
+def _register(model: ReadModel[T]) -> ReadModel[T]:
+    _models.append(model)
+    return model
+
+
+def _on_change(topic: str, _seq: int) -> None:
+    for model in _models:
+        if model.matches(topic):
+            model.invalidate()
+
+
+notify.add_listener(_on_change)
+
+
+def invalidate_all() -> None:
+    """Forget every cached view (tests; a restore of the database)."""
+    for model in _models:
+        model.invalidate()
+
+
+# --- the shared views ------------------------------------------------------------------------------
+
+
+async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -> dict[int, list[dict[str, Any]]]:
+    """The newest `limit` checks of every site, oldest first, in ONE query (a window per site)."""
+    ranked = select(
+        SiteCheck,
+        func.row_number().over(partition_by=SiteCheck.site_id, order_by=col(SiteCheck.checked_at).desc()).label("rn"),
+    ).subquery()
+    query = (
+        select(
+            ranked.c.site_id,
+            ranked.c.checked_at,
+            ranked.c.response_ms,
+            ranked.c.status,
+            ranked.c.status_code,
+            ranked.c.grade,
+            ranked.c.error,
+        )
+        .where(ranked.c.rn <= limit)
+        .order_by(ranked.c.site_id, ranked.c.checked_at)
+    )
+    by_site: dict[int, list[dict[str, Any]]] = {}
+    for site_id, checked_at, response_ms, status, status_code, grade, error in await session.exec(query):
+        by_site.setdefault(site_id, []).append(
+            {
+                "checkedAt": dashboard._iso(checked_at),
+                "responseTime": response_ms,
+                "status": status,
+                "statusCode": status_code,
+                "grade": grade,
+                "error": error,
+            }
+        )
+    return by_site
+
+
+async def _load_sites(session: AsyncSession) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    listed = [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
+    history = await recent_checks(session=session)
+    return [(site, history.get(site["id"], [])) for site in listed]
+
+
+async def _load_alerts(session: AsyncSession) -> dict[str, Any]:
+    recent = await events.list_events(session=session, resolved=False, limit=events.ALERTS_SIZE)
+    return {
+        "alerts": [dashboard.event_public(event, name) for event, name in recent],
+        "open_alerts": await events.count_open(session=session),  # the list shows 5; this counts all
+        "threats_blocked": await events.count_threats_blocked(session=session),
+    }
+
+
+async def _load_activities(session: AsyncSession) -> list[dict[str, Any]]:
+    return [dashboard.activity_public(a) for a in await activities.recent(session=session)]
+
+
+async def _load_traffic(session: AsyncSession) -> dict[str, Any] | None:
+    return await simulation.read_snapshot(session=session)
+
+
+async def _load_agents(session: AsyncSession) -> list[dict[str, str]]:
+    records = await agents.list_agents(session=session)
+    return [{"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(r.threats_blocked)} for r in records]
+
+
+SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
+# Event rows carry their site's name: a renamed or removed site changes them too.
+ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
+ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
+TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
+AGENTS = _register(ReadModel("agents", (sites.TOPIC,), _load_agents))  # the monitor moves agents with their sites
+
+
+async def sites_with_history() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every site (public shape) with its newest checks, oldest first: the dashboard's site cards."""
+    return await SITES.get()
+
+
+async def alerts() -> dict[str, Any]:
+    """The 5 newest open events, how many are open, and the real threats blocked."""
+    return await ALERTS.get()
+
+
+async def recent_activities() -> list[dict[str, Any]]:
+    return await ACTIVITIES.get()
+
+
+async def traffic_snapshot() -> dict[str, Any] | None:
+    """The newest simulated figures, or None when the simulation is off or has not run."""
+    if not get_settings().simulation_enabled:
+        return None
+    return await TRAFFIC.get()
+
+
+async def agent_rows() -> list[dict[str, str]]:
+    """The platform agents as the AI Defense Mode tab lists them."""
+    return await AGENTS.get()
+
+
+_overview: dict[str, Any] = {"key": None, "value": None, "json": {}}
+
+
+async def overview() -> dict[str, Any]:
+    """The overview (the API's shape): built from the shared views, once per change of any of them."""
+    site_rows, alert_data = await SITES.get(), await ALERTS.get()
+    activity_rows, snapshot = await ACTIVITIES.get(), await traffic_snapshot()
+    key = (SITES.version, ALERTS.version, ACTIVITIES.version, TRAFFIC.version, snapshot is None)
+    if _overview["key"] != key:
+        _overview.update(
+            key=key,
+            value=dashboard.overview_from(
+                sites=[site for site, _history in site_rows],
+                threats_blocked=alert_data["threats_blocked"],
+                recent_events=alert_data["alerts"],
+                activities=activity_rows,
+                snapshot=snapshot,
+            ),
+            json={},
+        )
+    return _overview["value"]
+
+
+async def overview_json(serialize: Callable[[dict[str, Any]], bytes]) -> bytes:
+    """The overview serialised by `serialize` (the API's response model), once per change."""
+    value = await overview()
+    cached = _overview["json"]
+    if serialize not in cached:
+        cached[serialize] = serialize(value)
+    return cached[serialize]

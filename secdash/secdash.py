@@ -7,6 +7,7 @@ from secdash.api.connection_guard import LiveChannelGuard
 from secdash.api.main import create_api
 from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
+from secdash.jobs.runner import run_job_workers
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
 from secdash.pages.history import history_content
@@ -14,6 +15,7 @@ from secdash.pages.landing import landing
 from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
+from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation
@@ -75,3 +77,4 @@ app.add_middleware(EventShapeGuard())
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
 app.register_lifespan_task(run_housekeeping)
+app.register_lifespan_task(run_job_workers)

@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from secdash.ai.base import LLMError
 from secdash.api.middleware import RequestGuard, SecurityHeaders
-from secdash.api.routes import auth, dashboard, defense, history
+from secdash.api.routes import auth, dashboard, defense, history, jobs
 from secdash.core.config import get_settings
 from secdash.demo_sites.routes import router as demo_sites_router
 from secdash.services.errors import DomainError, RateLimited
@@ -111,7 +111,9 @@ def create_api() -> FastAPI:
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(Exception, _unexpected_error)
-    routers = (health_router, auth.router, history.router, dashboard.router, defense.router, demo_sites_router)
+    routers = (
+        health_router, auth.router, history.router, dashboard.router, defense.router, jobs.router, demo_sites_router,
+    )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)
     return api

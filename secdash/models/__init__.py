@@ -5,8 +5,9 @@ from secdash.models.audit import HistoryLog, HistoryLogPublic, LogCategory, LogS
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User, UserPublic
 from secdash.models.base import as_utc, utcnow
 from secdash.models.events import AiActivity, EventSeverity, EventType, SecurityEvent
+from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
-from secdash.models.scans import ScanJob
+from secdash.models.scans import ScanView
 
 __all__ = [
     "utcnow",
@@ -28,7 +29,11 @@ __all__ = [
     "EventSeverity",
     "SecurityEvent",
     "AiActivity",
-    "ScanJob",
+    "ScanView",
+    "Job",
+    "JobLevel",
+    "JobLog",
+    "JobStatus",
     "DefenseChatMessage",
     "AgentRecord",
 ]

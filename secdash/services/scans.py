@@ -1,4 +1,4 @@
-"""Security Scan jobs: start, run in the background with progress, stop, and turn findings into events."""
+"""Security Scan: a job of kind "scan" (start, progress, stop on any worker) whose findings become events."""
 
 from __future__ import annotations
 
@@ -6,31 +6,31 @@ import asyncio
 import hashlib
 import logging
 import time
-from datetime import timedelta
 from pathlib import Path
 
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, select
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, ScanJob, Site, UserPublic, as_utc, utcnow
+from secdash.jobs import JobContext, register, runner, store
+from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, Site, UserPublic, utcnow
+from secdash.models.jobs import Job, JobLevel
+from secdash.models.scans import ScanView
 from secdash.services import activities, audit, events
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
+from secdash.services.unit import commit
 
 log = logging.getLogger(__name__)
 
 TOPIC = "scans"
+KIND = "scan"
 SCAN_TYPES = ("quick", "full")
 # Engines applied per scan type (shown as "agents scanning").
 ENGINES = {"quick": ("detect-secrets", "bandit (high)", "web rules (high)"), "full": ("detect-secrets", "bandit", "web rules")}
-HEARTBEAT_TIMEOUT = timedelta(seconds=90)
 PROGRESS_EVERY_SECONDS = 0.5
-_running: dict[int, asyncio.Task] = {}
 
 
 def scan_roots() -> list[Path]:
@@ -55,64 +55,67 @@ def target_summary() -> tuple[int, int]:
     return summary
 
 
-async def current_job(*, session: AsyncSession) -> ScanJob | None:
-    """The newest scan job; a running one whose worker went silent is marked interrupted."""
-    job = (await session.exec(select(ScanJob).order_by(col(ScanJob.id).desc()).limit(1))).first()
-    if job and job.status == "running" and utcnow() - as_utc(job.heartbeat_at) > HEARTBEAT_TIMEOUT:
-        job.status, job.error, job.finished_at = "failed", "Interrupted: the server stopped during the scan", utcnow()
-        session.add(job)
-        mark_changed(session, TOPIC)
-        await commit(session)
-    return job
+def _view(job: Job | None) -> ScanView | None:
+    return ScanView.from_job(job) if job is not None else None
 
 
-async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str) -> ScanJob:
-    """Start a quick or full scan of the configured code paths (admins only; one at a time; audited)."""
+async def current_job(*, session: AsyncSession) -> ScanView | None:
+    """The newest scan (a scan whose worker died is marked interrupted by the job reaper and shows as failed)."""
+    return _view(await store.latest(session, KIND))
+
+
+async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str) -> ScanView:
+    """Start a quick or full scan of the configured code paths as a job (admins only; one at a time; audited)."""
     require_admin(actor, "start scans")
     if scan_type not in SCAN_TYPES:
         raise Invalid("scanType must be quick or full")
-    running = await current_job(session=session)
-    if running and running.status == "running":
+    latest = await store.latest(session, KIND)
+    if latest is not None and store.is_active(latest):
         raise Conflict("A scan is already running")
     targets = await asyncio.to_thread(collect_targets, scan_roots())
     if not targets:
         raise Invalid("There is no code to scan: check SECDASH_SCAN_PATHS")
-    job = ScanJob(
-        scan_type=scan_type, started_by=actor.email, total_files=len(targets), total_lines=total_lines(targets),
-    )
-    session.add(job)
-    try:
-        await session.flush()  # the partial unique index admits one running job: a scan started meanwhile wins
-    except IntegrityError:
-        await session.rollback()
+    files, lines = len(targets), total_lines(targets)
+    try:  # the database admits one active scan: a scan started meanwhile wins
+        job = await store.create(
+            session, kind=KIND, params={"scanType": scan_type}, owner_user_id=actor.id, owner_email=actor.email,
+            singleton_key=KIND, progress=_progress(files, lines),
+        )
+    except store.ActiveJobExists:
         raise Conflict("A scan is already running") from None
-    mark_changed(session, TOPIC)
     audit.record(
         session, category=LogCategory.security, action="Code scan started", actor_user_id=actor.id,
-        description=f"{actor.email} started a {scan_type} scan of {job.total_files} files ({job.total_lines} lines)",
-        details={"scanId": job.id, "scanType": scan_type, "files": job.total_files, "lines": job.total_lines},
+        description=f"{actor.email} started a {scan_type} scan of {files} files ({lines} lines)",
+        details={"scanId": job.id, "scanType": scan_type, "files": files, "lines": lines},
     )
     await commit(session)
     assert job.id is not None
-    _running[job.id] = asyncio.get_running_loop().create_task(run_scan(job.id, targets))
-    return job
+    await runner.dispatch(job.id)
+    return ScanView.from_job(job)
 
 
-async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanJob:
-    """Ask the running scan to stop (admins only; whichever worker runs it stops at its next file)."""
+async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanView:
+    """Ask the running scan to stop (admins only; whichever worker runs it stops before its next file)."""
     require_admin(actor, "stop scans")
-    job = await current_job(session=session)
-    if job is None or job.status != "running":
+    job = await store.latest(session, KIND)
+    if job is None or not store.request_stop(session, job):
         raise NotFound("No scan is running")
-    job.stop_requested = True
-    session.add(job)
-    mark_changed(session, TOPIC)
+    scan_type = job.params.get("scanType", "")
     audit.record(
         session, category=LogCategory.security, action="Code scan stop requested", severity=LogSeverity.warning,
-        actor_user_id=actor.id, description=f"{actor.email} stopped the {job.scan_type} scan", details={"scanId": job.id},
+        actor_user_id=actor.id, description=f"{actor.email} stopped the {scan_type} scan",
+        details={"scanId": job.id, "worker": runner.WORKER_ID},
     )
     await commit(session)
-    return job
+    return ScanView.from_job(job)
+
+
+def _progress(total_files: int, total_lines: int, **done: int | str) -> dict[str, int | str]:
+    return {
+        "totalFiles": total_files, "totalLines": total_lines, "filesScanned": done.get("files", 0),
+        "linesScanned": done.get("lines", 0), "currentFile": done.get("current", ""),
+        "threatsFound": done.get("threats", 0), "vulnerabilities": done.get("vulnerabilities", 0),
+    }
 
 
 def code_root(target: ScanTarget) -> str:
@@ -213,82 +216,48 @@ async def close_unseen(
     return closed
 
 
-async def _save_progress(job_id: int, **fields) -> bool:
-    """Write progress; returns whether a stop was requested."""
-    async with session_scope() as session:
-        job = await session.get(ScanJob, job_id)
-        if job is None:
-            return True
-        for name, value in fields.items():
-            setattr(job, name, value)
-        job.heartbeat_at = utcnow()
-        session.add(job)
-        mark_changed(session, TOPIC)
-        await commit(session)
-        return job.stop_requested
-
-
-async def _stop_requested(job_id: int) -> bool:
-    async with session_scope() as session:
-        job = await session.get(ScanJob, job_id)
-        return job is None or job.stop_requested
-
-
-async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
+@register(KIND, topic=TOPIC, shared=True)
+async def run_scan(ctx: JobContext) -> dict[str, int]:
     """Scan file by file in a worker thread, saving progress and findings as it goes.
 
     A stop is honoured before the next file, so a stopped scan keeps what it really read; a scan that
     read every file is complete, even if a stop arrived during its last file.
     """
-    async with session_scope() as session:
-        job = await session.get(ScanJob, job_id)
-        assert job is not None
-        scan_type = job.scan_type
+    scan_type = ctx.params["scanType"]
+    targets = await asyncio.to_thread(collect_targets, scan_roots())  # this worker's view of the code paths
+    total_files, all_lines = len(targets), total_lines(targets)
+    await ctx.progress(force=True, **_progress(total_files, all_lines))
+    await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
     lines = files = threats = vulnerabilities = 0
-    last_save = 0.0
-    status, error = "complete", None
-    stop_seen: bool | None = None  # what the last progress save read, so the next file needs no second read
+    saved = False  # the last progress save read the stop flag: the next file needs no second read
     seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
     rules_seen: dict[str, set[str]] = {}
-    try:
-        for target in targets:
-            if (stop_seen if stop_seen is not None else await _stop_requested(job_id)):
-                status = "stopped"
-                break
-            stop_seen = None
-            findings = await asyncio.to_thread(scan_file, target, scan_type)
-            files += 1
-            lines += target.lines
-            root = code_root(target)
-            seen[(root, target.display)] = set()
-            rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
-            if findings:
-                async with session_scope() as session:
-                    seen[(root, target.display)] = await record_findings(session, job_id, findings, root=root)
-                    await commit(session)
-                threats += sum(1 for f in findings if f.severity == "high")
-                vulnerabilities += len(findings)
-            if time.monotonic() - last_save >= PROGRESS_EVERY_SECONDS or findings or files == len(targets):
-                last_save = time.monotonic()
-                stop_seen = await _save_progress(
-                    job_id, files_scanned=files, lines_scanned=lines, current_file=target.display,
-                    threats_found=threats, vulnerabilities=vulnerabilities,
-                )
-    except Exception as exc:  # a scanner crash ends the job visibly, never silently
-        log.exception("scan %s failed", job_id)
-        status, error = "failed", f"Scan failed: {type(exc).__name__}"
-    finally:
-        _running.pop(job_id, None)
+    for target in targets:
+        if await ctx.should_stop(max_age=None if saved else 0):
+            break
+        findings = await asyncio.to_thread(scan_file, target, scan_type)
+        files += 1
+        lines += target.lines
+        root = code_root(target)
+        seen[(root, target.display)] = set()
+        rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
+        if findings:
+            async with session_scope() as session:
+                seen[(root, target.display)] = await record_findings(session, ctx.job_id, findings, root=root)
+                await commit(session)
+            threats += sum(1 for f in findings if f.severity == "high")
+            vulnerabilities += len(findings)
+            await ctx.log(f"{target.display}: {len(findings)} finding(s)", JobLevel.warning)
+        saved = await ctx.progress(
+            every=0 if findings or files == total_files else PROGRESS_EVERY_SECONDS,
+            **_progress(total_files, all_lines, files=files, lines=lines, current=target.display, threats=threats,
+                        vulnerabilities=vulnerabilities),
+        )
+    complete = not ctx.honoured_stop
+    result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats}
     async with session_scope() as session:
-        job = await session.get(ScanJob, job_id)
-        if job is None:
-            return
-        job.status, job.error, job.finished_at, job.heartbeat_at = status, error, utcnow(), utcnow()
-        job.files_scanned, job.lines_scanned, job.threats_found, job.vulnerabilities = files, lines, threats, vulnerabilities
-        session.add(job)
-        mark_changed(session, TOPIC)
-        if status == "complete":
-            fixed = await close_unseen(session, job_id, scan_type, seen, rules_seen)
+        if complete:
+            result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen)
             activities.record(
                 session, activity_type="scan", target="code", status="completed",
                 description=f"{scan_type.title()} code scan: {vulnerabilities} findings in {files} files ({threats} high)",
@@ -297,12 +266,11 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
                 session, category=LogCategory.security, action="Code scan completed",
                 description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files",
                 severity=LogSeverity.warning if threats else LogSeverity.info,
-                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats,
-                         "fixed": fixed},
+                details={"scanId": ctx.job_id, **result},
             )
-        elif status == "stopped":
-            covered = (f"{files} of {job.total_files} files ({lines} of {job.total_lines} lines, "
-                       f"{lines * 100 // job.total_lines if job.total_lines else 0}%)")
+        else:
+            covered = (f"{files} of {total_files} files ({lines} of {all_lines} lines, "
+                       f"{lines * 100 // all_lines if all_lines else 0}%)")
             activities.record(
                 session, activity_type="scan", target="code", status="stopped",
                 description=f"{scan_type.title()} code scan stopped after {covered}: {vulnerabilities} findings so far",
@@ -311,7 +279,11 @@ async def run_scan(job_id: int, targets: list[ScanTarget]) -> None:
                 session, category=LogCategory.security, action="Code scan stopped", severity=LogSeverity.warning,
                 description=f"{scan_type.title()} scan stopped after {covered}; {vulnerabilities} issues "
                 f"({threats} high) found before the stop",
-                details={"scanId": job_id, "files": files, "lines": lines, "findings": vulnerabilities, "high": threats,
-                         "totalFiles": job.total_files, "totalLines": job.total_lines},
+                details={"scanId": ctx.job_id, **result, "totalFiles": total_files, "totalLines": all_lines},
             )
         await commit(session)
+    await ctx.log(
+        f"Complete: {vulnerabilities} findings ({threats} high) in {files} files" if complete
+        else f"Stopped after {files} of {total_files} files", JobLevel.success if complete else JobLevel.warning,
+    )
+    return result

@@ -9,7 +9,7 @@ import reflex as rx
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.models import ScanJob, as_utc, utcnow
+from secdash.models import ScanView, as_utc, utcnow
 from secdash.services import agents, events, scans, sites
 from secdash.services.errors import DomainError
 from secdash.state import follow
@@ -138,7 +138,7 @@ class DashboardState(AuthState):
         self.problems = [event_view(row) for row in rows]
         self.problems_loading = False
 
-    def _apply_scan(self, job: ScanJob | None, target: tuple[int, int] | None = None) -> None:
+    def _apply_scan(self, job: ScanView | None, target: tuple[int, int] | None = None) -> None:
         if target is not None:
             self.target_files, self.target_lines = target
         if job is None or (job.id == self._dismissed_scan_id and job.status != "running"):

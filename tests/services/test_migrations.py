@@ -48,7 +48,8 @@ def test_duplicated_default_sites_and_running_scans_are_made_to_fit_the_exactly_
         assert db.execute("SELECT id, name, default_slug FROM sites ORDER BY id").fetchall() == [
             (1, "Stock", "stock"), (2, "Tour", "tour"), (3, "Gem", "gem"), (4, "Shares", "shares"), (13, "Mine", None)]
         assert db.execute("SELECT count(*) FROM site_checks").fetchone() == (0,)
-        assert db.execute("SELECT id, status FROM scan_jobs ORDER BY id").fetchall() == [
-            (1, "failed"), (2, "failed"), (3, "running")]
+        # scans are jobs now: the one running scan keeps the "scan" key of the one-active-scan rule
+        assert db.execute("SELECT id, kind, status, singleton_key FROM jobs ORDER BY id").fetchall() == [
+            (1, "scan", "failed", None), (2, "scan", "failed", None), (3, "scan", "running", "scan")]
     _alembic(env, "downgrade", "a3f1d2c4b5e6")
     _alembic(env, "upgrade", "head")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from sqlalchemy import func
@@ -10,7 +11,8 @@ from sqlmodel import select
 
 from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.core.db import session_scope
-from secdash.models import AgentRecord, HistoryLog, ScanJob, Site
+from secdash.jobs import runner
+from secdash.models import AgentRecord, HistoryLog, Job, ScanView, Site
 from secdash.services import agents, scans, sites
 from secdash.services.errors import Conflict
 from tests.factories import make_user
@@ -67,32 +69,36 @@ def code_dir(tmp_path, settings, monkeypatch):
     return tmp_path
 
 
-async def test_two_scans_started_at_the_same_moment_run_once(session, code_dir):
+async def test_two_scans_started_at_the_same_moment_run_once(session, code_dir, monkeypatch):
     admin = await make_user(session, "root@example.com", role="admin")
+    release = threading.Event()  # the first scan stays running until both starts have answered
+    monkeypatch.setattr(scans, "scan_file", lambda target, scan_type: release.wait(30) and [])
 
-    async def start() -> ScanJob:
+    async def start() -> ScanView:
         async with session_scope() as own:
             return await scans.start_scan(session=own, actor=admin, scan_type="quick")
 
     results = await asyncio.gather(start(), start(), return_exceptions=True)
+    release.set()
     for result in results:
-        task = scans._running.get(result.id) if isinstance(result, ScanJob) else None
-        if task:
-            await asyncio.wait_for(task, timeout=60)
-    assert sorted(type(result).__name__ for result in results) == ["Conflict", "ScanJob"]
+        if isinstance(result, ScanView):
+            await runner.wait_for(result.id, timeout=60)
+    assert sorted(type(result).__name__ for result in results) == ["Conflict", "ScanView"]
     assert [str(r) for r in results if isinstance(r, Conflict)] == ["A scan is already running"]
-    assert await _count(session, ScanJob) == 1
+    assert await _count(session, Job) == 1
     started = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Code scan started"))).all()
     assert len(started) == 1
 
 
-async def test_the_database_refuses_a_second_running_scan(session):
-    session.add(ScanJob(scan_type="quick", status="running"))
+async def test_the_database_refuses_a_second_active_job_with_the_same_key(session):
+    session.add(Job(kind="scan", status="running", singleton_key="scan"))
     await session.commit()
-    session.add(ScanJob(scan_type="full", status="running"))
-    with pytest.raises(Exception, match="(?i)unique"):
-        await session.commit()
-    await session.rollback()
-    session.add(ScanJob(scan_type="full", status="complete"))
+    for status in ("queued", "running", "stopping"):
+        session.add(Job(kind="scan", status=status, singleton_key="scan"))
+        with pytest.raises(Exception, match="(?i)unique"):
+            await session.commit()
+        await session.rollback()
+    session.add(Job(kind="scan", status="done", singleton_key="scan"))  # finished jobs keep their key freely
+    session.add(Job(kind="scan", status="running", singleton_key=None))
     await session.commit()
-    assert await _count(session, ScanJob) == 2
+    assert await _count(session, Job) == 3

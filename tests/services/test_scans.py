@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from sqlmodel import select
 
+from secdash.jobs import runner
 from secdash.models import HistoryLog, SecurityEvent
 from secdash.services import scans
 from secdash.services.errors import Conflict, Invalid, NotFound
@@ -24,9 +25,7 @@ def code_dir(tmp_path, settings, monkeypatch):
 
 
 async def _finish(job_id: int) -> None:
-    task = scans._running.get(job_id)
-    if task:
-        await asyncio.wait_for(task, timeout=60)
+    await runner.wait_for(job_id, timeout=60)
 
 
 async def test_full_scan_completes_with_findings_as_events(session, code_dir):
@@ -34,8 +33,8 @@ async def test_full_scan_completes_with_findings_as_events(session, code_dir):
     job = await scans.start_scan(session=session, actor=admin, scan_type="full")
     assert (job.total_files, job.total_lines) == (3, 4)
     await _finish(job.id)
+    session.expire_all()
     job = await scans.current_job(session=session)
-    await session.refresh(job)
     assert job.status == "complete" and job.files_scanned == 3 and job.lines_scanned == 4
     assert job.vulnerabilities == 3 and job.threats_found == 2
     found = (await session.exec(select(SecurityEvent).where(SecurityEvent.source == "scanner"))).all()
@@ -142,8 +141,7 @@ async def _scan(session, admin, scan_type: str = "full"):
     job = await scans.start_scan(session=session, actor=admin, scan_type=scan_type)
     await _finish(job.id)
     session.expire_all()
-    await session.refresh(job)
-    return job
+    return await scans.current_job(session=session)
 
 
 async def _scanner_events(session, **where):

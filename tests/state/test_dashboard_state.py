@@ -5,10 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
-from secdash.models import ScanJob
 from secdash.state.dashboard import DashboardState
 from secdash.state.dashboard_views import read_changes
-from tests.factories import make_user, sign_in
+from tests.factories import make_user, scan_job, sign_in
 
 
 async def _dashboard(session, role="admin"):
@@ -31,7 +30,7 @@ async def test_load_creates_default_sites_and_reads_everything(session):
 async def test_new_scan_stays_idle_when_a_refresh_reads_the_finished_job(session):
     """Regression: a periodic refresh put "Scan Complete" back after the user chose New scan."""
     state = await _dashboard(session)
-    session.add(ScanJob(scan_type="quick", status="complete", total_lines=10, lines_scanned=10))
+    session.add(scan_job(scan_type="quick", status="done", total_lines=10, lines_scanned=10))
     await session.commit()
     state._apply_reads(await read_changes(set(), state._problem_filters()))
     assert state.scan_status == "complete"
@@ -83,8 +82,8 @@ async def test_security_alerts_count_every_open_event_not_the_five_listed(sessio
 
 async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(session):
     state = await _dashboard(session)
-    session.add(ScanJob(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11,
-                        files_scanned=10))
+    session.add(scan_job(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11,
+                         files_scanned=10))
     await session.commit()
     state._apply_reads(await read_changes({"scans"}, state._problem_filters()))
     assert state.scan_status == "stopped" and (state.scan_lines, state.scan_files) == (1249, 10)

@@ -1,0 +1,64 @@
+"""Jobs and the Security Scan: GET /api/jobs/{id}, its log from a sequence on, stop; start/stop/read the scan.
+
+Any worker answers for any job: the job is stored, and a stop is a flag the running handler reads.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+
+from secdash.api.deps import CurrentUser, DbSession
+from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.models.jobs_public import JobLogPublic, JobPublic, ScanPublic
+from secdash.services import jobs, scans
+from secdash.services.errors import NotFound
+
+router = APIRouter(prefix="/api", tags=["jobs"], responses=SIGNED_IN_ERRORS)
+After = Annotated[str | None, Query(max_length=12, description="The last log sequence number already seen")]
+
+
+class ScanIn(RequestBody):
+    scanType: Literal["quick", "full"]  # noqa: N815
+
+
+@router.get("/jobs/{job_id}", response_model=JobPublic, responses=errors(404))
+async def read_job(job_id: PathId, user: CurrentUser, session: DbSession) -> JobPublic:
+    return JobPublic.of(await jobs.get_job(session=session, viewer=user, job_id=job_id))
+
+
+@router.get("/jobs/{job_id}/logs", response_model=list[JobLogPublic], responses=errors(404))
+async def read_job_log(job_id: PathId, user: CurrentUser, session: DbSession, after: After = None) -> list[JobLogPublic]:
+    """Log lines after `after`, oldest first (at most 500: ask again from the last one)."""
+    lines = await jobs.job_log(session=session, viewer=user, job_id=job_id, after=jobs.parse_after(after))
+    return [JobLogPublic.of(line) for line in lines]
+
+
+@router.post("/jobs/{job_id}/stop", response_model=JobPublic, responses=errors(403, 404, 409))
+async def stop_job(job_id: PathId, user: CurrentUser, session: DbSession) -> JobPublic:
+    return JobPublic.of(await jobs.stop_job(session=session, actor=user, job_id=job_id))
+
+
+def _scan(view) -> ScanPublic:
+    return ScanPublic.of(view, agents=len(scans.ENGINES[view.scan_type]) if view.status == "running" else 0)
+
+
+@router.get("/security-scan", response_model=ScanPublic, responses=errors(404))
+async def read_scan(user: CurrentUser, session: DbSession) -> ScanPublic:
+    """The newest scan."""
+    view = await scans.current_job(session=session)
+    if view is None:
+        raise NotFound("No scan has run yet")
+    return _scan(view)
+
+
+@router.post("/security-scan/start", status_code=202, response_model=ScanPublic, responses=errors(403, 409))
+async def start_scan(body: ScanIn, user: CurrentUser, session: DbSession) -> ScanPublic:
+    """Start a quick or full scan (admins; one at a time): it runs on whichever worker takes the job."""
+    return _scan(await scans.start_scan(session=session, actor=user, scan_type=body.scanType))
+
+
+@router.post("/security-scan/stop", response_model=ScanPublic, responses=errors(403, 404))
+async def stop_scan(user: CurrentUser, session: DbSession) -> ScanPublic:
+    return _scan(await scans.stop_scan(session=session, actor=user))

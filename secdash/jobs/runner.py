@@ -1,0 +1,225 @@
+"""Running jobs: claim, run the kind's handler with a context, heartbeat, finish; reap jobs of dead workers.
+
+Two ways to hand a job to a worker, chosen by the settings:
+- embedded (no Redis): the job runs as a task in this process; nothing to install.
+- scale-out (REFLEX_REDIS_URL): the job id goes onto a saq queue in Redis and any worker's saq consumer takes it.
+Either way the stored job decides: `store.claim` lets exactly one worker run it, a stop is a flag in the
+database that the handler reads, and the reaper (one per deployment) marks jobs whose heartbeat stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from datetime import timedelta
+from typing import Any, Protocol
+
+from secdash.core.config import get_settings
+from secdash.core.leader import run_as_leader
+from secdash.jobs import registry, store
+from secdash.jobs.context import JobContext
+from secdash.models.jobs import FINISHED_STATUSES, JobLevel, JobStatus
+
+log = logging.getLogger(__name__)
+
+WORKER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}"
+HEARTBEAT_EVERY_SECONDS = 10.0
+STALE_AFTER = timedelta(seconds=60)  # six missed heartbeats: the worker is gone
+REAP_EVERY_SECONDS = 15.0
+SAQ_QUEUE = "secdash-jobs"
+SAQ_CONCURRENCY = 8
+
+
+class JobFailed(Exception):
+    """Raised by a handler to fail its job with a message the user may read."""
+
+
+async def _heartbeat(ctx: JobContext) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_EVERY_SECONDS)
+        try:
+            await ctx.heartbeat()
+        except Exception:  # a missed beat is retried; six in a row and the reaper steps in
+            log.warning("heartbeat of job %s failed", ctx.job_id, exc_info=True)
+
+
+async def execute(job_id: int, worker: str = WORKER_ID) -> JobStatus | None:
+    """Run a queued job here, if this worker wins it; returns how it ended (None: another worker had it)."""
+    job = await store.claim(job_id, worker)
+    if job is None:
+        return None
+    ctx = JobContext(job)
+    status, result, error = JobStatus.done, None, None
+    beating = asyncio.create_task(_heartbeat(ctx))
+    try:
+        result = await registry.kind(job.kind).handler(ctx)
+        if ctx.honoured_stop:
+            status = JobStatus.stopped
+    except asyncio.CancelledError:
+        status, error = JobStatus.interrupted, "Interrupted: the server stopped during the job"
+        await _finish(ctx, status, result, error)
+        raise
+    except JobFailed as exc:
+        status, error = JobStatus.failed, str(exc)
+    except Exception as exc:  # a crash ends the job visibly, never silently
+        log.exception("job %s (%s) failed", job_id, job.kind)
+        status, error = JobStatus.failed, f"Failed: {type(exc).__name__}"
+    finally:
+        beating.cancel()
+    await _finish(ctx, status, result, error)
+    return status
+
+
+async def _finish(ctx: JobContext, status: JobStatus, result: dict[str, Any] | None, error: str | None) -> None:
+    try:
+        if error:
+            await ctx.log(error, JobLevel.error)
+        await store.finish(ctx.job_id, status, result=result, error=error, progress=ctx.current_progress)
+    except Exception:
+        log.exception("could not record the end of job %s", ctx.job_id)
+
+
+class Backend(Protocol):
+    async def dispatch(self, job_id: int) -> None: ...
+    async def start(self) -> None: ...
+    async def close(self) -> None: ...
+
+
+class InProcessBackend:
+    """Jobs run as tasks of this process (the embedded default: one worker, SQLite)."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[int, asyncio.Task] = {}
+
+    async def dispatch(self, job_id: int) -> None:
+        task = asyncio.get_running_loop().create_task(execute(job_id), name=f"job-{job_id}")
+        self.tasks[job_id] = task
+        task.add_done_callback(lambda _t, job_id=job_id: self.tasks.pop(job_id, None))
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        for task in list(self.tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+
+    async def resume_queued(self) -> None:
+        """Jobs queued when the server last stopped run now (the claim keeps each to one run)."""
+        for job_id in await store.queued_ids():
+            await self.dispatch(job_id)
+
+
+class SaqBackend:
+    """Jobs go through a saq queue on Redis; every worker process consumes it (saq: asyncio, maintained)."""
+
+    def __init__(self, url: str, *, queue_name: str = SAQ_QUEUE, worker_id: str = WORKER_ID) -> None:
+        from saq import Queue
+
+        self.queue = Queue.from_url(url, name=queue_name)
+        self.worker_id = worker_id
+        self.worker = None
+        self._worker_task: asyncio.Task | None = None
+        self._connected = False
+
+    async def _connect(self) -> None:
+        if not self._connected:
+            await self.queue.connect()
+            self._connected = True
+
+    async def dispatch(self, job_id: int) -> None:
+        await self._connect()
+        # No saq timeout or retries: the stored job has its own heartbeat, stop flag and re-queue rule.
+        await self.queue.enqueue("run_job", job_id=job_id, timeout=0, retries=1)
+
+    async def start(self) -> None:
+        from saq import Worker
+
+        await self._connect()
+        worker_id = self.worker_id
+
+        async def run_job(ctx: dict, *, job_id: int) -> None:
+            await execute(job_id, worker_id)
+
+        self.worker = Worker(self.queue, functions=[("run_job", run_job)], concurrency=SAQ_CONCURRENCY)
+        self._worker_task = asyncio.create_task(self.worker.start(), name="saq-worker")
+
+    async def close(self) -> None:
+        if self.worker is not None:
+            await self.worker.stop()
+        if self._worker_task is not None:
+            self._worker_task.cancel()
+            await asyncio.gather(self._worker_task, return_exceptions=True)
+        if self._connected:
+            await self.queue.disconnect()
+            self._connected = False
+
+
+_backend: Backend | None = None
+
+
+def backend() -> Backend:
+    global _backend
+    if _backend is None:
+        url = get_settings().REDIS_URL
+        _backend = SaqBackend(url) if url else InProcessBackend()
+    return _backend
+
+
+def use_backend(new: Backend | None) -> None:
+    """Replace the process's backend (tests; settings changes)."""
+    global _backend
+    _backend = new
+
+
+async def dispatch(job_id: int) -> None:
+    """Hand a committed, queued job to a worker."""
+    await backend().dispatch(job_id)
+
+
+async def reap_once() -> list[tuple[int, bool]]:
+    reaped = await store.reap_stale(STALE_AFTER)
+    for job_id, again in reaped:
+        log.warning("job %s: worker silent for %ss, %s", job_id, STALE_AFTER.seconds, "queued again" if again else "interrupted")
+        if again:
+            await dispatch(job_id)
+    return reaped
+
+
+async def wait_for(job_id: int, timeout: float = 60.0, poll: float = 0.05) -> JobStatus:
+    """Wait until a job has finished (tests, scripts): the task when it runs here, else the stored status."""
+    task = getattr(backend(), "tasks", {}).get(job_id)
+    if task is not None:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+    from secdash.core.db import session_scope
+
+    async with asyncio.timeout(timeout):
+        while True:
+            async with session_scope() as session:
+                job = await store.get(session, job_id)
+                if job is None or job.status in FINISHED_STATUSES:
+                    return JobStatus(job.status) if job else JobStatus.failed
+            await asyncio.sleep(poll)
+
+
+async def run_job_workers() -> None:
+    """Lifespan task: this process takes jobs, and the deployment's one reaper marks jobs of dead workers."""
+    current = backend()
+    await current.start()
+
+    async def reap(lost: asyncio.Event) -> None:
+        if isinstance(current, InProcessBackend):
+            await current.resume_queued()
+        while not lost.is_set():
+            try:
+                await reap_once()
+            except Exception:
+                log.exception("job reaper failed")
+            await asyncio.sleep(REAP_EVERY_SECONDS)
+
+    try:
+        await run_as_leader("jobs", reap)
+    finally:
+        await current.close()

@@ -1,0 +1,259 @@
+"""Stored jobs and their ordered logs: created, claimed by one worker, advanced, stopped, finished, reaped.
+
+Every change commits and publishes the job's keyed topic (`job:<id>`) and its kind's area topic, so every
+open page of every worker can follow it. Log lines carry a per-job sequence number (`Job.log_seq` is the
+newest), so a page reads only the lines after the last one it has seen.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core.db import session_scope
+from secdash.jobs import registry
+from secdash.models import utcnow
+from secdash.models.jobs import ACTIVE_STATUSES, Job, JobLevel, JobLog, JobStatus
+from secdash.services.unit import commit, mark_changed
+
+MESSAGE_MAX = 1000
+ERROR_MAX = 500
+
+
+class ActiveJobExists(Exception):
+    """Another job with the same singleton key is queued or running."""
+
+
+def topics(kind: str, job_id: int | None) -> tuple[str, ...]:
+    try:
+        area = registry.kind(kind).topic
+    except LookupError:
+        area = f"jobs:{kind}"
+    return (area, f"job:{job_id}") if job_id is not None else (area,)
+
+
+def _mark(session: AsyncSession, kind: str, job_id: int | None) -> None:
+    for topic in topics(kind, job_id):
+        mark_changed(session, topic)
+
+
+async def create(
+    session: AsyncSession,
+    *,
+    kind: str,
+    params: dict[str, Any] | None = None,
+    progress: dict[str, Any] | None = None,
+    owner_user_id: int | None = None,
+    owner_email: str = "",
+    singleton_key: str | None = None,
+) -> Job:
+    """Add a queued job to the caller's unit of work (flushed, so it has an id; the caller commits, then dispatches).
+
+    Raises ActiveJobExists when `singleton_key` is held by an active job: the database decides, not a prior read.
+    """
+    registry.kind(kind)  # an unknown kind is a programming error, found before anything is stored
+    job = Job(
+        kind=kind,
+        params=params or {},
+        progress=progress or {},
+        owner_user_id=owner_user_id,
+        owner_email=owner_email,
+        singleton_key=singleton_key,
+    )
+    session.add(job)
+    try:
+        await session.flush()
+    except IntegrityError:
+        await session.rollback()
+        raise ActiveJobExists(singleton_key) from None
+    _mark(session, kind, job.id)
+    return job
+
+
+async def get(session: AsyncSession, job_id: int) -> Job | None:
+    return await session.get(Job, job_id)
+
+
+async def latest(session: AsyncSession, kind: str) -> Job | None:
+    return (await session.exec(select(Job).where(Job.kind == kind).order_by(col(Job.id).desc()).limit(1))).first()
+
+
+async def logs_since(session: AsyncSession, job_id: int, after_seq: int = 0, limit: int = 500) -> list[JobLog]:
+    """The job's log lines after `after_seq`, oldest first (at most `limit`)."""
+    query = select(JobLog).where(JobLog.job_id == job_id, JobLog.seq > after_seq).order_by(col(JobLog.seq)).limit(limit)
+    return list(await session.exec(query))
+
+
+async def claim(job_id: int, worker: str) -> Job | None:
+    """Move a queued job to running for `worker`; None if it is not queued (another worker has it, or it was
+    stopped before it started). One UPDATE decides, so a job runs once however many workers receive it."""
+    now = utcnow()
+    async with session_scope() as session:
+        result = await session.exec(  # type: ignore[call-overload]
+            update(Job)
+            .execution_options(synchronize_session=False)
+            .where(col(Job.id) == job_id, col(Job.status) == JobStatus.queued.value)
+            .values(
+                status=JobStatus.running.value, worker=worker[:64], attempts=Job.attempts + 1, started_at=now, heartbeat_at=now
+            )
+        )
+        if result.rowcount != 1:
+            await session.rollback()
+            return None
+        job = await session.get(Job, job_id)
+        assert job is not None
+        _mark(session, job.kind, job_id)
+        await commit(session)
+        return job
+
+
+async def beat(job_id: int, progress: dict[str, Any] | None = None) -> bool:
+    """Heartbeat (and, if given, the new progress) of a running job; returns whether a stop was requested."""
+    values: dict[str, Any] = {"heartbeat_at": utcnow()}
+    if progress is not None:
+        values["progress"] = progress
+    async with session_scope() as session:
+        result = await session.exec(  # type: ignore[call-overload]
+            update(Job)
+            .execution_options(synchronize_session=False)
+            .where(col(Job.id) == job_id, col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]))
+            .values(**values)
+            .returning(Job.stop_requested, Job.kind)
+        )
+        row = result.first()
+        if row is None:  # no longer running (reaped as interrupted, or deleted): the handler should end
+            await session.rollback()
+            return True
+        if progress is not None:
+            _mark(session, row.kind, job_id)
+        await commit(session)
+        return bool(row.stop_requested)
+
+
+async def append_log(job_id: int, message: str, level: JobLevel | str = JobLevel.info) -> int:
+    """Add a line to the job's log; returns its sequence number."""
+    async with session_scope() as session:
+        result = await session.exec(  # type: ignore[call-overload]
+            update(Job)
+            .execution_options(synchronize_session=False)
+            .where(col(Job.id) == job_id)
+            .values(log_seq=Job.log_seq + 1)
+            .returning(Job.log_seq, Job.kind)
+        )
+        row = result.first()
+        if row is None:
+            await session.rollback()
+            return 0
+        session.add(JobLog(job_id=job_id, seq=row.log_seq, level=JobLevel(level).value, message=message[:MESSAGE_MAX]))
+        _mark(session, row.kind, job_id)
+        await commit(session)
+        return int(row.log_seq)
+
+
+async def finish(
+    job_id: int,
+    status: JobStatus,
+    *,
+    result: dict[str, Any] | None = None,
+    error: str | None = None,
+    progress: dict[str, Any] | None = None,
+) -> Job | None:
+    """Record how a job ended (only a job that is still running or stopping: a reaped job stays interrupted)."""
+    now = utcnow()
+    values: dict[str, Any] = {
+        "status": status.value,
+        "finished_at": now,
+        "heartbeat_at": now,
+        "error": error and error[:ERROR_MAX],
+    }
+    if result is not None:
+        values["result"] = result
+    if progress is not None:
+        values["progress"] = progress
+    async with session_scope() as session:
+        changed = await session.exec(  # type: ignore[call-overload]
+            update(Job)
+            .execution_options(synchronize_session=False)
+            .where(col(Job.id) == job_id, col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]))
+            .values(**values)
+        )
+        job = await session.get(Job, job_id)
+        if job is None:
+            return None
+        if changed.rowcount:
+            _mark(session, job.kind, job_id)
+        await commit(session)
+        return job
+
+
+def request_stop(session: AsyncSession, job: Job) -> bool:
+    """Ask `job` to stop, in the caller's unit of work: a queued job is stopped at once (it never ran), a running
+    one becomes stopping and its handler ends at its next check. False if it had already finished."""
+    if job.status == JobStatus.queued:
+        job.status, job.stop_requested, job.finished_at = JobStatus.stopped.value, True, utcnow()
+    elif job.status in (JobStatus.running, JobStatus.stopping):
+        job.status, job.stop_requested = JobStatus.stopping.value, True
+    else:
+        return False
+    session.add(job)
+    _mark(session, job.kind, job.id)
+    return True
+
+
+async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list[tuple[int, bool]]:
+    """Jobs whose worker went silent for `timeout`: interrupted, or queued again where their kind allows.
+
+    Returns (job id, requeued) pairs; the caller dispatches the requeued ones.
+    """
+    cutoff = (now or utcnow()) - timeout
+    reaped: list[tuple[int, bool]] = []
+    async with session_scope() as session:
+        stale = list(
+            await session.exec(
+                select(Job).where(
+                    col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]), col(Job.heartbeat_at) < cutoff
+                )
+            )
+        )
+        for job in stale:
+            assert job.id is not None
+            try:
+                kind = registry.kind(job.kind)
+            except LookupError:
+                kind = None
+            again = bool(
+                kind and kind.requeue_on_interrupt and job.status == JobStatus.running and job.attempts < kind.max_attempts
+            )
+            result = await session.exec(  # type: ignore[call-overload]
+                update(Job)
+                .execution_options(synchronize_session=False)
+                .where(col(Job.id) == job.id, col(Job.status) == job.status, col(Job.heartbeat_at) < cutoff)
+                .values(
+                    status=(JobStatus.queued if again else JobStatus.interrupted).value,
+                    finished_at=None if again else utcnow(),
+                    error=None if again else f"Interrupted: worker {job.worker or '?'} stopped responding",
+                    worker="" if again else job.worker,
+                )
+            )
+            if result.rowcount:
+                _mark(session, job.kind, job.id)
+                reaped.append((job.id, again))
+        await commit(session)
+    return reaped
+
+
+async def queued_ids(kind: str | None = None) -> list[int]:
+    async with session_scope() as session:
+        query = select(Job.id).where(Job.status == JobStatus.queued.value)
+        if kind:
+            query = query.where(Job.kind == kind)
+        return [job_id for job_id in await session.exec(query.order_by(col(Job.id))) if job_id is not None]
+
+
+def is_active(job: Job) -> bool:
+    return job.status in ACTIVE_STATUSES

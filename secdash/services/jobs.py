@@ -1,0 +1,70 @@
+"""Jobs as users see them: read one, read its log from a sequence number on, stop it (permission-checked)."""
+
+from __future__ import annotations
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.jobs import registry, store
+from secdash.models import LogCategory, LogSeverity, Role, UserPublic
+from secdash.models.jobs import Job, JobLog
+from secdash.services import audit
+from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
+from secdash.services.permissions import require_admin
+from secdash.services.unit import commit
+
+MAX_LOG_PAGE = 500
+
+
+def _kind(job: Job) -> registry.JobKind | None:
+    try:
+        return registry.kind(job.kind)
+    except LookupError:
+        return None
+
+
+def _may_read(viewer: UserPublic, job: Job) -> bool:
+    kind = _kind(job)
+    return viewer.role == Role.admin or job.owner_user_id == viewer.id or bool(kind and kind.shared)
+
+
+async def get_job(*, session: AsyncSession, viewer: UserPublic, job_id: int) -> Job:
+    """A job its viewer may see (shared kinds such as scans: every signed-in user; others: owner and admins).
+
+    Someone else's private job is reported as missing, not as forbidden, so ids reveal nothing."""
+    job = await store.get(session, job_id)
+    if job is None or not _may_read(viewer, job):
+        raise NotFound("Job not found")
+    return job
+
+
+def parse_after(value: str | None) -> int:
+    if value in (None, ""):
+        return 0
+    if not value.isdigit() or len(value) > 12:
+        raise Invalid("after must be a log sequence number (0 or more)")
+    return int(value)
+
+
+async def job_log(*, session: AsyncSession, viewer: UserPublic, job_id: int, after: int = 0) -> list[JobLog]:
+    """The job's log lines after sequence `after`, oldest first (a page at a time)."""
+    await get_job(session=session, viewer=viewer, job_id=job_id)
+    return await store.logs_since(session, job_id, after, MAX_LOG_PAGE)
+
+
+async def stop_job(*, session: AsyncSession, actor: UserPublic, job_id: int) -> Job:
+    """Ask a job to stop, from any worker: its owner or an admin (admins only for shared kinds such as scans)."""
+    job = await get_job(session=session, viewer=actor, job_id=job_id)
+    kind = _kind(job)
+    if kind is not None and kind.shared:
+        require_admin(actor, f"stop {job.kind} jobs")
+    elif actor.role != Role.admin and job.owner_user_id != actor.id:
+        raise PermissionDenied("Only the job's owner or an administrator may stop it")
+    if not store.request_stop(session, job):
+        raise Conflict(f"Job #{job.id} has already finished ({job.status})")
+    audit.record(
+        session, category=LogCategory.system, action="Job stop requested", severity=LogSeverity.warning,
+        actor_user_id=actor.id, description=f"{actor.email} stopped {job.kind} job #{job.id}",
+        details={"jobId": job.id, "kind": job.kind},
+    )
+    await commit(session)
+    return job

@@ -57,4 +57,5 @@ def test_follow_handlers_take_nothing_from_the_client(state_cls):
     """No client-supplied generation or id can open a second loop."""
     fn = state_cls.event_handlers["follow_changes"].fn
     assert list(inspect.signature(fn).parameters) == ["self"]
-    assert "follow.follow(" in inspect.getsource(fn) or "follow(client_token" in inspect.getsource(fn)
+    source = inspect.getsource(fn)
+    assert "follow.follow(" in source or "follow(client_token" in source or "follow.updates(self" in source

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
+from pydantic import TypeAdapter
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
 from secdash.api.schemas import (
@@ -21,7 +22,7 @@ from secdash.api.schemas import (
     errors,
     text,
 )
-from secdash.services import dashboard, events, sites
+from secdash.services import dashboard, events, read_models, sites
 from secdash.services.errors import Invalid
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
@@ -46,9 +47,17 @@ async def init_sites(user: CurrentUser, session: DbSession, settings: AppSetting
     return [dashboard.site_public(site) for site in created]
 
 
+def _overview_json(value: dict[str, Any]) -> bytes:
+    """The overview through the route's own response model (what FastAPI would send), once per change."""
+    model = next(route.response_model for route in router.routes if getattr(route, "endpoint", None) is read_overview)
+    adapter = TypeAdapter(model)
+    return adapter.dump_json(adapter.validate_python(value), by_alias=True)
+
+
 @router.get("/dashboard/overview", response_model=OverviewOut)
-async def read_overview(user: CurrentUser, session: DbSession) -> dict[str, Any]:
-    return await dashboard.overview(session=session)
+async def read_overview(user: CurrentUser) -> Response:
+    # The shared read model: read once per change per worker, serialised once per read (not per request).
+    return Response(await read_models.overview_json(_overview_json), media_type="application/json")
 
 
 @router.get("/sites", response_model=list[SiteOut])

@@ -22,12 +22,15 @@ import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING, TypeVar
 
 import snowballstemmer
+from pydantic import BaseModel
 
 from secdash.ai import threat
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, AgentProfile
-from secdash.ai.base import ChatTurn
+from secdash.ai.base import Done, Event, Structured, TextDelta
+from secdash.ai.files import FileStreamParser
 from secdash.ai.knowledge import (
     ALIASES,
     BY_ID,
@@ -51,6 +54,11 @@ from secdash.ai.situation import (
     site_line,
     when,
 )
+
+if TYPE_CHECKING:
+    from secdash.ai.tasks.base import Task
+
+Schema = TypeVar("Schema", bound=BaseModel)
 
 LIVE = "[live]"
 K1, B = 1.2, 0.5  # BM25: term-frequency saturation, length normalisation (documents differ in length)
@@ -388,18 +396,26 @@ def compose_answer(question: str, agent: AgentProfile, situation: Situation | No
 
 
 class OfflineEngine:
-    """Provider used when no model is configured."""
+    """The provider used when no model is configured: answers every task from its offline side
+    (`Task.offline_text` / `Task.offline_structured`, which use the knowledge base and rules here),
+    streamed word by word like a model's reply. Reports no token counts (there are none)."""
 
     name = "offline"
     model = "secdash-knowledge-base"
-    reads_situation = True  # the chat service passes the agent's live facts as `situation`
 
-    async def stream_chat(
-        self, turns: Sequence[ChatTurn], *, agent_id: str = "general", system: str = "",
-        situation: Situation | None = None,
-    ) -> AsyncIterator[str]:
-        agent = AGENTS.get(agent_id, AGENTS["general"])
-        question = next((turn.content for turn in reversed(turns) if turn.role == "user"), "")
-        answer = compose_answer(question, agent, situation)
-        for piece in re.findall(r"\S+\s*", answer):  # word by word, like a model's stream
-            yield piece
+    async def stream(self, task: Task) -> AsyncIterator[Event]:
+        answer = task.offline_text()
+        parser = FileStreamParser() if task.files else None
+        for piece in re.findall(r"\S+\s*|\s+", answer):  # word by word, like a model's stream
+            if parser is None:
+                yield TextDelta(piece)
+            else:
+                for event in parser.feed(piece):
+                    yield event
+        for event in parser.close() if parser else ():
+            yield event
+        yield Done()
+
+    async def structured(self, task: Task, schema: type[Schema]) -> Structured[Schema]:
+        value = task.offline_structured(schema)
+        return Structured(schema.model_validate(value.model_dump()))

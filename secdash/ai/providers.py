@@ -1,10 +1,12 @@
-"""Choosing the provider: a configured OpenAI-compatible server, else the offline engine."""
+"""Choosing the provider: a configured OpenAI-compatible server, else the offline engine.
+
+Only `secdash/services/ai_calls.py` calls this: every model call goes through its instrumented wrapper."""
 
 from __future__ import annotations
 
 import asyncio
 
-from secdash.ai.base import ChatProvider
+from secdash.ai.base import Provider
 from secdash.ai.offline import OfflineEngine
 from secdash.ai.openai_compatible import OpenAICompatibleProvider
 from secdash.core.config import Settings
@@ -14,7 +16,7 @@ from secdash.core.config import Settings
 _clients: dict[tuple, OpenAICompatibleProvider] = {}
 
 
-def get_provider(settings: Settings) -> ChatProvider:
+def get_provider(settings: Settings) -> Provider:
     if not settings.llm_configured:
         return OfflineEngine()
     try:

@@ -1,8 +1,9 @@
-"""Agent chats and agent records."""
+"""Agent chats, agent records and the record of every AI model call."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 
 from sqlalchemy import Index, Text
 from sqlmodel import Field, SQLModel
@@ -38,3 +39,39 @@ class AgentRecord(SQLModel, table=True):
     status: str = Field(default="monitoring", max_length=16)  # monitoring | fighting | analyzing | secured
     threats_blocked: int = 0
     updated_at: datetime = _ts(default_factory=utcnow)
+
+
+class AiCallOutcome(StrEnum):
+    ok = "ok"
+    error = "error"
+    stopped = "stopped"  # the user stopped the reply (the upstream request was closed)
+
+
+class AiCall(SQLModel, table=True):
+    """One model call (secdash/ai/calls.py): who asked for what, on which engine, how fast and how it ended.
+
+    Never the prompt or the reply: those stay in the feature's own tables (chat messages) or nowhere.
+    A follow-up call (e.g. the threat judgement of a chat reply) names the call it follows in `parent_id`.
+    """
+
+    __tablename__ = "ai_calls"
+    __table_args__ = (
+        Index("ix_ai_calls_created", "created_at"),
+        Index("ix_ai_calls_agent_created", "agent", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    feature: str = Field(max_length=24)  # chat | later: defense_plan, remediation, build, artifact
+    task: str = Field(max_length=24)  # the task module: chat | threat | ...
+    agent: str = Field(max_length=16)
+    user_id: int | None = Field(default=None, foreign_key="users.id", ondelete="SET NULL", index=True)
+    parent_id: int | None = Field(default=None, foreign_key="ai_calls.id", ondelete="SET NULL")
+    provider: str = Field(max_length=32)
+    model: str = Field(max_length=100)
+    prompt_tokens: int | None = None  # as the server reports them; None when it does not (offline engine)
+    completion_tokens: int | None = None
+    first_token_ms: int | None = None  # None: nothing arrived (an error, or a structured call)
+    total_ms: int = 0
+    outcome: str = Field(default=AiCallOutcome.ok.value, max_length=8)  # AiCallOutcome
+    error_kind: str | None = Field(default=None, max_length=32)  # LLMError.kind when outcome is error
+    created_at: datetime = _ts(default_factory=utcnow)

@@ -1,28 +1,26 @@
-"""Chats with the defense agents: validation, streamed replies, threat levels, storage and audit."""
+"""Chats with the defense agents: validation, streamed replies, threat levels and storage; the model
+calls go through services/ai_calls.py (budget, call record, audit)."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.ai import threat
 from secdash.ai.agents import AGENTS, AgentProfile
-from secdash.ai.base import ChatProvider, ChatTurn, LLMError
-from secdash.ai.prompts import ThreatAssessment, agent_system_prompt, threat_system_prompt
-from secdash.ai.providers import get_provider
-from secdash.ai.situation import Situation
-from secdash.ai.structured import parse_structured
+from secdash.ai.base import ChatTurn, Done, LLMError, Provider, TextDelta
+from secdash.ai.calls import AICalls
+from secdash.ai.tasks.chat import ChatTask
+from secdash.ai.tasks.threat import ThreatAssessment, ThreatTask
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
-from secdash.models import DefenseChatMessage, LogCategory, LogSeverity, UserPublic, as_utc
-from secdash.services import agent_context, audit, quotas
+from secdash.models import DefenseChatMessage, UserPublic, as_utc
+from secdash.services import agent_context, ai_calls
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
 
@@ -35,13 +33,22 @@ SURFACES = ("widget", "command", "center", "api")
 
 @dataclass(frozen=True)
 class ReplyDone:
-    """The end of a streamed reply: what was stored and how it was judged."""
+    """The end of a streamed reply: what was stored; `threat_level` is the rules' level (a ThreatJudged
+    with the final one follows)."""
 
     message_id: int
     content: str
     threat_level: str
     provider: str
     model: str
+
+
+@dataclass(frozen=True)
+class ThreatJudged:
+    """After a ReplyDone: the reply's final threat level (the rules' level raised by the engine's judgement)."""
+
+    message_id: int
+    threat_level: str
 
 
 def validate(content: str, agent_id: str | None) -> tuple[str, AgentProfile]:
@@ -77,21 +84,6 @@ async def conversation(
     return list(reversed(list(await session.exec(query))))
 
 
-async def assess_threat(provider: ChatProvider, content: str, situation: Situation | None = None) -> str:
-    """The rules' level in the agent's situation, raised by the model's structured judgement when a model is
-    configured (secdash/ai/threat.py says how)."""
-    rules = threat.judge(content, situation)
-    complete_json = getattr(provider, "complete_json", None)
-    if complete_json is None:
-        return rules.level
-    try:
-        judged = parse_structured(await complete_json([ChatTurn("user", content)],
-                                                      system=threat_system_prompt(situation)), ThreatAssessment)
-    except LLMError:
-        return rules.level
-    return threat.with_model(rules, judged.threatLevel)
-
-
 async def _store(user: UserPublic, surface: str, agent_id: str, role: str, content: str, **extra: Any) -> DefenseChatMessage:
     async with session_scope() as session:
         message = DefenseChatMessage(user_id=user.id, surface=surface, agent_id=agent_id, role=role, content=content,
@@ -102,91 +94,104 @@ async def _store(user: UserPublic, surface: str, agent_id: str, role: str, conte
         return message
 
 
-async def _audit_call(user: UserPublic, agent: AgentProfile, provider: ChatProvider, *, chars: int, latency_ms: int,
-                      outcome: str, threat_level: str | None) -> None:
+async def _set_threat_level(message_id: int, level: str) -> None:
     async with session_scope() as session:
-        audit.record(
-            session, category=LogCategory.ai, action="AI reply" if outcome == "ok" else f"AI reply {outcome}",
-            severity=LogSeverity.info if outcome in ("ok", "cancelled") else LogSeverity.error,
-            description=f"{agent.name} answered {user.email} via {provider.name}"
-            if outcome == "ok" else f"{agent.name} reply to {user.email}: {outcome}",
-            actor_user_id=user.id,
-            details={"agent": agent.id, "provider": provider.name, "model": provider.model, "characters": chars,
-                     "latencyMs": latency_ms, "outcome": outcome, "threatLevel": threat_level},
-        )
-        await commit(session)
+        message = await session.get(DefenseChatMessage, message_id)
+        if message is not None:
+            message.threat_level = level
+            session.add(message)
+            mark_changed(session, TOPIC)
+            await commit(session)
+
+
+async def assess_threat(calls: AICalls, task: ThreatTask, *, follows: int | None) -> str:
+    """The rules' level in the agent's situation, raised by the engine's structured judgement
+    (secdash/ai/threat.py says how); a failed judgement leaves the rules' level."""
+    try:
+        judged = await calls.structured(task, ThreatAssessment, follows=follows)
+    except LLMError:
+        return task.rules().level
+    return task.level(judged)
 
 
 async def stream_reply(
     *, user: UserPublic, content: str, agent_id: str | None, surface: str, settings: Settings,
-    provider: ChatProvider | None = None,
-) -> AsyncIterator[str | ReplyDone]:
-    """Store the question, yield the reply piece by piece, then store it and yield a ReplyDone.
+    provider: Provider | None = None,
+) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
+    """Store the question, yield the reply piece by piece, store it and yield a ReplyDone (the reply
+    is complete: the composer may free), then judge the threat and yield a ThreatJudged.
 
-    Closing the generator early (the user pressed Stop) closes the model request; the partial
-    reply is kept and the call is audited as cancelled.
+    The budget is taken before anything is stored (RateLimited: nothing stored). Closing the
+    generator early (the user pressed Stop) closes the model request; the partial reply is kept and
+    the call is recorded as stopped (audited as cancelled).
     """
     text, agent = validate(content, agent_id)
     if surface not in SURFACES:
         raise Invalid("unknown chat surface")
-    async with (
-        quotas.ai_call(settings=settings, user_id=user.id),
-        # Closing this generator (Stop) closes the inner one, which stops the model request.
-        aclosing(_stream_reply(user=user, text=text, agent=agent, surface=surface,
-                               provider=provider or get_provider(settings))) as pieces,
-    ):
+    calls = ai_calls.for_user(settings=settings, user=user, feature="chat", agent=agent.id, provider=provider)
+    # Closing this generator (Stop) closes the inner one, which stops the model request.
+    async with aclosing(_stream_reply(user=user, text=text, agent=agent, surface=surface, calls=calls)) as pieces:
         async for item in pieces:
             yield item
 
 
 async def _stream_reply(
-    *, user: UserPublic, text: str, agent: AgentProfile, surface: str, provider: ChatProvider,
-) -> AsyncIterator[str | ReplyDone]:
-    async with session_scope() as session:
-        earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id, limit=CONTEXT_TURNS)
-    await _store(user, surface, agent.id, "user", text)
-    facts = await agent_context.situation(agent_id=agent.id)  # its own short session, closed before the model
-    grounding = {"situation": facts} if getattr(provider, "reads_situation", False) else {}
-    turns = [ChatTurn(m.role, m.content) for m in earlier] + [ChatTurn("user", text)]
+    *, user: UserPublic, text: str, agent: AgentProfile, surface: str, calls: AICalls,
+) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
     pieces: list[str] = []
-    started = time.monotonic()
-
-    async def finish(outcome: str, level: str | None) -> DefenseChatMessage | None:
-        reply = "".join(pieces)
-        stored = None
-        if reply:
-            stored = await _store(user, surface, agent.id, "assistant", reply, threat_level=level,
-                                  provider=provider.name, model=provider.model)
-        await _audit_call(user, agent, provider, chars=len(reply), latency_ms=int((time.monotonic() - started) * 1000),
-                          outcome=outcome, threat_level=level)
-        return stored
-
-    try:
-        async for piece in provider.stream_chat(turns, agent_id=agent.id, system=agent_system_prompt(agent, facts),
-                                                **grounding):
-            pieces.append(piece)
-            yield piece
-    except LLMError as exc:
-        await finish(exc.kind, None)
-        raise
-    except (GeneratorExit, asyncio.CancelledError):
-        await asyncio.shield(finish("cancelled", None))
-        raise
-    level = await assess_threat(provider, text, facts)
-    stored = await finish("ok", level)
-    yield ReplyDone(message_id=stored.id if stored and stored.id else 0, content="".join(pieces), threat_level=level,
-                    provider=provider.name, model=provider.model)
+    call_id: int | None = None
+    async with calls.admitted():  # the budget for the reply: refused here, before anything is stored
+        async with session_scope() as session:
+            earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id,
+                                         limit=CONTEXT_TURNS)
+        await _store(user, surface, agent.id, "user", text)
+        facts = await agent_context.situation(agent_id=agent.id)  # its own short session, closed before the model
+        task = ChatTask(agent=agent, situation=facts,
+                        conversation=(*(ChatTurn(m.role, m.content) for m in earlier), ChatTurn("user", text)))
+        try:
+            async with aclosing(calls.stream(task)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta):
+                        pieces.append(event.text)
+                        yield event.text
+                    elif isinstance(event, Done):
+                        call_id = event.call_id
+        except LLMError:
+            if pieces:  # what arrived before the failure is kept (the call is recorded as an error)
+                await _store(user, surface, agent.id, "assistant", "".join(pieces), provider=calls.name,
+                             model=calls.model)
+            raise
+        except (GeneratorExit, asyncio.CancelledError):
+            if pieces:  # the partial reply is kept (the call itself is recorded as stopped)
+                await asyncio.shield(_store(user, surface, agent.id, "assistant", "".join(pieces),
+                                            provider=calls.name, model=calls.model))
+            raise
+    reply_text = "".join(pieces)
+    threat_task = ThreatTask(message=text, situation=facts, agent_id=agent.id)
+    first_level = threat_task.rules().level
+    stored = await _store(user, surface, agent.id, "assistant", reply_text, threat_level=first_level,
+                          provider=calls.name, model=calls.model) if reply_text else None
+    message_id = stored.id if stored and stored.id else 0
+    yield ReplyDone(message_id=message_id, content=reply_text, threat_level=first_level, provider=calls.name,
+                    model=calls.model)
+    # The reply is complete and shown; the engine's judgement follows without holding the composer.
+    level = await assess_threat(calls, threat_task, follows=call_id) if call_id is not None else first_level
+    if level != first_level and message_id:
+        await _set_threat_level(message_id, level)
+    yield ThreatJudged(message_id=message_id, threat_level=level)
 
 
 async def reply(
     *, user: UserPublic, content: str, agent_id: str | None, surface: str, settings: Settings,
-    provider: ChatProvider | None = None,
+    provider: Provider | None = None,
 ) -> ReplyDone:
-    """The whole reply at once (for the JSON API)."""
+    """The whole reply at once, with the final threat level (for the JSON API)."""
     done = None
     async for item in stream_reply(user=user, content=content, agent_id=agent_id, surface=surface, settings=settings,
                                    provider=provider):
         if isinstance(item, ReplyDone):
             done = item
+        elif isinstance(item, ThreatJudged) and done is not None:
+            done = replace(done, threat_level=item.threat_level)
     assert done is not None
     return done

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 from secdash.ai.agents import AGENTS
-from secdash.ai.base import ChatTurn
+from secdash.ai.base import ChatTurn, TextDelta
 from secdash.ai.offline import OfflineEngine, compose_answer
-from secdash.ai.prompts import agent_system_prompt
 from secdash.ai.situation import CheckFact, EventFact, SiteFact, Situation, render
+from secdash.ai.tasks.chat import ChatTask, agent_system_prompt
 
 CHECKED = "2026-05-01T12:00:00Z"
 TOUR_HEADERS = ("Content-Security-Policy header missing (-25)", "X-Frame-Options header missing (-20)",
@@ -99,9 +99,9 @@ def test_attack_answers_carry_the_agents_live_context_and_containment_for_an_act
 
 async def test_the_offline_engine_takes_the_situation():
     engine = OfflineEngine()
-    assert engine.reads_situation
-    pieces = [p async for p in engine.stream_chat([ChatTurn("user", "Is our Tour site safe?")], agent_id="tour",
-                                                  situation=_situation())]
+    task = ChatTask(agent=AGENTS["tour"], conversation=(ChatTurn("user", "Is our Tour site safe?"),),
+                    situation=_situation())
+    pieces = [e.text async for e in engine.stream(task) if isinstance(e, TextDelta)]
     assert "grade D" in "".join(pieces)
 
 

@@ -6,8 +6,9 @@ import pytest
 
 from secdash.ai import threat
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
-from secdash.ai.base import ChatTurn
+from secdash.ai.base import ChatTurn, Done, TextDelta
 from secdash.ai.offline import OfflineEngine, compose_answer
+from secdash.ai.tasks.chat import ChatTask
 
 ATTACK_QUESTIONS = {
     "ddos": ("Our login page is hit by a DDoS flood", "CDN or scrubbing"),
@@ -20,8 +21,14 @@ ATTACK_QUESTIONS = {
 
 
 async def _answer(question: str, agent_id: str = "general") -> str:
-    engine = OfflineEngine()
-    return "".join([piece async for piece in engine.stream_chat([ChatTurn("user", question)], agent_id=agent_id)])
+    return "".join(await _pieces(question, agent_id))
+
+
+async def _pieces(question: str, agent_id: str) -> list[str]:
+    task = ChatTask(agent=AGENTS[agent_id], conversation=(ChatTurn("user", question),))
+    events = [event async for event in OfflineEngine().stream(task)]
+    assert isinstance(events[-1], Done)
+    return [event.text for event in events if isinstance(event, TextDelta)]
 
 
 @pytest.mark.parametrize("attack", list(ATTACK_QUESTIONS))
@@ -46,8 +53,7 @@ def test_owasp_headers_and_incident_response_are_covered():
 
 
 async def test_answers_are_deterministic_and_streamed_in_pieces():
-    engine = OfflineEngine()
-    pieces = [p async for p in engine.stream_chat([ChatTurn("user", "xss in search")], agent_id="tour")]
+    pieces = await _pieces("xss in search", "tour")
     assert len(pieces) > 10
     assert "".join(pieces) == await _answer("xss in search", "tour")
 

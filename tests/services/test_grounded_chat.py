@@ -3,6 +3,7 @@ and the threat level follows the situation."""
 
 from __future__ import annotations
 
+from secdash.ai.base import Done, Structured, TextDelta
 from secdash.models import Site, utcnow
 from secdash.services import defense_chat
 from secdash.services.unit import commit
@@ -21,7 +22,8 @@ async def _tour(session, status="warning"):
 
 
 class RecordingModel:
-    """A model that records what it was given (it has no `situation` parameter, like most providers)."""
+    """A model that records the system prompt of each task it was given (the situation reaches a model
+    only through the prompt)."""
 
     name = "recording"
     model = "recording-1"
@@ -31,13 +33,14 @@ class RecordingModel:
         self.threat_systems: list[str] = []
         self.judged = judged
 
-    async def stream_chat(self, turns, *, agent_id="general", system=""):
-        self.systems.append(system)
-        yield "Noted."
+    async def stream(self, task):
+        self.systems.append(task.messages()[0]["content"])
+        yield TextDelta("Noted.")
+        yield Done()
 
-    async def complete_json(self, turns, *, system=""):
-        self.threat_systems.append(system)
-        return f'{{"threatLevel": "{self.judged}", "reason": "x"}}'
+    async def structured(self, task, schema):
+        self.threat_systems.append(task.messages()[0]["content"])
+        return Structured(schema.model_validate({"threatLevel": self.judged, "reason": "x"}))
 
 
 async def test_is_our_tour_site_safe_is_answered_from_tours_live_data(session, settings):

@@ -1,8 +1,12 @@
 """A local OpenAI-compatible server for tests and benchmarks; the model name picks its behaviour.
 
 echo: replies "You said: <last message>" (streamed word by word when asked); slow: 50 pieces, 0.1 s
-apart; unauthorized: 401; ratelimited: 429; broken: 500; badjson / fencedjson: malformed or fenced
-JSON content; threat-critical: JSON {"threatLevel": "critical"} for json_object requests.
+apart; unauthorized: 401; ratelimited: 429; broken: 500; badjson / fencedjson / wrongjson / prosejson:
+malformed, fenced, schema-violating or prose-only JSON content; threat-critical: JSON
+{"threatLevel": "critical"} for json_object and json_schema requests;
+nojsonschema: refuses json_schema requests (HTTP 400) and answers plain requests with fenced JSON;
+nostreamusage: refuses stream_options (HTTP 400). Token usage (words) is reported on every answer,
+on streams when stream_options.include_usage asks for it.
 Markers in the last message do the same for a fixed model (browser tests): "[fail]" answers 500,
 "[slow]" streams slowly; a threat question judges "high" when the message mentions an attack.
 """
@@ -45,21 +49,41 @@ class FakeOpenAI:
                     model = "slow"
                 errors = {"unauthorized": (401, "invalid_api_key"), "ratelimited": (429, "rate_limit_exceeded"),
                           "broken": (500, "server_error")}
+                kind = body.get("response_format", {}).get("type")
+                if (model == "nojsonschema" and kind == "json_schema") or (
+                        model == "nostreamusage" and "stream_options" in body):
+                    errors[model] = (400, "invalid_request_error")
                 if model in errors:
                     status, code = errors[model]
                     return self._json(status, {"error": {"message": code, "type": code, "code": code}})
-                if body.get("response_format", {}).get("type") == "json_object":
+                prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+
+                def usage(text: str) -> dict:
+                    return {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
+                            "total_tokens": prompt_tokens + len(text.split())}
+
+                if model == "nojsonschema" and not body.get("stream"):
+                    content = 'Sure:\n```json\n{"threatLevel": "medium", "reason": "plain generation"}\n```'
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(content),
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": content}}]})
+                if kind in ("json_object", "json_schema"):
                     content = {"badjson": "Sure! {threatLevel: high", "fencedjson":
                                'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
-                               "threat-critical": '{"threatLevel": "critical", "reason": "breach"}'}.get(
+                               "threat-critical": '{"threatLevel": "critical", "reason": "breach"}',
+                               "wrongjson": '{"threatLevel": "severe", "reason": "not a level"}',
+                               "prosejson": "I think this is fine, nothing to worry about."}.get(
                         model, '{"threatLevel": "high", "reason": "attack"}' if "attack" in last.lower()
                         else '{"threatLevel": "low", "reason": "routine"}')
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(content),
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": content}}]})
                 reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
                 if not body.get("stream"):
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(reply),
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": reply}}]})
                 self.send_response(200)
@@ -76,6 +100,10 @@ class FakeOpenAI:
                         server.pieces_sent += 1
                         if model == "slow":
                             time.sleep(0.1)
+                    if body.get("stream_options", {}).get("include_usage"):
+                        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
+                                 "choices": [], "usage": usage(reply)}
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):

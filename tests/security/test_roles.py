@@ -6,6 +6,7 @@ import pytest
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.jobs import runner
 from secdash.services import scans
 from secdash.services.errors import PermissionDenied
 from secdash.state.dashboard import DashboardState
@@ -25,9 +26,10 @@ async def test_a_limited_user_cannot_stop_an_admins_scan(session):
     job = await scans.start_scan(session=session, actor=admin, scan_type="full")
     with pytest.raises(PermissionDenied, match="Only administrators may stop scans"):
         await scans.stop_scan(session=session, actor=viewer)
-    await session.refresh(job)
-    assert job.stop_requested is False
+    session.expire_all()
+    assert (await scans.current_job(session=session)).stop_requested is False
     await scans.stop_scan(session=session, actor=admin)
+    await runner.wait_for(job.id)
 
 
 async def test_the_dashboard_handler_refuses_a_limited_users_scan_with_a_toast(session):

@@ -65,18 +65,25 @@ def rss_mb(pgid: int) -> float:
     return total * PAGE_SIZE / 1e6
 
 
-def capture_handshake(base_url: str) -> dict[str, Any]:
-    """The socket.io CONNECT payload (with its hydrate-and-load event) Chromium sends for /dashboard."""
+def capture_handshake(base_url: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """What Chromium sends when it opens the signed-in dashboard: the socket.io CONNECT payload (its
+    hydrate-and-load event) and the events the page sends as it mounts (the dashboard's load)."""
     from playwright.sync_api import sync_playwright
 
     from tests.support.live_server import CHROMIUM, CHROMIUM_ARGS
 
-    frames: list[dict[str, Any]] = []
+    connects: list[dict[str, Any]] = []
+    mounts: list[dict[str, Any]] = []
 
     def keep(payload) -> None:
         text = payload if isinstance(payload, str) else payload.decode()
         if text.startswith("40/_event,"):
-            frames.append(json.loads(text.removeprefix("40/_event,")))
+            connects.append(json.loads(text.removeprefix("40/_event,")))
+            mounts.clear()
+        elif text.startswith("42/_event,"):
+            name, *args = json.loads(text.removeprefix("42/_event,"))
+            if name == "event" and args:
+                mounts.append(args[0])
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -87,30 +94,38 @@ def capture_handshake(base_url: str) -> dict[str, Any]:
         page.get_by_role("button", name="Access System").click()
         page.get_by_text("Security Alerts").wait_for()
         page.on("websocket", lambda ws: ws.on("framesent", keep))
-        page.reload()  # a fresh socket: its CONNECT carries the signed-in hydrate of /dashboard
+        page.reload()  # a fresh socket: its CONNECT carries the signed-in hydrate of the dashboard
         page.get_by_text("Security Alerts").wait_for()
-        page.wait_for_timeout(1000)
+        page.wait_for_timeout(2000)
         browser.close()
-    if not frames:
+    if not connects:
         raise RuntimeError("the browser sent no socket handshake")
-    return frames[-1]
+    print(
+        f"  a browser tab sends: {connects[-1]['event']['name']} on connect, then "
+        f"{', '.join(event['name'].rsplit('.', 2)[-2] + '.' + event['name'].rsplit('.', 1)[-1] for event in mounts)}"
+    )
+    return connects[-1], list(mounts)
 
 
 class Tab:
     """One idle dashboard tab: a socket.io client with its own client token."""
 
-    def __init__(self, base_url: str, handshake: dict[str, Any]) -> None:
+    def __init__(self, base_url: str, handshake: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
         import socketio
 
-        self.base_url, self.handshake = base_url, handshake
+        self.base_url, (self.handshake, self.mounts) = base_url, handshake
         self.frames = 0
         self.bytes = 0
+        self.hydrated = asyncio.Event()
         self.client = socketio.AsyncClient(reconnection=False)
         self.client.on("event", self._received, namespace="/_event")
 
     def _received(self, data) -> None:
         self.frames += 1
-        self.bytes += len(json.dumps(data))
+        text = json.dumps(data)
+        self.bytes += len(text)
+        if '"is_hydrated_rx_state_": true' in text:
+            self.hydrated.set()
 
     async def open(self) -> None:
         await self.client.connect(
@@ -122,6 +137,9 @@ class Tab:
             headers={"Origin": self.base_url},
             wait_timeout=20,
         )
+        await asyncio.wait_for(self.hydrated.wait(), 30)  # the page mounts once hydrated
+        for event in self.mounts:  # what the page sends as it mounts, as the browser sent it
+            await self.client.emit("event", event, namespace="/_event")
 
     async def close(self) -> None:
         await self.client.disconnect()

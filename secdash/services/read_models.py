@@ -25,7 +25,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.models import SiteCheck
+from secdash.models import AgentRecord, SiteCheck
 from secdash.services import activities, agents, dashboard, events, simulation, sites
 
 T = TypeVar("T")
@@ -184,9 +184,8 @@ async def _load_traffic(session: AsyncSession) -> dict[str, Any] | None:
     return await simulation.read_snapshot(session=session)
 
 
-async def _load_agents(session: AsyncSession) -> list[dict[str, str]]:
-    records = await agents.list_agents(session=session)
-    return [{"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(r.threats_blocked)} for r in records]
+async def _load_agents(session: AsyncSession) -> list[AgentRecord]:
+    return list(await agents.list_agents(session=session))  # plain rows: sessions do not expire them on commit
 
 
 SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
@@ -218,9 +217,19 @@ async def traffic_snapshot() -> dict[str, Any] | None:
     return await TRAFFIC.get()
 
 
+async def agent_records() -> list[AgentRecord]:
+    """The platform agents' records (shared: read them, never change them)."""
+    return await AGENTS.get()
+
+
 async def agent_rows() -> list[dict[str, str]]:
     """The platform agents as the AI Defense Mode tab lists them."""
-    return await AGENTS.get()
+    return await AGENTS.derived(
+        "rows",
+        lambda records: [
+            {"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(r.threats_blocked)} for r in records
+        ],
+    )
 
 
 _overview: dict[str, Any] = {"key": None, "value": None, "json": {}}

@@ -38,8 +38,16 @@ async def _sites_with_checks(session, count: int, checks: int) -> list[Site]:
     await session.flush()
     for site in made:
         for i in range(checks):
-            session.add(SiteCheck(site_id=site.id, checked_at=now - timedelta(seconds=30 * i), status="secure",
-                                  status_code=200, response_ms=10 + i, grade="A"))
+            session.add(
+                SiteCheck(
+                    site_id=site.id,
+                    checked_at=now - timedelta(seconds=30 * i),
+                    status="secure",
+                    status_code=200,
+                    response_ms=10 + i,
+                    grade="A",
+                )
+            )
     await session.commit()
     return made
 
@@ -63,8 +71,9 @@ async def test_a_change_is_read_once_more_and_shown(session):
     loads = read_models.SITES.loads
     assert before[0][0]["securityStatus"] == "warning"  # never checked yet
     site = await session.get(Site, admin_site.id)
-    await monitor.apply_probe(session, site, ProbeResult(url=site.url, checked_at=utcnow(), status_code=200,
-                                                         response_ms=42.0, grade="A", score=95))
+    await monitor.apply_probe(
+        session, site, ProbeResult(url=site.url, checked_at=utcnow(), status_code=200, response_ms=42.0, grade="A", score=95)
+    )
     await commit(session)  # publishes sites and site:<id>
     after = await asyncio.gather(*(read_models.sites_with_history() for _ in range(20)))
     assert read_models.SITES.loads == loads + 1
@@ -84,8 +93,13 @@ async def test_no_query_per_site(session):
 async def test_the_figures_are_the_databases(session):
     made = await _sites_with_checks(session, 3, read_models.HISTORY_POINTS + 15)
     for n in range(7):
-        events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
-                      description=f"open {n}", site_id=made[n % 3].id)
+        events.record(
+            session,
+            event_type=EventType.attack_detected,
+            severity=EventSeverity.low,
+            description=f"open {n}",
+            site_id=made[n % 3].id,
+        )
     events.record_blocked_threat(session, description="Blocked SQL injection on /login", source="drill")
     activities.record(session, activity_type="scan", target="Site 1", description="Checked", status="secure")
     await commit(session)
@@ -104,8 +118,7 @@ async def test_the_figures_are_the_databases(session):
 
 async def test_a_renamed_site_renames_it_in_the_alerts(session):
     [site] = await _sites_with_checks(session, 1, 0)
-    events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="x",
-                  site_id=site.id)
+    events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="x", site_id=site.id)
     await commit(session)
     assert (await read_models.alerts())["alerts"][0]["site"] == "Site 0"
     row = await session.get(Site, site.id)
@@ -128,3 +141,20 @@ async def test_a_reader_that_goes_away_does_not_spoil_the_read_for_the_others(se
     view = await staying
     assert len(view) == 2
     assert leaving.cancelled()
+
+
+async def test_the_agents_follow_their_sites_status(session):
+    stock = Site(name="Stock", url="https://stock.example/", domain="stock.example")
+    session.add(stock)
+    await session.commit()
+    rows = await read_models.agent_rows()
+    assert [row["id"] for row in rows] == ["stock", "tour", "gem", "shares"]
+    assert {row["status"] for row in rows} == {"monitoring"}
+    site = await session.get(Site, stock.id)
+    await monitor.apply_probe(session, site, ProbeResult(url=site.url, checked_at=utcnow(), error="Connection refused"))
+    await monitor.apply_probe(
+        session, site, ProbeResult(url=site.url, checked_at=utcnow(), status_code=200, response_ms=20.0, grade="A", score=95)
+    )
+    await commit(session)
+    rows = await read_models.agent_rows()
+    assert rows[0]["status"] == "secured" and rows[1]["status"] == "monitoring"

@@ -17,22 +17,22 @@ def chat_widget() -> rx.Component:
         ),
         rx.auto_scroll(
             rx.cond(
-                (ChatWidgetState.lines.length() == 0) & ~ChatWidgetState.sending,
+                (ChatWidgetState.lines.length() == 0) & ~ChatWidgetState.streaming,
                 rx.el.p("Ask the defense assistant about threats, headers or incidents.",
                         class_name="p-4 text-center text-sm text-slate-400"),
                 rx.fragment(),
             ),
             rx.foreach(ChatWidgetState.lines, lambda line: bubble(line)),
-            rx.cond(ChatWidgetState.sending, streaming_bubble(ChatWidgetState.partial), rx.fragment()),
+            rx.cond(ChatWidgetState.streaming, streaming_bubble(ChatWidgetState.partial), rx.fragment()),
             class_name="flex flex-1 flex-col gap-2 overflow-y-auto p-3",
             tab_index=0,
             role="region",
             aria_label="Conversation",
         ),
         rx.el.div(
-            composer(state=ChatWidgetState, disabled=ChatWidgetState.sending, can_send=ChatWidgetState.can_send,
+            composer(state=ChatWidgetState, disabled=ChatWidgetState.streaming, can_send=ChatWidgetState.can_send,
                      placeholder="Message defense command",
-                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.sending, input_id="widget-input"),
+                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.streaming, input_id="widget-input"),
             class_name="border-t border-slate-800 p-3",
         ),
         # 600 px high as the spec says, but never taller or wider than the screen it opens on.

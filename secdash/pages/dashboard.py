@@ -6,7 +6,7 @@ from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
 from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import DashboardState, OverviewTab
 from secdash.state.dashboard_views import ActivityView, EventView, SiteView
 
 TAB_LIST = (
@@ -110,7 +110,7 @@ def _site_row(site: SiteView) -> rx.Component:
         ),
         rx.cond(
             AuthState.is_admin,
-            rx.el.button("Edit", on_click=DashboardState.open_site_dialog(site.id),
+            rx.el.button("Edit", on_click=OverviewTab.open_site_dialog(site.id),
                          class_name="mt-1 text-xs text-cyan-300 hover:underline"),
             rx.fragment(),
         ),
@@ -166,8 +166,8 @@ def _sample_alerts() -> rx.Component:
 def dashboard_tab() -> rx.Component:
     return rx.el.div(
         rx.el.div(
-            stat_card("Sites Monitored", DashboardState.sites_count, "globe"),
-            stat_card("Threats Blocked", DashboardState.threats_blocked, "shield-ban", "text-emerald-300",
+            stat_card("Sites Monitored", OverviewTab.sites_count, "globe"),
+            stat_card("Threats Blocked", OverviewTab.threats_blocked, "shield-ban", "text-emerald-300",
                       note=rx.el.p("Real blocks only (simulated activity is not counted)",
                                    title="Requests a defense really blocked. Simulated AI activity is marked "
                                    "simulated and never counted.",
@@ -179,20 +179,20 @@ def dashboard_tab() -> rx.Component:
         rx.el.div(
             card(
                 rx.cond(
-                    DashboardState.sites.length() > 0,
-                    rx.el.div(rx.foreach(DashboardState.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
+                    OverviewTab.sites.length() > 0,
+                    rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",
                 extra=rx.cond(AuthState.is_admin, rx.el.button(
-                    rx.icon("plus", class_name="w-4 h-4"), "Add site", on_click=DashboardState.open_site_dialog(0),
+                    rx.icon("plus", class_name="w-4 h-4"), "Add site", on_click=OverviewTab.open_site_dialog(0),
                     class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
                     "hover:bg-slate-800"), rx.fragment()),
                 class_name="min-w-0 rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
             ),
             card(
-                rx.cond(DashboardState.activities.length() > 0,
-                        rx.el.ul(rx.foreach(DashboardState.activities, _activity_row)),
+                rx.cond(OverviewTab.activities.length() > 0,
+                        rx.el.ul(rx.foreach(OverviewTab.activities, _activity_row)),
                         rx.el.p("No AI activity yet.", class_name="text-slate-400")),
                 title="AI Activity",
             ),
@@ -201,10 +201,10 @@ def dashboard_tab() -> rx.Component:
         rx.el.div(
             card(
                 rx.cond(
-                    DashboardState.simulation_on,
+                    OverviewTab.simulation_on,
                     rx.el.div(
-                        rx.el.p(DashboardState.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
-                        rx.el.p(DashboardState.active_users, " active users · ", DashboardState.bandwidth, " MB/s",
+                        rx.el.p(OverviewTab.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
+                        rx.el.p(OverviewTab.active_users, " active users · ", OverviewTab.bandwidth, " MB/s",
                                 class_name="text-sm text-slate-400"),
                     ),
                     rx.el.p("Traffic simulation is off.", class_name="text-slate-400"),
@@ -213,19 +213,19 @@ def dashboard_tab() -> rx.Component:
             ),
             card(
                 rx.el.div(
-                    rx.el.span(DashboardState.user_clean, " clean", class_name="text-emerald-300"),
-                    rx.el.span(DashboardState.user_suspicious, " suspicious", class_name="text-amber-300"),
-                    rx.el.span(DashboardState.user_blocked, " blocked", class_name="text-red-300"),
+                    rx.el.span(OverviewTab.user_clean, " clean", class_name="text-emerald-300"),
+                    rx.el.span(OverviewTab.user_suspicious, " suspicious", class_name="text-amber-300"),
+                    rx.el.span(OverviewTab.user_blocked, " blocked", class_name="text-red-300"),
                     class_name="flex flex-wrap gap-4 text-sm",
                 ),
                 title="User Scan", extra=simulated_mark(),
             ),
             card(
-                rx.cond(DashboardState.alerts.length() > 0,
-                        rx.el.ul(rx.foreach(DashboardState.alerts, _alert_row)),
+                rx.cond(OverviewTab.alerts.length() > 0,
+                        rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)),
                         _sample_alerts()),
                 title="Security Alerts",
-                extra=rx.el.span(DashboardState.active_alerts, " active", class_name="text-xs text-red-300",
+                extra=rx.el.span(OverviewTab.active_alerts, " active", class_name="text-xs text-red-300",
                                  title="Open (unresolved) events; the list shows the 5 newest",
                                  data_testid="active-alerts"),
             ),
@@ -237,13 +237,13 @@ def dashboard_tab() -> rx.Component:
 def _remove_confirmation() -> rx.Component:
     """Remove asks first, naming the site; only "Remove site" removes it."""
     return rx.el.div(
-        rx.el.p("Remove ", DashboardState.site_form_name, "?", class_name="font-semibold text-red-300"),
+        rx.el.p("Remove ", OverviewTab.site_form_name, "?", class_name="font-semibold text-red-300"),
         rx.el.p("Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
                 class_name="text-sm text-slate-300"),
         rx.el.div(
-            rx.el.button("Keep site", type="button", on_click=DashboardState.keep_site,
+            rx.el.button("Keep site", type="button", on_click=OverviewTab.keep_site,
                          class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
-            rx.el.button("Remove site", type="button", on_click=DashboardState.delete_site(DashboardState.editing_site_id),
+            rx.el.button("Remove site", type="button", on_click=OverviewTab.delete_site(OverviewTab.editing_site_id),
                          class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500"),
             class_name="flex gap-2",
         ),
@@ -255,37 +255,37 @@ def _remove_confirmation() -> rx.Component:
 def site_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
-            rx.dialog.title(rx.cond(DashboardState.editing_site_id > 0, "Edit site", "Add site")),
+            rx.dialog.title(rx.cond(OverviewTab.editing_site_id > 0, "Edit site", "Add site")),
             rx.el.form(
                 rx.el.label("Name", html_for="site-name", class_name="text-sm"),
-                rx.el.input(id="site-name", name="name", default_value=DashboardState.site_form_name,
+                rx.el.input(id="site-name", name="name", default_value=OverviewTab.site_form_name,
                             class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
                 rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
-                rx.el.input(id="site-url", name="url", default_value=DashboardState.site_form_url,
+                rx.el.input(id="site-url", name="url", default_value=OverviewTab.site_form_url,
                             class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
                 rx.el.label(rx.el.input(type="checkbox", name="allow_private"),
                             " Allow a private or local address (only for hosts you own)",
                             class_name="flex items-center gap-2 text-sm text-slate-300"),
                 rx.cond(
-                    DashboardState.confirm_remove,
+                    OverviewTab.confirm_remove,
                     _remove_confirmation(),
                     rx.el.div(
-                        rx.cond(DashboardState.editing_site_id > 0,
-                                rx.el.button("Remove", type="button", on_click=DashboardState.ask_remove_site,
+                        rx.cond(OverviewTab.editing_site_id > 0,
+                                rx.el.button("Remove", type="button", on_click=OverviewTab.ask_remove_site,
                                              class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300"),
                                 rx.fragment()),
-                        rx.el.button("Cancel", type="button", on_click=DashboardState.close_site_dialog,
+                        rx.el.button("Cancel", type="button", on_click=OverviewTab.close_site_dialog,
                                      class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
                         rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
                         class_name="mt-3 flex gap-2",
                     ),
                 ),
-                on_submit=DashboardState.save_site,
+                on_submit=OverviewTab.save_site,
                 class_name="flex flex-col gap-2",
             ),
         ),
-        open=DashboardState.site_dialog_open,
-        on_open_change=lambda _open: DashboardState.close_site_dialog(),
+        open=OverviewTab.site_dialog_open,
+        on_open_change=lambda _open: OverviewTab.close_site_dialog(),
     )
 
 

@@ -5,7 +5,7 @@ import reflex as rx
 from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import MAX_NOTE_LENGTH, DashboardState
+from secdash.state.dashboard import MAX_NOTE_LENGTH, DefenseTab, ProblemsTab, ScanTab, TrafficTab, UserScanTab
 from secdash.state.dashboard_views import EventView, FeedView
 
 SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
@@ -30,7 +30,7 @@ def _feed_row(entry: FeedView) -> rx.Component:
 
 def traffic_tab() -> rx.Component:
     return rx.cond(
-        DashboardState.simulation_on,
+        TrafficTab.simulation_on,
         rx.el.div(
             rx.el.div(
                 rx.el.h2("Live Traffic", class_name="text-lg font-semibold"), simulated_mark(),
@@ -39,24 +39,24 @@ def traffic_tab() -> rx.Component:
                 class_name="mb-3 flex flex-wrap items-center gap-2",
             ),
             rx.el.div(
-                stat_card("Requests / min", DashboardState.requests_per_minute, "activity"),
-                stat_card("Active Users", DashboardState.active_users, "users"),
-                stat_card("Bandwidth", rx.el.span(DashboardState.bandwidth, " MB/s"), "gauge"),
-                stat_card("Capacity", rx.el.span(DashboardState.capacity_percent, "%"), "server"),
+                stat_card("Requests / min", TrafficTab.requests_per_minute, "activity"),
+                stat_card("Active Users", TrafficTab.active_users, "users"),
+                stat_card("Bandwidth", rx.el.span(TrafficTab.bandwidth, " MB/s"), "gauge"),
+                stat_card("Capacity", rx.el.span(TrafficTab.capacity_percent, "%"), "server"),
                 class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
             ),
             rx.el.div(
-                card(rx.el.ul(rx.foreach(DashboardState.feed, _feed_row)), title="Latest Requests", extra=simulated_mark()),
+                card(rx.el.ul(rx.foreach(TrafficTab.feed, _feed_row)), title="Latest Requests", extra=simulated_mark()),
                 card(
-                    rx.el.p(DashboardState.total_signups, class_name="text-3xl font-bold text-emerald-300"),
-                    rx.el.p("total signups · ", DashboardState.signups_today, " today", class_name="text-sm text-slate-400"),
+                    rx.el.p(TrafficTab.total_signups, class_name="text-3xl font-bold text-emerald-300"),
+                    rx.el.p("total signups · ", TrafficTab.signups_today, " today", class_name="text-sm text-slate-400"),
                     title="Signups", extra=simulated_mark(),
                 ),
                 class_name="mt-4 grid gap-4 xl:grid-cols-2",
             ),
             rx.el.div(
                 *[
-                    card(rx.el.ul(rx.foreach(DashboardState.site_feeds.get(name, []), _feed_row)), title=name)
+                    card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name)
                     for name in SITE_NAMES
                 ],
                 class_name="mt-4 grid gap-4 md:grid-cols-2",
@@ -82,14 +82,14 @@ def users_tab() -> rx.Component:
         rx.el.div(rx.el.h2("User Scan", class_name="text-lg font-semibold"), simulated_mark(),
                   class_name="mb-3 flex items-center gap-2"),
         rx.el.div(
-            stat_card("Clean", DashboardState.user_clean, "user-check", "text-emerald-300"),
-            stat_card("Suspicious", DashboardState.user_suspicious, "user-search", "text-amber-300"),
-            stat_card("Blocked", DashboardState.user_blocked, "user-x", "text-red-300"),
+            stat_card("Clean", UserScanTab.user_clean, "user-check", "text-emerald-300"),
+            stat_card("Suspicious", UserScanTab.user_suspicious, "user-search", "text-amber-300"),
+            stat_card("Blocked", UserScanTab.user_blocked, "user-x", "text-red-300"),
             class_name="grid grid-cols-3 gap-3",
         ),
         card(
-            rx.cond(DashboardState.recent_user_scans.length() > 0,
-                    rx.el.ul(rx.foreach(DashboardState.recent_user_scans, _user_scan_row)),
+            rx.cond(UserScanTab.recent_user_scans.length() > 0,
+                    rx.el.ul(rx.foreach(UserScanTab.recent_user_scans, _user_scan_row)),
                     rx.el.p("No user scanned yet.", class_name="text-slate-400")),
             title="Recent Scans", extra=simulated_mark(), class_name="mt-4 rounded-xl border border-slate-800 "
             "bg-slate-900/60 p-4",
@@ -104,15 +104,15 @@ def _scan_figure(label: str, value) -> rx.Component:
 
 def scan_tab() -> rx.Component:
     idle = rx.el.div(
-        rx.el.p("Scan the configured code (", DashboardState.target_files, " files) for secrets and vulnerabilities.",
+        rx.el.p("Scan the configured code (", ScanTab.target_files, " files) for secrets and vulnerabilities.",
                 class_name="text-slate-400"),
         rx.el.div(
             *[
                 rx.el.button(
                     rx.el.div(title, class_name="font-semibold"),
-                    rx.el.div(DashboardState.target_lines, " lines", class_name="text-sm text-slate-400"),
+                    rx.el.div(ScanTab.target_lines, " lines", class_name="text-sm text-slate-400"),
                     rx.el.div(text, class_name="text-xs text-slate-400"),
-                    on_click=DashboardState.start_scan(kind),
+                    on_click=ScanTab.start_scan(kind),
                     disabled=~AuthState.is_admin,
                     class_name="flex flex-col items-start gap-1 rounded-lg border border-slate-700 p-4 text-left "
                     "hover:border-cyan-500 disabled:cursor-not-allowed disabled:opacity-50 disabled:hover:border-slate-700",
@@ -129,51 +129,51 @@ def scan_tab() -> rx.Component:
     )
     progress = rx.el.div(
         rx.el.div(class_name="h-full rounded-full bg-cyan-400 transition-all",
-                  style={"width": DashboardState.scan_percent.to_string() + "%"}),
+                  style={"width": ScanTab.scan_percent.to_string() + "%"}),
         class_name="h-2 w-full rounded-full bg-slate-800",
-        role="progressbar", aria_valuenow=DashboardState.scan_percent, aria_valuemin=0, aria_valuemax=100,
+        role="progressbar", aria_valuenow=ScanTab.scan_percent, aria_valuemin=0, aria_valuemax=100,
         aria_label="Scan progress",
     )
     figures = rx.el.div(
-        _scan_figure("Lines", rx.el.span(DashboardState.scan_lines, " / ", DashboardState.scan_total_lines)),
-        _scan_figure("Files", rx.el.span(DashboardState.scan_files, " / ", DashboardState.scan_total_files)),
-        _scan_figure("Agents scanning", DashboardState.scan_agents),
-        _scan_figure("Threats found", DashboardState.scan_threats),
-        _scan_figure("Vulnerabilities", DashboardState.scan_vulnerabilities),
-        _scan_figure("Time left", rx.cond(DashboardState.scan_eta != "", DashboardState.scan_eta, "-")),
+        _scan_figure("Lines", rx.el.span(ScanTab.scan_lines, " / ", ScanTab.scan_total_lines)),
+        _scan_figure("Files", rx.el.span(ScanTab.scan_files, " / ", ScanTab.scan_total_files)),
+        _scan_figure("Agents scanning", ScanTab.scan_agents),
+        _scan_figure("Threats found", ScanTab.scan_threats),
+        _scan_figure("Vulnerabilities", ScanTab.scan_vulnerabilities),
+        _scan_figure("Time left", rx.cond(ScanTab.scan_eta != "", ScanTab.scan_eta, "-")),
         class_name="mt-3 grid grid-cols-2 gap-3 md:grid-cols-3",
     )
     running = rx.el.div(
-        rx.el.div(rx.el.span(DashboardState.scan_type, " scan running: ", DashboardState.scan_percent, "%"),
+        rx.el.div(rx.el.span(ScanTab.scan_type, " scan running: ", ScanTab.scan_percent, "%"),
                   rx.cond(AuthState.is_admin,
-                          rx.el.button("Stop Scan", on_click=DashboardState.stop_scan,
+                          rx.el.button("Stop Scan", on_click=ScanTab.stop_scan,
                                        class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300"),
                           rx.fragment()),
                   class_name="mb-2 flex items-center justify-between capitalize"),
         progress,
-        rx.el.p("Current file: ", DashboardState.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),
+        rx.el.p("Current file: ", ScanTab.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),
         figures,
     )
     finished = rx.el.div(
         rx.match(
-            DashboardState.scan_status,
+            ScanTab.scan_status,
             ("complete", rx.el.h3("Scan Complete", class_name="text-lg font-semibold text-emerald-300")),
             ("stopped", rx.el.h3("Scan stopped", class_name="text-lg font-semibold text-amber-300")),
-            rx.el.h3(DashboardState.scan_error, class_name="text-lg font-semibold text-red-300"),
+            rx.el.h3(ScanTab.scan_error, class_name="text-lg font-semibold text-red-300"),
         ),
-        rx.cond(DashboardState.scan_outcome != "",
-                rx.el.p(DashboardState.scan_outcome, class_name="mb-2 text-sm text-amber-300",
+        rx.cond(ScanTab.scan_outcome != "",
+                rx.el.p(ScanTab.scan_outcome, class_name="mb-2 text-sm text-amber-300",
                         data_testid="scan-outcome"),
                 rx.fragment()),
         progress,
         figures,
         rx.el.p("Findings are listed in the Problem Database with file, line and rule.",
                 class_name="mt-2 text-sm text-slate-400"),
-        rx.el.button("New scan", on_click=DashboardState.new_scan,
+        rx.el.button("New scan", on_click=ScanTab.new_scan,
                      class_name="mt-3 rounded-md border border-slate-700 px-3 py-1.5 text-sm"),
     )
     return card(
-        rx.match(DashboardState.scan_status, ("idle", idle), ("running", running), finished),
+        rx.match(ScanTab.scan_status, ("idle", idle), ("running", running), finished),
         title="Security Scan",
     )
 
@@ -194,17 +194,17 @@ def defense_tab() -> rx.Component:
     return rx.el.div(
         card(
             rx.el.ul(
-                rx.el.li("Site monitor: probing ", DashboardState.sites_count, " sites for status, TLS and security headers"),
+                rx.el.li("Site monitor: probing ", DefenseTab.sites_count, " sites for status, TLS and security headers"),
                 rx.el.li("Code scanner: detect-secrets, bandit and web rules on demand"),
                 rx.el.li("Defense agents: the four platform agents below answer in Defense Command"),
                 class_name="flex list-disc flex-col gap-1 pl-5 text-sm text-slate-300",
             ),
-            rx.el.ul(rx.foreach(DashboardState.defense_agents, _agent_row), class_name="mt-3 grid gap-2 sm:grid-cols-2"),
+            rx.el.ul(rx.foreach(DefenseTab.defense_agents, _agent_row), class_name="mt-3 grid gap-2 sm:grid-cols-2"),
             title="AI Defense Mode",
         ),
         card(
-            rx.cond(DashboardState.activities.length() > 0,
-                    rx.el.ul(rx.foreach(DashboardState.activities, lambda a: rx.el.li(
+            rx.cond(DefenseTab.activities.length() > 0,
+                    rx.el.ul(rx.foreach(DefenseTab.activities, lambda a: rx.el.li(
                         rx.el.div(pill(a.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
                                   rx.el.span(a.target, class_name="text-sm"),
                                   rx.cond(a.simulated, simulated_mark(), rx.fragment()),
@@ -247,7 +247,7 @@ def _problem_row(event: EventView) -> rx.Component:
                 event.resolved,
                 pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
                 rx.cond(AuthState.is_admin,
-                        rx.el.button("Resolve", on_click=DashboardState.open_resolve(event.id),
+                        rx.el.button("Resolve", on_click=ProblemsTab.open_resolve(event.id),
                                      class_name="rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800"),
                         pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
             ),
@@ -275,23 +275,23 @@ def resolve_dialog() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title("Resolve security event"),
-            rx.el.textarea(placeholder="Optional note: what was done", value=DashboardState.resolve_note,
-                           on_change=DashboardState.set_resolve_note, aria_label="Resolution note",
+            rx.el.textarea(placeholder="Optional note: what was done", value=ProblemsTab.resolve_note,
+                           on_change=ProblemsTab.set_resolve_note, aria_label="Resolution note",
                            class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
-            rx.el.p(DashboardState.resolve_note.length().to_string(), f" / {MAX_NOTE_LENGTH:,} characters",
-                    class_name=rx.cond(DashboardState.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
+            rx.el.p(ProblemsTab.resolve_note.length().to_string(), f" / {MAX_NOTE_LENGTH:,} characters",
+                    class_name=rx.cond(ProblemsTab.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
                                        "text-slate-400") + " mt-1 text-right text-xs",
                     aria_live="polite", data_testid="note-counter"),
             rx.el.div(
-                rx.el.button("Cancel", on_click=DashboardState.cancel_resolve,
+                rx.el.button("Cancel", on_click=ProblemsTab.cancel_resolve,
                              class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
-                rx.el.button("Mark resolved", on_click=DashboardState.confirm_resolve,
+                rx.el.button("Mark resolved", on_click=ProblemsTab.confirm_resolve,
                              class_name="rounded-md bg-emerald-500 px-3 py-2 text-slate-950"),
                 class_name="mt-3 flex gap-2",
             ),
         ),
-        open=DashboardState.resolving_id > 0,
-        on_open_change=lambda _open: DashboardState.cancel_resolve(),
+        open=ProblemsTab.resolving_id > 0,
+        on_open_change=lambda _open: ProblemsTab.cancel_resolve(),
     )
 
 
@@ -299,14 +299,14 @@ def problems_tab() -> rx.Component:
     filters = rx.el.div(
         rx.el.select(*[rx.el.option(label, value=value) for value, label in
                        (("all", "All severities"), ("high", "High"), ("medium", "Medium"), ("low", "Low"))],
-                     value=DashboardState.filter_severity, on_change=DashboardState.set_filter_severity,
+                     value=ProblemsTab.filter_severity, on_change=ProblemsTab.set_filter_severity,
                      aria_label="Severity", class_name=_SELECT),
         rx.el.select(*[rx.el.option(label, value=value) for value, label in
                        (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"))],
-                     value=DashboardState.filter_status, on_change=DashboardState.set_filter_status,
+                     value=ProblemsTab.filter_status, on_change=ProblemsTab.set_filter_status,
                      aria_label="Status", class_name=_SELECT),
-        rx.el.input(placeholder="Search descriptions...", default_value=DashboardState.search, max_length=200,
-                    on_change=DashboardState.set_search.debounce(300), aria_label="Search",
+        rx.el.input(placeholder="Search descriptions...", default_value=ProblemsTab.search, max_length=200,
+                    on_change=ProblemsTab.set_search.debounce(300), aria_label="Search",
                     class_name=_SELECT + " min-w-48 flex-1"),
         class_name="mb-3 flex flex-wrap gap-2",
     )
@@ -317,11 +317,11 @@ def problems_tab() -> rx.Component:
                         class_name="max-md:hidden"),
             rx.el.tbody(
                 rx.cond(
-                    DashboardState.problems.length() > 0,
-                    rx.foreach(DashboardState.problems, _problem_row),
+                    ProblemsTab.problems.length() > 0,
+                    rx.foreach(ProblemsTab.problems, _problem_row),
                     rx.cond(
-                        (DashboardState.filter_severity == "all") & (DashboardState.filter_status == "all")
-                        & (DashboardState.search == ""),
+                        (ProblemsTab.filter_severity == "all") & (ProblemsTab.filter_status == "all")
+                        & (ProblemsTab.search == ""),
                         rx.fragment(*_sample_problem_rows()),
                         rx.el.tr(rx.el.td("No events match these filters.", col_span=6, class_name="py-4 text-slate-400")),
                     ),
@@ -335,7 +335,7 @@ def problems_tab() -> rx.Component:
     )
     return card(
         filters,
-        rx.cond(DashboardState.problems_loading,
+        rx.cond(ProblemsTab.problems_loading,
                 rx.el.p("Loading security database...", class_name="p-6 text-center text-slate-400"), table),
         resolve_dialog(),
         title="Problem Database",

@@ -5,26 +5,15 @@ from __future__ import annotations
 import reflex as rx
 
 from secdash.core.config import get_settings
-from secdash.core.db import session_scope
 from secdash.models import Role, UserPublic
 from secdash.routes import DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE, LOGOUT_URL
 from secdash.services import auth
-from secdash.services.errors import AuthFailed
+from secdash.services.scoped import in_session
+from secdash.state.base import forget_session, refusal_events, unauthorized_toast, verify_session
+
+__all__ = ["AuthState", "app_state_classes", "refusal_events", "reset_signed_in_states", "unauthorized_toast"]
 
 PUBLIC_ROUTES = {DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE}
-
-
-def unauthorized_toast() -> rx.event.EventSpec:
-    return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.", id="unauthorized")
-
-
-def refusal_events() -> list[rx.event.EventSpec]:
-    """What a handler answers when its session is gone: the toast, then the landing page.
-
-    The landing page's check_auth clears the stored token, so background tasks (which may not
-    change state outside `async with self`) can refuse with these events alone.
-    """
-    return [unauthorized_toast(), rx.redirect(DASHBOARD_ROUTE)]
 
 
 def app_state_classes(parent: type[rx.State] = rx.State) -> list[type[rx.State]]:
@@ -51,7 +40,7 @@ ROTATE_CLIENT_TOKEN_JS = "sessionStorage.removeItem('token');"  # noqa: S105  (a
 
 
 class AuthState(rx.State):
-    """Base of every protected page state; its subclasses call `_current_user()` in each handler."""
+    """Base of every protected page state; their public handlers are declared with `state.base.protected`."""
 
     auth_token: str = rx.LocalStorage("", name="auth_token")
     auth_checked: bool = False
@@ -73,18 +62,19 @@ class AuthState(rx.State):
         return self.user_first_name or "Admin"
 
     async def _current_user(self, touch: bool = True) -> UserPublic | None:
-        """The user behind the stored token, verified against its session row; None if signed out.
+        """The user behind the stored token, verified against its session row now; None if signed out.
 
         touch=False for live-update loops: they do not keep an idle session alive.
         """
-        if not self.auth_token:
-            return None
-        async with session_scope() as session:
-            try:
-                return await auth.authenticate(session=session, settings=get_settings(), token=self.auth_token,
-                                               touch=touch)
-            except AuthFailed:
-                return None
+        return await verify_session(self.auth_token, touch=touch)
+
+    async def _verified_user(self, *, cached: bool) -> UserPublic | None:
+        """The check of `protected` handlers: cached=True accepts a check a few seconds old (state.base)."""
+        return await verify_session(self.auth_token, cached=cached)
+
+    async def _still_signed_in(self) -> UserPublic | None:
+        """The re-check of a live-follow loop before each refresh (not counted as user activity)."""
+        return await verify_session(self.auth_token, touch=False, cached=True)
 
     def _remember(self, user: UserPublic) -> None:
         self.user_id = user.id
@@ -135,8 +125,8 @@ class AuthState(rx.State):
         token, the cookie and the tab's client token."""
         token = self.auth_token
         if token:
-            async with session_scope() as session:
-                await auth.logout(session=session, settings=get_settings(), token=token)
+            await in_session(auth.logout, settings=get_settings(), token=token)
+            forget_session(token)  # refused at once in this process, not after the cache window
         await reset_signed_in_states(self)
         self.auth_checked = True
         # A full-page navigation: the server clears the HttpOnly cookie and sends us to the landing page.

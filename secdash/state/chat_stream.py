@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
+from typing import Any
 
 import reflex as rx
 
 from secdash.core.config import get_settings
 from secdash.models import UserPublic
 from secdash.services import defense_chat
-from secdash.services.defense_chat import ReplyDone
+from secdash.services.defense_chat import ReplyDone, ThreatJudged
 from secdash.services.errors import Invalid, RateLimited
+from secdash.state.base import StreamGuard, protected
 
 MAX_MESSAGE_LENGTH = defense_chat.MAX_MESSAGE_LENGTH
 # A draft may grow past the limit (nothing typed or pasted is cut); sending it is refused with the reason.
@@ -34,30 +36,19 @@ class ChatLine:
     engine: str = ""
 
 
-class ChatComposer(rx.State, mixin=True):
-    """The text box and the reply being written, shared by every chat surface."""
+class ChatComposer(StreamGuard, mixin=True):
+    """The text box and the reply being written, shared by every chat surface.
+
+    `send` arms the reply with `_start_stream(...)` and `stream_reply` (declared with
+    `protected_stream`) takes it once: a client calling stream_reply directly gets nothing, and a tab
+    runs one reply at a time (state.base.StreamGuard).
+    """
 
     draft: str = ""
     partial: str = ""
-    # The one reply `send` armed; `stream_reply` takes it. Nothing the client sends can arm one, so a
-    # client calling stream_reply directly gets nothing, and a tab runs one reply at a time.
-    _armed_text: str = ""
-    _armed_agent: str = ""
 
-    def _arm_reply(self, text: str, agent_id: str) -> None:
-        self._armed_text, self._armed_agent = text, agent_id
-
-    async def _take_armed_reply(self) -> tuple[str, str] | None:
-        """The reply armed by `send`, once (call from a background task: takes the state lock)."""
-        async with self:
-            text, agent_id = self._armed_text, self._armed_agent
-            self._armed_text = self._armed_agent = ""
-        return (text, agent_id) if text else None
-
-    @rx.event
+    @protected(reads_only=True)
     async def set_draft(self, value: str):
-        if await self._current_user() is None:  # type: ignore[attr-defined]  # from AuthState
-            return self._session_ended()  # type: ignore[attr-defined]
         self.draft = str(value)[:MAX_DRAFT_LENGTH]
         return None
 
@@ -69,12 +60,15 @@ class ChatComposer(rx.State, mixin=True):
             return rx.toast.error("Message not sent", description=exc.message)
         return None
 
-    @rx.event
+    @protected(reads_only=True)
     async def key_down(self, key: str):
         """Enter sends. Handled on the server after the text itself, so fast typing never loses a message."""
-        if await self._current_user() is None:  # type: ignore[attr-defined]
-            return self._session_ended()  # type: ignore[attr-defined]
         return type(self).send if key == "Enter" else None  # type: ignore[attr-defined]
+
+
+def with_threat_level(lines: list[ChatLine], line_id: str, level: str) -> list[ChatLine]:
+    """The lines with `line_id`'s threat level set (the engine's judgement arriving after the reply)."""
+    return [replace(line, threat_level=level) if line.id == line_id else line for line in lines]
 
 
 def rate_limited_toast(exc: RateLimited) -> rx.event.EventSpec:
@@ -85,24 +79,51 @@ def now_label() -> str:
     return datetime.now(UTC).strftime("%H:%M:%S")
 
 
+@dataclass(frozen=True)
+class StreamedReply(ReplyDone):
+    """A finished reply (ReplyDone's fields, `threat_level` being the rules' level) whose engine
+    judgement is still to come: the caller shows the reply and frees the composer first, then awaits
+    `judged_level()` (every surface does, so the judgement is stored and recorded)."""
+
+    rest: AsyncGenerator[Any, None] | None = field(default=None, compare=False, repr=False)
+
+    async def judged_level(self) -> str:
+        """The final threat level (the service's ThreatJudged); the rules' level if none comes."""
+        level = self.threat_level
+        if self.rest is None:
+            return level
+        try:
+            async for item in self.rest:
+                if isinstance(item, ThreatJudged):
+                    level = item.threat_level
+        finally:
+            await self.rest.aclose()
+        return level
+
+
 async def stream_into(
     state: ChatComposer, *, user: UserPublic, text: str, agent_id: str, surface: str,
     stop_requested: Callable[[], bool],
-) -> tuple[ReplyDone | None, str]:
+) -> tuple[StreamedReply | None, str]:
     """Run the reply, writing the text so far to `state.partial` under the state lock every batch.
 
-    Returns (done, text): done is None when the user stopped it (the partial text is kept by the
-    service). Domain and model errors propagate to the caller, which decides how to show them.
+    Returns (done, text) as soon as the reply is complete, before the threat judgement: done is None
+    when the user stopped it (the partial text is kept by the service), else a StreamedReply whose
+    `judged_level()` the caller awaits after freeing the composer. Domain and model errors
+    propagate to the caller, which decides how to show them.
     """
     stream = defense_chat.stream_reply(user=user, content=text, agent_id=agent_id, surface=surface,
                                        settings=get_settings())
     pieces: list[str] = []
     last_flush = time.monotonic()
     stopped = False
+    handed_over = False
     try:
         async for item in stream:
             if isinstance(item, ReplyDone):
-                return item, item.content
+                handed_over = True  # the rest of the stream (the judgement) goes to the caller
+                return StreamedReply(**{f.name: getattr(item, f.name) for f in fields(ReplyDone)}, rest=stream), \
+                    item.content
             pieces.append(item)
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()
@@ -112,5 +133,6 @@ async def stream_into(
                 if stopped:
                     break
     finally:
-        await stream.aclose()  # on Stop this closes the model request and stores the partial reply
+        if not handed_over:
+            await stream.aclose()  # on Stop this closes the model request and stores the partial reply
     return None, "".join(pieces)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import reflex as rx
 
 from secdash.ai.base import LLMError
-from secdash.core.db import session_scope
+from secdash.models import UserPublic
 from secdash.services import defense_chat
 from secdash.services.errors import DomainError, RateLimited
-from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, rate_limited_toast, stream_into
+from secdash.services.scoped import in_session
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, protected_stream
+from secdash.state.chat_stream import (
+    ChatComposer,
+    ChatLine,
+    now_label,
+    rate_limited_toast,
+    stream_into,
+    with_threat_level,
+)
 
 
 def _failed() -> rx.event.EventSpec:
@@ -19,16 +28,13 @@ def _failed() -> rx.event.EventSpec:
 class ChatWidgetState(ChatComposer, AuthState):
     open: bool = False
     lines: list[ChatLine] = []
-    sending: bool = False
-    _stop: bool = False
 
     @rx.var
     def can_send(self) -> bool:
-        return bool(self.draft.strip()) and not self.sending
+        return bool(self.draft.strip()) and not self.streaming
 
-    async def _load_history(self, user) -> None:
-        async with session_scope() as session:
-            rows = await defense_chat.conversation(session=session, user=user, surface="widget")
+    async def _load_history(self, user: UserPublic) -> None:
+        rows = await in_session(defense_chat.conversation, user=user, surface="widget")
         self.lines = [
             ChatLine(id=str(row.id), sender="user" if row.role == "user" else "agent", text=row.content,
                      time=row.created_at.strftime("%H:%M:%S"), agent_id=row.agent_id,
@@ -36,63 +42,48 @@ class ChatWidgetState(ChatComposer, AuthState):
             for row in rows
         ]
 
-    @rx.event
-    async def toggle(self):
-        user = await self._current_user()
-        if user is None:
-            return self._session_ended()
+    @protected(reads_only=True)
+    async def toggle(self, user: UserPublic):
         self.open = not self.open
         if self.open:
             await self._load_history(user)
         return None
 
-    @rx.event
+    @protected
     async def send(self, form_data: dict | None = None):
-        """Send the draft (blank submits are ignored); the reply streams in."""
-        if await self._current_user() is None:
-            return self._session_ended()
+        """Send the draft (blank submits are ignored); the reply streams in. Refused while one streams."""
         text = self.draft.strip()
-        if not text or self.sending:
+        if not text or self.streaming:
             return None
         if (refused := self._refusal(text)) is not None:
             return refused
-        self.sending, self.partial, self._stop = True, "", False
+        self.partial = ""
         self.lines = [*self.lines, ChatLine(id=f"pending-{len(self.lines)}", text=text, time=now_label())]
         self.draft = ""
-        self._arm_reply(text, "general")
-        return ChatWidgetState.stream_reply
+        return self._start_stream(ChatWidgetState.stream_reply, text=text)
 
-    @rx.event
+    @protected
     async def stop(self):
-        if await self._current_user() is None:
-            return self._session_ended()
-        self._stop = True
+        self._request_stop()
         return None
 
-    @rx.event(background=True)
-    async def stream_reply(self):
-        user = await self._current_user()
-        if user is None:
-            yield refusal_events()
-            return
-        armed = await self._take_armed_reply()
-        if armed is None:
-            return
-        text, _agent_id = armed
-
+    @protected_stream
+    async def stream_reply(self, user: UserPublic, text: str):
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id="general", surface="widget",
-                                            stop_requested=lambda: self._stop)
+                                            stop_requested=lambda: self._stop_requested)
         except DomainError as exc:  # refused before anything was stored: give the text back
             async with self:
-                self.sending, self.partial = False, ""
+                self.partial = ""
                 self.lines = self.lines[:-1]
                 self.draft = text
+                self._end_stream()
             yield rate_limited_toast(exc) if isinstance(exc, RateLimited) else _failed()
             return
         except LLMError:  # the question is stored; the model failed
             async with self:
-                self.sending, self.partial = False, ""
+                self.partial = ""
+                self._end_stream()
             yield _failed()
             return
         async with self:
@@ -101,4 +92,10 @@ class ChatWidgetState(ChatComposer, AuthState):
                     id=str(done.message_id) if done else f"stopped-{len(self.lines)}", sender="agent", text=reply,
                     time=now_label(), threat_level=done.threat_level if done else "",
                     engine=done.provider if done else "")][-defense_chat.HISTORY_LIMIT:]
-            self.sending, self.partial = False, ""
+            self.partial = ""
+            self._end_stream()
+        if done is not None:  # the engine's threat judgement comes after the composer is free
+            level = await done.judged_level()
+            if level != done.threat_level:
+                async with self:
+                    self.lines = with_threat_level(self.lines, str(done.message_id), level)

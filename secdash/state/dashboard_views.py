@@ -1,18 +1,13 @@
-"""What the dashboard shows: view rows built from service data, and the reads behind each topic."""
+"""What the dashboard shows: view rows built from service data (the reads are services/page_reads.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from secdash.core.db import session_scope
-from secdash.services import activities, dashboard, events, scans, simulation, sites
-
 STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
-TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC, simulation.TOPIC, scans.TOPIC)
 
 
 def time_label(iso: str | None, fmt: str = "%H:%M:%S") -> str:
@@ -110,31 +105,3 @@ def activity_view(data: dict[str, Any]) -> ActivityView:
 def feed_view(entry: dict[str, Any]) -> FeedView:
     return FeedView(ip=entry["ip"], site=entry["site"], action=entry["action"], time=time_label(entry["timestamp"]))
 
-
-async def read_changes(topics: set[str], problem_filters: dict[str, Any], with_target: bool = False) -> dict[str, Any]:
-    """Only what these topics touch (everything when topics is empty): a traffic tick reads one row."""
-    reads: dict[str, Any] = {}
-
-    def touched(topic: str) -> bool:
-        return not topics or topic in topics
-
-    async with session_scope() as session:
-        if touched(sites.TOPIC):
-            listed = [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
-            reads["sites"] = [(site, await dashboard.site_history(session=session, site_id=site["id"])) for site in listed]
-        if touched(activities.TOPIC):
-            reads["activities"] = [dashboard.activity_public(a) for a in await activities.recent(session=session)]
-        if touched(events.TOPIC):
-            recent = await events.list_events(session=session, resolved=False, limit=events.ALERTS_SIZE)
-            reads["alerts"] = [dashboard.event_public(event, name) for event, name in recent]
-            reads["open_alerts"] = await events.count_open(session=session)  # the list shows 5; this counts all
-            reads["threats_blocked"] = await events.count_threats_blocked(session=session)
-            rows = await events.list_events(session=session, **problem_filters)
-            reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]
-        if touched(simulation.TOPIC):
-            reads["snapshot"] = await simulation.read_snapshot(session=session)
-        if touched(scans.TOPIC):
-            reads["scan"] = await scans.current_job(session=session)
-    if with_target:
-        reads["target"] = await asyncio.to_thread(scans.target_summary)
-    return reads

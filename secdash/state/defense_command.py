@@ -8,11 +8,20 @@ import reflex as rx
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.ai.base import LLMError
-from secdash.core.db import session_scope
+from secdash.models import UserPublic
 from secdash.services import agents
 from secdash.services.errors import DomainError, RateLimited
-from secdash.state.auth import AuthState, refusal_events
-from secdash.state.chat_stream import ChatComposer, ChatLine, now_label, rate_limited_toast, stream_into
+from secdash.services.scoped import in_session
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, protected_stream
+from secdash.state.chat_stream import (
+    ChatComposer,
+    ChatLine,
+    now_label,
+    rate_limited_toast,
+    stream_into,
+    with_threat_level,
+)
 
 CENTER_FAILURE_TEXT = "Defense protocols active. Continuing security operations."
 HIGH_LEVELS = ("high", "critical")
@@ -23,52 +32,39 @@ class DefenseCommandState(ChatComposer, AuthState):
 
     selected: str = ""
     lines: list[ChatLine] = []
-    waiting: bool = False
 
     @rx.var
     def selected_name(self) -> str:
         agent = AGENTS.get(self.selected)
         return agent.platform if agent else ""
 
-    @rx.event
+    @protected(reads_only=True)
     async def select(self, agent_id: str):
-        if await self._current_user() is None:
-            return self._session_ended()
-        if agent_id in PLATFORM_AGENT_IDS and agent_id != self.selected and not self.waiting:
+        if agent_id in PLATFORM_AGENT_IDS and agent_id != self.selected and not self.streaming:
             self.selected, self.lines, self.partial = agent_id, [], ""
         return None
 
-    @rx.event
+    @protected
     async def send(self, form_data: dict | None = None):
         """Nothing is sent when the text is blank, no system is selected, or a reply is pending."""
-        if await self._current_user() is None:
-            return self._session_ended()
         text = self.draft.strip()
-        if not text or not self.selected or self.waiting:
+        if not text or not self.selected or self.streaming:
             return None
         if (refused := self._refusal(text)) is not None:
             return refused
         self.lines = [*self.lines, ChatLine(id=f"u{len(self.lines)}", text=text, time=now_label(), agent_id=self.selected)]
-        self.draft, self.waiting, self.partial = "", True, ""
-        self._arm_reply(text, self.selected)
-        return DefenseCommandState.stream_reply
+        self.draft, self.partial = "", ""
+        return self._start_stream(DefenseCommandState.stream_reply, text=text, agent_id=self.selected)
 
-    @rx.event(background=True)
-    async def stream_reply(self):
-        user = await self._current_user()
-        if user is None:
-            yield refusal_events()
-            return
-        armed = await self._take_armed_reply()
-        if armed is None:
-            return
-        text, agent_id = armed
+    @protected_stream
+    async def stream_reply(self, user: UserPublic, text: str, agent_id: str):
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="command",
                                             stop_requested=lambda: self.selected != agent_id)
         except (DomainError, LLMError) as exc:  # spec: on error the wait ends silently (a quota says why)
             async with self:
-                self.waiting, self.partial = False, ""
+                self.partial = ""
+                self._end_stream()
             if isinstance(exc, RateLimited):
                 yield rate_limited_toast(exc)
             return
@@ -76,7 +72,10 @@ class DefenseCommandState(ChatComposer, AuthState):
             if reply and self.selected == agent_id:
                 self.lines = [*self.lines, ChatLine(id=f"a{len(self.lines)}", sender="agent", text=reply, time=now_label(),
                                                     agent_id=agent_id, engine=done.provider if done else "")]
-            self.waiting, self.partial = False, ""
+            self.partial = ""
+            self._end_stream()
+        if done is not None:  # the threat judgement is stored (this page shows no level), composer already free
+            await done.judged_level()
 
 
 class DefenseCenterState(ChatComposer, AuthState):
@@ -84,13 +83,11 @@ class DefenseCenterState(ChatComposer, AuthState):
 
     selected: str = "stock"
     chats: dict[str, list[ChatLine]] = {agent_id: [] for agent_id in PLATFORM_AGENT_IDS}
-    waiting: bool = False
     statuses: dict[str, str] = {}
     threats_blocked: dict[str, int] = {}
     # Placeholder figures (spec: random), always marked as simulated in the UI.
     connections: int = 0
     cpu_percent: int = 0
-    _stop: bool = False
 
     @rx.var
     def current_lines(self) -> list[ChatLine]:
@@ -100,46 +97,36 @@ class DefenseCenterState(ChatComposer, AuthState):
         self.connections = random.randint(500, 1500)  # noqa: S311  (display placeholder, marked simulated)
         self.cpu_percent = random.randint(40, 70)  # noqa: S311
 
-    @rx.event
+    @protected(reads_only=True)
     async def load(self):
-        if await self._current_user() is None:
-            return self._session_ended()
-        async with session_scope() as session:
-            records = await agents.list_agents(session=session)
+        records = await in_session(agents.list_agents)
         self.statuses = {r.id: r.status for r in records}
         self.threats_blocked = {r.id: r.threats_blocked for r in records}
         self._refresh_metrics()
         return None
 
-    @rx.event
+    @protected(reads_only=True)
     async def select(self, agent_id: str):
-        if await self._current_user() is None:
-            return self._session_ended()
-        if agent_id in PLATFORM_AGENT_IDS and not self.waiting:
+        if agent_id in PLATFORM_AGENT_IDS and not self.streaming:
             self.selected = agent_id
         return None
 
-    @rx.event
+    @protected
     async def send(self, form_data: dict | None = None):
-        if await self._current_user() is None:
-            return self._session_ended()
         text = self.draft.strip()
-        if not text or self.waiting:
+        if not text or self.streaming:
             return None
         if (refused := self._refusal(text)) is not None:
             return refused
         agent_id = self.selected
         line = ChatLine(id=f"u{len(self.chats[agent_id])}", text=text, time=now_label(), agent_id=agent_id)
         self.chats = {**self.chats, agent_id: [*self.chats[agent_id], line]}
-        self.draft, self.waiting, self.partial, self._stop = "", True, "", False
-        self._arm_reply(text, agent_id)
-        return DefenseCenterState.stream_reply
+        self.draft, self.partial = "", ""
+        return self._start_stream(DefenseCenterState.stream_reply, text=text, agent_id=agent_id)
 
-    @rx.event
+    @protected
     async def stop(self):
-        if await self._current_user() is None:
-            return self._session_ended()
-        self._stop = True
+        self._request_stop()
         return None
 
     def _add_agent_line(self, agent_id: str, text: str, threat_level: str = "", engine: str = "") -> None:
@@ -148,32 +135,33 @@ class DefenseCenterState(ChatComposer, AuthState):
                         threat_level=threat_level, engine=engine)
         self.chats = {**self.chats, agent_id: [*lines, line]}
 
-    @rx.event(background=True)
-    async def stream_reply(self):
-        user = await self._current_user()
-        if user is None:
-            yield refusal_events()
-            return
-        armed = await self._take_armed_reply()
-        if armed is None:
-            return
-        text, agent_id = armed
+    @protected_stream
+    async def stream_reply(self, user: UserPublic, text: str, agent_id: str):
         try:
             done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="center",
-                                            stop_requested=lambda: self._stop)
+                                            stop_requested=lambda: self._stop_requested)
         except (DomainError, LLMError) as exc:
             async with self:
                 self._add_agent_line(agent_id, CENTER_FAILURE_TEXT)
-                self.waiting, self.partial = False, ""
+                self.partial = ""
+                self._end_stream()
             if isinstance(exc, RateLimited):
                 yield rate_limited_toast(exc)
             return
         level = done.threat_level if done else ""
+        line_id = ""
         async with self:
             if reply:
+                line_id = f"a{len(self.chats[agent_id])}"
                 self._add_agent_line(agent_id, reply, level, done.provider if done else "")
-            self.waiting, self.partial = False, ""
+            self.partial = ""
+            self._end_stream()
             self._refresh_metrics()
+        if done is not None:  # the engine's threat judgement comes after the composer is free
+            level = await done.judged_level()
+            if level != done.threat_level and line_id:
+                async with self:
+                    self.chats = {**self.chats, agent_id: with_threat_level(self.chats[agent_id], line_id, level)}
         if level in HIGH_LEVELS:
             yield rx.toast.error("⚠️ High Threat Detected",
                                  description=f"{AGENTS[agent_id].name} is actively defending against threats")

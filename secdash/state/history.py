@@ -7,11 +7,11 @@ import json
 
 import reflex as rx
 
-from secdash.core.db import session_scope
 from secdash.models import HistoryLogPublic, UserPublic
-from secdash.services import audit
+from secdash.services import audit, page_reads
 from secdash.services.errors import DomainError
-from secdash.state.auth import AuthState, refusal_events
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, refusal_events
 from secdash.state.follow import follow, following
 from secdash.state.live import wait_for_change
 
@@ -52,27 +52,15 @@ async def read_tabs(user: UserPublic, search: str = "", depth: dict[str, int] | 
     """Each tab's newest entries (as many as the tab already shows, at least a page) and the counts
     the viewer may see, all matching the text filter."""
     depth = depth or {}
-    async with session_scope() as session:
-        counts = await audit.count_by_category(session=session, viewer=user, search=search)
-        entries = {
-            tab: [
-                to_view(log)
-                for log in await audit.list_logs(
-                    session=session, viewer=user, category=None if tab == "all" else tab, search=search,
-                    limit=min(MAX_LOADED, max(PAGE_SIZE, depth.get(tab, 0))),
-                )
-            ]
-            for tab in TABS
-        }
-    return entries, counts
+    limits = {tab: min(MAX_LOADED, max(PAGE_SIZE, depth.get(tab, 0))) for tab in TABS}
+    entries, counts = await page_reads.history_tabs(viewer=user, tabs=TABS, search=search, limits=limits)
+    return {tab: [to_view(log) for log in logs] for tab, logs in entries.items()}, counts
 
 
 async def read_page(user: UserPublic, tab: str, before: int, search: str) -> list[LogEntryView]:
     """The next page of a tab, older than the entry `before`."""
-    async with session_scope() as session:
-        return [to_view(log) for log in await audit.list_logs(
-            session=session, viewer=user, category=None if tab == "all" else tab, before=before, search=search,
-            limit=PAGE_SIZE)]
+    return [to_view(log) for log in await page_reads.history_page(viewer=user, tab=tab, before=before, search=search,
+                                                                    limit=PAGE_SIZE)]
 
 
 class HistoryState(AuthState):
@@ -107,28 +95,20 @@ class HistoryState(AuthState):
         return {"all": len(self.all_entries), "security": len(self.security_entries), "ai": len(self.ai_entries),
                 "battle": len(self.battle_entries)}
 
-    @rx.event
-    async def load(self):
-        user = await self._current_user()
-        if user is None:
-            return self._session_ended()
+    @protected(reads_only=True)
+    async def load(self, user: UserPublic):
         self._apply(*await read_tabs(user, self.search))
         return HistoryState.follow_changes
 
-    @rx.event
+    @protected(reads_only=True)
     async def set_active_tab(self, tab: str):
-        if await self._current_user() is None:
-            return self._session_ended()
         if tab in TABS:
             self.active_tab = tab
         return None
 
-    @rx.event
-    async def set_search(self, value: str):
+    @protected(reads_only=True)
+    async def set_search(self, user: UserPublic, value: str):
         """Filter every tab by text (action or description); starts again from the newest entries."""
-        user = await self._current_user()
-        if user is None:
-            return self._session_ended()
         try:
             text = audit.parse_search(str(value))  # the API's rule and message
         except DomainError as exc:
@@ -137,12 +117,9 @@ class HistoryState(AuthState):
         self._apply(*await read_tabs(user, text))
         return None
 
-    @rx.event
-    async def load_more(self, tab: str):
+    @protected(reads_only=True)
+    async def load_more(self, user: UserPublic, tab: str):
         """The next page of older entries for one tab."""
-        user = await self._current_user()
-        if user is None:
-            return self._session_ended()
         if tab not in TABS:
             return None
         current = self._tab_entries(tab)
@@ -155,20 +132,17 @@ class HistoryState(AuthState):
         setattr(self, f"{tab}_entries", (current + older)[:MAX_LOADED])
         return None
 
-    @rx.event(background=True)
+    @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read the trail whenever an entry is written (or at least every few seconds), keeping
         as many entries per tab as the page shows and the current filter."""
-        if await self._current_user() is None:
-            yield refusal_events()
-            return
         client_token = self.router.session.client_token
         async with follow(client_token, "history", audit.TOPIC) as changes:
             while following(changes, client_token):
                 await wait_for_change(changes, MAX_STALENESS_SECONDS)
                 if not following(changes, client_token):
                     return
-                user = await self._current_user(touch=False)
+                user = await self._still_signed_in()
                 if user is None:
                     yield refusal_events()
                     return

@@ -8,10 +8,10 @@ import reflex as rx
 
 from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
-from secdash.core.db import session_scope
 from secdash.routes import DASHBOARD_ROUTE
 from secdash.services import auth
 from secdash.services.errors import DomainError
+from secdash.services.scoped import in_session
 from secdash.state.auth import ROTATE_CLIENT_TOKEN_JS, reset_signed_in_states
 
 
@@ -48,17 +48,16 @@ class LoginState(rx.State):
         self.is_submitting = True
         yield
         try:
-            async with session_scope() as session:
-                result = await auth.login(
-                    session=session,
-                    settings=get_settings(),
-                    email=email,
-                    password=password,
-                    ip=client_address(self.router.session.client_ip,
-                                      self.router.headers.raw_headers.get("x-forwarded-for"),
-                                      get_settings().trusted_proxies),
-                    user_agent=self.router.headers.user_agent,
-                )
+            result = await in_session(
+                auth.login,
+                settings=get_settings(),
+                email=email,
+                password=password,
+                ip=client_address(self.router.session.client_ip,
+                                  self.router.headers.raw_headers.get("x-forwarded-for"),
+                                  get_settings().trusted_proxies),
+                user_agent=self.router.headers.user_agent,
+            )
         except DomainError as exc:
             self.is_submitting = False
             yield rx.toast.error("Login Failed", description=exc.message or "Invalid credentials")

@@ -104,7 +104,7 @@ async def test_the_widget_shows_the_budget_message_and_keeps_the_question(sessio
         await ChatWidgetState.event_handlers["send"].fn(state)
         events = await _drain(ChatWidgetState.event_handlers["stream_reply"].fn(state))
     assert "Too many AI requests" in str(events)
-    assert state.draft == "question 1" and not state.sending  # the text is given back
+    assert state.draft == "question 1" and not state.streaming  # the text is given back
 
 
 async def test_the_api_answers_429_with_retry_after_over_the_budget(session, settings, monkeypatch):

@@ -7,7 +7,7 @@ import reflex as rx
 from reflex.event import Event
 
 import secdash.secdash  # noqa: F401
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import DashboardState, OverviewTab, ProblemsTab, ScanTab
 from secdash.state.defense_command import DefenseCenterState
 from secdash.state.event_guard import EventShapeGuard
 
@@ -18,9 +18,9 @@ def _event(state_cls, handler: str, **payload) -> Event:
 
 @pytest.mark.parametrize(("state_cls", "handler", "payload"), [
     (DashboardState, "follow_changes", {"generation": 10**9}),         # a client-chosen loop id
-    (DashboardState, "start_scan", {"scan_type": {"$ne": None}}),      # an object where a string goes
-    (DashboardState, "start_scan", {}),                                 # a missing argument
-    (DashboardState, "open_resolve", {"event_id": 2**64}),              # beyond any stored id
+    (ScanTab, "start_scan", {"scan_type": {"$ne": None}}),      # an object where a string goes
+    (ScanTab, "start_scan", {}),                                 # a missing argument
+    (ProblemsTab, "open_resolve", {"event_id": 2**64}),              # beyond any stored id
     (DefenseCenterState, "select", {"agent_id": ["stock"]}),
 ])
 async def test_misfit_payloads_are_dropped(state_cls, handler, payload):
@@ -30,9 +30,9 @@ async def test_misfit_payloads_are_dropped(state_cls, handler, payload):
 
 
 @pytest.mark.parametrize(("state_cls", "handler", "payload"), [
-    (DashboardState, "start_scan", {"scan_type": "quick"}),
-    (DashboardState, "open_resolve", {"event_id": "12"}),  # the browser may send ids as strings
-    (DashboardState, "save_site", {"form": {"name": "x", "url": "https://x"}}),
+    (ScanTab, "start_scan", {"scan_type": "quick"}),
+    (ProblemsTab, "open_resolve", {"event_id": "12"}),  # the browser may send ids as strings
+    (OverviewTab, "save_site", {"form": {"name": "x", "url": "https://x"}}),
     (DefenseCenterState, "send", {}),
 ])
 async def test_fitting_payloads_pass(state_cls, handler, payload):

@@ -9,7 +9,7 @@ import secdash.secdash  # noqa: F401
 from secdash.jobs import runner
 from secdash.services import scans
 from secdash.services.errors import PermissionDenied
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import ScanTab
 from tests.factories import make_user, sign_in
 
 
@@ -35,9 +35,9 @@ async def test_a_limited_user_cannot_stop_an_admins_scan(session):
 async def test_the_dashboard_handler_refuses_a_limited_users_scan_with_a_toast(session):
     await make_user(session, "viewer@example.com", role="limited")
     root = rx.State(_reflex_internal_init=True)
-    state = root.get_substate(DashboardState.get_full_name().split("."))
+    state = root.get_substate(ScanTab.get_full_name().split("."))
     state.auth_token = await sign_in(session, "viewer@example.com")
-    event = await DashboardState.event_handlers["start_scan"].fn(state, "quick")
+    event = await ScanTab.event_handlers["start_scan"].fn(state, "quick")
     assert "Only administrators may start scans" in str(event)
     assert state.scan_status == "idle"
     assert await scans.current_job(session=session) is None

@@ -9,7 +9,7 @@ import secdash.secdash  # noqa: F401  (registers every page and state)
 from secdash.state.auth import AuthState, app_state_classes
 from secdash.state.chat_stream import ChatLine
 from secdash.state.chat_widget import ChatWidgetState
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import ProblemsTab
 from secdash.state.defense_command import DefenseCenterState
 from secdash.state.history import HistoryState
 from secdash.state.login import LoginState
@@ -53,7 +53,7 @@ async def _signed_in_tab(session, email: str):
     widget = _substate(root, ChatWidgetState)
     widget.lines = [ChatLine(id="u0", text=f"question of {email}")]
     widget.draft = "half-typed secret"
-    _substate(root, DashboardState).search = "payroll"
+    _substate(root, ProblemsTab).search = "payroll"
     assert history.all_entries, "the tab should show the trail before logout"
     return root, token
 

@@ -5,21 +5,23 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import DashboardState, DefenseTab, OverviewTab
 from tests.factories import make_user, sign_in
 
 
-async def _dashboard(session):
+async def _dashboard(session, tab: type[DashboardState] = OverviewTab):
     await make_user(session, "ops@example.com", role="admin")
     root = rx.State(_reflex_internal_init=True)
     state = root.get_substate(DashboardState.get_full_name().split("."))
     state.auth_token = await sign_in(session, "ops@example.com")
     await DashboardState.event_handlers["load"].fn(state)
-    return state
+    if tab is DefenseTab:
+        await DashboardState.event_handlers["set_tab"].fn(state, "defense")
+    return root.get_substate(tab.get_full_name().split("."))
 
 
 def _handler(name: str):
-    return DashboardState.event_handlers[name].fn
+    return OverviewTab.event_handlers[name].fn
 
 
 async def test_remove_asks_first_and_only_the_confirmation_removes(session):
@@ -49,7 +51,7 @@ async def test_adding_a_site_never_asks_to_remove(session):
 
 
 async def test_ai_defense_mode_lists_the_four_agents_with_status(session):
-    state = await _dashboard(session)
+    state = await _dashboard(session, DefenseTab)
     assert [agent["name"] for agent in state.defense_agents] == [
         "Stock Defense AI", "Tour Defense AI", "Gem Defense AI", "Shares Defense AI"]
     assert {agent["status"] for agent in state.defense_agents} <= {"monitoring", "fighting", "analyzing", "secured"}

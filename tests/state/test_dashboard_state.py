@@ -1,56 +1,93 @@
-"""Dashboard state: what a signed-in user sees after loading and after live refreshes."""
+"""Dashboard state: what a signed-in user sees after loading and after live refreshes, tab by tab."""
 
 from __future__ import annotations
 
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
-from secdash.state.dashboard import DashboardState
-from secdash.state.dashboard_views import read_changes
+from secdash.services import page_reads
+from secdash.state.dashboard import (
+    TAB_PARTS,
+    TAB_STATES,
+    DashboardState,
+    OverviewTab,
+    ProblemsTab,
+    ScanTab,
+    parts_to_read,
+)
 from tests.factories import make_user, scan_job, sign_in
+
+
+def _substate(root, cls):
+    return root.get_substate(cls.get_full_name().split("."))
 
 
 async def _dashboard(session, role="admin"):
     await make_user(session, "ops@example.com", role=role)
     root = rx.State(_reflex_internal_init=True)
-    state = root.get_substate(DashboardState.get_full_name().split("."))
+    state = _substate(root, DashboardState)
     state.auth_token = await sign_in(session, "ops@example.com")
-    return state
+    return root, state
 
 
-async def test_load_creates_default_sites_and_reads_everything(session):
-    state = await _dashboard(session)
-    await DashboardState.event_handlers["load"].fn(state)
-    assert not state.loading and state.sites_count == 4
-    assert [site.name for site in state.sites] == ["Stock", "Tour", "Gem", "Shares"]
-    assert all(site.status_label == "CHECKING" for site in state.sites)  # not probed yet
-    assert state.scan_status == "idle" and state.target_lines > 0
+async def _refresh(state, cls, changed=None):
+    """What the follow loop does for the open tab on a change (changed: topic -> sequence)."""
+    parts = parts_to_read(next(name for name, c in TAB_STATES.items() if c is cls), changed)
+    state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))
+
+
+async def test_load_creates_default_sites_and_reads_the_open_tab(session):
+    root, state = await _dashboard(session)
+    follow_up = await DashboardState.event_handlers["load"].fn(state)
+    assert follow_up is DashboardState.event_handlers["follow_changes"]
+    overview = _substate(root, OverviewTab)
+    assert not state.loading and overview.sites_count == 4
+    assert [site.name for site in overview.sites] == ["Stock", "Tour", "Gem", "Shares"]
+    assert all(site.status_label == "CHECKING" for site in overview.sites)  # not probed yet
+    # Only the open tab was read: the scan tab learns its figures when it opens.
+    scan = _substate(root, ScanTab)
+    assert scan.target_lines == 0
+    await DashboardState.event_handlers["set_tab"].fn(state, "scan")
+    assert state.tab == "scan" and scan.scan_status == "idle" and scan.target_lines > 0
 
 
 async def test_new_scan_stays_idle_when_a_refresh_reads_the_finished_job(session):
     """Regression: a periodic refresh put "Scan Complete" back after the user chose New scan."""
-    state = await _dashboard(session)
+    root, _state = await _dashboard(session)
+    scan = _substate(root, ScanTab)
     session.add(scan_job(scan_type="quick", status="done", total_lines=10, lines_scanned=10))
     await session.commit()
-    state._apply_reads(await read_changes(set(), state._problem_filters()))
-    assert state.scan_status == "complete"
-    await DashboardState.event_handlers["new_scan"].fn(state)
-    state._apply_reads(await read_changes(set(), state._problem_filters()))
-    assert state.scan_status == "idle"
+    await _refresh(scan, ScanTab)
+    assert scan.scan_status == "complete"
+    await ScanTab.event_handlers["new_scan"].fn(scan)
+    await _refresh(scan, ScanTab)
+    assert scan.scan_status == "idle"
 
 
 async def test_limited_user_cannot_add_sites_and_sees_why(session):
-    state = await _dashboard(session, role="limited")
+    root, state = await _dashboard(session, role="limited")
     await DashboardState.event_handlers["load"].fn(state)
-    result = await DashboardState.event_handlers["save_site"].fn(state, {"name": "X", "url": "https://x.example.com"})
+    overview = _substate(root, OverviewTab)
+    result = await OverviewTab.event_handlers["save_site"].fn(overview, {"name": "X", "url": "https://x.example.com"})
     assert "Only administrators may add sites" in str(result.args)
-    assert state.sites_count == 4
+    assert overview.sites_count == 4
 
 
-async def test_each_change_reads_only_what_it_touches(session):
-    assert set(await read_changes({"traffic"}, {})) == {"snapshot"}
-    assert set(await read_changes({"events"}, {})) == {"alerts", "open_alerts", "threats_blocked", "problems"}
-    assert {"sites", "activities", "alerts", "snapshot", "scan"} <= set(await read_changes(set(), {}))
+async def test_each_change_reads_only_what_the_open_tab_shows(session):
+    every_part = set(page_reads.DASHBOARD_PARTS)
+    assert page_reads.stale_parts(every_part, {"traffic": 7}) == {"snapshot"}
+    assert page_reads.stale_parts(every_part, {"events": 3}) == {"alerts", "problems"}
+    assert page_reads.stale_parts(every_part, {"site:3": 1}) == {"sites"}  # a keyed topic: that site's card
+    assert page_reads.stale_parts(every_part, {"sites": 1}) == {"sites", "site_count", "agents", "alerts", "problems"}
+    # A traffic tick costs the Problem Database nothing; the Live Traffic tab re-reads one row.
+    assert parts_to_read("problems", {"traffic": 7}) == set()
+    assert parts_to_read("traffic", {"traffic": 7}) == {"snapshot"}
+    assert parts_to_read("problems", {"events": 1, "traffic": 7}) == {"problems"}
+    # No change within the staleness bound: the open tab re-reads everything it shows, nothing else.
+    assert parts_to_read("scan", {}) == {"scan"}
+    assert set(await page_reads.dashboard_reads({"snapshot"})) == {"snapshot"}
+    assert set(await page_reads.dashboard_reads({"alerts"})) == {"alerts", "open_alerts", "threats_blocked"}
+    assert set(TAB_PARTS) == set(TAB_STATES)
 
 
 def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
@@ -69,23 +106,43 @@ async def test_security_alerts_count_every_open_event_not_the_five_listed(sessio
     from secdash.services import events
     from secdash.services.unit import commit
 
-    state = await _dashboard(session)
+    root, _state = await _dashboard(session)
+    overview = _substate(root, OverviewTab)
     for n in range(8):
         event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
                               description=f"event {n}")
         event.resolved = n < 2
     await commit(session)
-    state._apply_reads(await read_changes({"events"}, state._problem_filters()))
-    assert len(state.alerts) == 5 and state.active_alerts == 6
-    assert state.threats_blocked == 0
+    await _refresh(overview, OverviewTab, {"events": 1})
+    assert len(overview.alerts) == 5 and overview.active_alerts == 6
+    assert overview.threats_blocked == 0
+
+
+async def test_the_problem_database_reads_under_its_filters(session):
+    from secdash.models import EventSeverity, EventType
+    from secdash.services import events
+    from secdash.services.unit import commit
+
+    root, state = await _dashboard(session)
+    problems = _substate(root, ProblemsTab)
+    for severity in (EventSeverity.high, EventSeverity.low, EventSeverity.low):
+        events.record(session, event_type=EventType.attack_detected, severity=severity, description=f"{severity} one")
+    await commit(session)
+    await DashboardState.event_handlers["set_tab"].fn(state, "problems")
+    assert len(problems.problems) == 3 and not problems.problems_loading
+    await ProblemsTab.event_handlers["set_filter_severity"].fn(problems, "low")
+    assert {p.severity for p in problems.problems} == {"low"} and len(problems.problems) == 2
+    await _refresh(problems, ProblemsTab, {"events": 2})  # a live refresh keeps the filter
+    assert len(problems.problems) == 2
 
 
 async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(session):
-    state = await _dashboard(session)
+    root, _state = await _dashboard(session)
+    scan = _substate(root, ScanTab)
     session.add(scan_job(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11,
                          files_scanned=10))
     await session.commit()
-    state._apply_reads(await read_changes({"scans"}, state._problem_filters()))
-    assert state.scan_status == "stopped" and (state.scan_lines, state.scan_files) == (1249, 10)
-    assert state.scan_percent == 99  # 99.92 %: a stopped scan never shows a full bar
-    assert state.scan_outcome == "Stopped at 99%: 10 of 11 files, 1249 of 1250 lines scanned"
+    await _refresh(scan, ScanTab, {"scans": 1})
+    assert scan.scan_status == "stopped" and (scan.scan_lines, scan.scan_files) == (1249, 10)
+    assert scan.scan_percent == 99  # 99.92 %: a stopped scan never shows a full bar
+    assert scan.scan_outcome == "Stopped at 99%: 10 of 11 files, 1249 of 1250 lines scanned"

@@ -1,7 +1,10 @@
 """Every public handler of every protected state refuses to act without a valid session.
 
 The handlers are enumerated from the app's state tree, so a handler added later without the
-check fails here.
+check fails here: each must be declared through the protected-state base (state/base.py), and each
+is called signed out, with a revoked, tampered, expired, unsigned and foreign token, and (read-only
+handlers, which accept a remembered check) with a token revoked after it was remembered, once the
+cache window has passed.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ import reflex as rx
 
 import secdash.secdash  # noqa: F401  (registers every page and state)
 from secdash.core.config import get_settings
+from secdash.state import base
 from secdash.state.auth import AuthState
 from secdash.state.login import LoginState
 from tests.factories import make_user, sign_in
 
-# States a signed-out visitor must be able to use, each with the reason.
-PUBLIC_STATES = {LoginState: "signing in is what a signed-out visitor does"}
+# States a signed-out visitor must be able to use (by full name), each with the reason.
+PUBLIC_STATES = {
+    f"{LoginState.__module__}.{LoginState.__name__}": "signing in is what a signed-out visitor does",
+    "secdash.state.browser_actions.BrowserActions": "toasts and the sign-in hand-over: only what the tab itself shows",
+}
 # AuthState's own handlers establish or end the session; they are tested for what they do.
 AUTH_ENTRY_POINTS = {"check_auth", "logout"}
 AUTH_VARS = {"auth_token", "auth_checked", "user_id", "user_email", "user_role", "user_first_name"}
@@ -53,7 +60,20 @@ def test_there_are_protected_handlers_to_check():
 
 def test_every_app_state_is_protected_or_explicitly_public():
     for state_cls in _app_states():
-        assert issubclass(state_cls, AuthState) or state_cls in PUBLIC_STATES, state_cls
+        assert issubclass(state_cls, AuthState) or f"{state_cls.__module__}.{state_cls.__name__}" in PUBLIC_STATES, state_cls
+
+
+@pytest.mark.parametrize(("state_cls", "handler_name"), PROTECTED_HANDLERS)
+def test_handler_is_declared_through_the_protected_base(state_cls, handler_name):
+    fn = state_cls.event_handlers[handler_name].fn
+    assert getattr(fn, base.GUARD_MARKER, None) in {"read", "write", "stream"}, (
+        f"{state_cls.__name__}.{handler_name} is not declared with state.base.protected / protected_stream")
+
+
+def test_the_census_covers_every_kind_of_guard():
+    kinds = {getattr(state_cls.event_handlers[name].fn, base.GUARD_MARKER, None)
+             for state_cls, name in (p.values for p in PROTECTED_HANDLERS)}
+    assert kinds == {"read", "write", "stream"}
 
 
 def _dummy(annotation):
@@ -129,6 +149,32 @@ async def test_handler_refuses_without_a_valid_session(session, state_cls, handl
         events = await _call(state, handler_name)
         assert _redirects_home(events), f"{kind}: {handler_name} did not send the user away"
         assert _own_vars(state) == before, f"{kind}: {handler_name} changed state without a session"
+
+
+READ_ONLY_HANDLERS = [p for p in PROTECTED_HANDLERS
+                      if getattr(p.values[0].event_handlers[p.values[1]].fn, base.GUARD_MARKER, None) == "read"]
+
+
+@pytest.mark.parametrize(("state_cls", "handler_name"), READ_ONLY_HANDLERS)
+async def test_read_only_handler_refuses_a_remembered_session_once_the_window_passed(
+        session, monkeypatch, state_cls, handler_name):
+    now = [1000.0]
+    monkeypatch.setattr(base, "clock", lambda: now[0])
+    await make_user(session, "ops@example.com")
+    token = await sign_in(session, "ops@example.com")
+    assert await base.verify_session(token, cached=True) is not None  # remembered, as after any event
+    assert await base.verify_session(token, touch=False, cached=True) is not None  # and by a live refresh
+    from secdash.services import auth
+
+    await auth.logout(session=session, settings=get_settings(), token=token)  # revoked in another worker
+    now[0] += base.VERIFY_CACHE_SECONDS
+    root = rx.State(_reflex_internal_init=True)
+    state = root.get_substate(state_cls.get_full_name().split("."))
+    state.auth_token = token
+    before = _own_vars(state)
+    events = await _call(state, handler_name)
+    assert _redirects_home(events), f"{handler_name} still accepted the revoked session"
+    assert _own_vars(state) == before
 
 
 def test_setvar_cannot_grant_a_role():

@@ -9,7 +9,7 @@ from sqlmodel import select
 import secdash.secdash  # noqa: F401
 from secdash.models import DefenseChatMessage, SecurityEvent
 from secdash.state.chat_widget import ChatWidgetState
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import ProblemsTab
 from secdash.state.defense_command import DefenseCenterState, DefenseCommandState
 from tests.factories import make_user, sign_in
 
@@ -37,14 +37,14 @@ async def test_a_5000_character_message_is_kept_and_refused_with_the_reason(sess
 
 
 async def test_an_over_long_resolve_note_is_kept_and_refused(session):
-    state = await _state(session, DashboardState)
+    state = await _state(session, ProblemsTab)
     event_row = SecurityEvent(event_type="site_status_changed", severity="high", description="Tour is down")
     session.add(event_row)
     await session.commit()
-    await DashboardState.event_handlers["open_resolve"].fn(state, event_row.id)
-    await DashboardState.event_handlers["set_resolve_note"].fn(state, "n" * 2500)
+    await ProblemsTab.event_handlers["open_resolve"].fn(state, event_row.id)
+    await ProblemsTab.event_handlers["set_resolve_note"].fn(state, "n" * 2500)
     assert len(state.resolve_note) == 2500
-    toast = await DashboardState.event_handlers["confirm_resolve"].fn(state)
+    toast = await ProblemsTab.event_handlers["confirm_resolve"].fn(state)
     assert "note must be at most 2000 characters" in str(toast)
     assert state.resolving_id == event_row.id  # the dialog stays open with the note
     await session.refresh(event_row)

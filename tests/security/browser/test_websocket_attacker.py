@@ -17,7 +17,7 @@ from playwright.sync_api import Page
 
 import secdash.secdash  # noqa: F401  (state class names)
 from secdash.state.chat_widget import ChatWidgetState
-from secdash.state.dashboard import DashboardState
+from secdash.state.dashboard import DashboardState, ScanTab
 from secdash.state.defense_command import DefenseCenterState
 from secdash.state.history import HistoryState
 from tests.e2e.helpers import sign_in
@@ -101,7 +101,7 @@ def test_replayed_stream_reply_starts_no_model_call(base_url, handshake):
 def test_a_limited_user_cannot_start_a_scan_over_the_socket(base_url, handshake):
     async def attack():
         async with Attacker(base_url, handshake) as attacker:
-            await attacker.send(_event(DashboardState, "start_scan", scan_type="quick"))
+            await attacker.send(_event(ScanTab, "start_scan", scan_type="quick"))
             await asyncio.sleep(1.5)
             return attacker.text()
 
@@ -133,7 +133,7 @@ def test_a_signed_out_client_is_sent_away(base_url, handshake):
     async def attack():
         async with Attacker(base_url, signed_out) as attacker:
             await attacker.send(_event(HistoryState, "load"))
-            await attacker.send(_event(DashboardState, "start_scan", scan_type="full"))
+            await attacker.send(_event(ScanTab, "start_scan", scan_type="full"))
             await asyncio.sleep(1.5)
             return attacker.text()
 

@@ -1,0 +1,102 @@
+"""Composed reads behind the signed-in pages, each in one short session of its own.
+
+The Reflex states call these (they open no sessions themselves) and turn the plain data into view
+rows. Each read takes only what its caller shows: a dashboard tab names the parts it needs, and a
+change of one topic re-reads only the parts that topic touches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+from secdash.core import notify
+from secdash.core.db import session_scope
+from secdash.models import HistoryLogPublic, UserPublic
+from secdash.services import activities, audit, dashboard, events, read_models, scans, simulation, sites
+
+# What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
+DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
+    "sites": (sites.TOPIC, "site:*"),  # the sites with their recent checks (cards and charts)
+    "site_count": (sites.TOPIC,),
+    "agents": (sites.TOPIC,),  # the platform agents follow their site's status
+    "activities": (activities.TOPIC,),
+    "alerts": (events.TOPIC, sites.TOPIC),  # the five newest open events, the open count, real blocks
+    "problems": (events.TOPIC, sites.TOPIC),  # the Problem Database under its filters (rows name their site)
+    "snapshot": (simulation.TOPIC,),
+    "scan": (scans.TOPIC,),
+}
+DASHBOARD_TOPICS = tuple(sorted({topic for topics in DASHBOARD_PARTS.values() for topic in topics}))
+
+
+def _matches(topic: str, pattern: str) -> bool:
+    return topic.startswith(pattern[:-1]) if pattern.endswith(notify.PREFIX_MARK) else topic == pattern
+
+
+def stale_parts(wanted: Iterable[str], changed: Iterable[str] | None) -> set[str]:
+    """Of the `wanted` parts, those the `changed` topics touch (all of them when changed is None)."""
+    wanted = set(wanted)
+    if changed is None:
+        return wanted
+    changed = list(changed)
+    return {part for part in wanted
+            if any(_matches(topic, pattern) for topic in changed for pattern in DASHBOARD_PARTS.get(part, ()))}
+
+
+async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The named parts (see DASHBOARD_PARTS, plus "target": the size of the code a scan reads).
+
+    The views every viewer shares (sites, alerts, activities, traffic, agents) come from the read
+    models (read once per change per worker, however many dashboards are open); the filtered Problem
+    Database and the scan are read for this caller.
+    """
+    parts = set(parts)
+    reads: dict[str, Any] = {}
+    if "sites" in parts or "site_count" in parts:
+        site_rows = await read_models.sites_with_history()
+        if "sites" in parts:
+            reads["sites"] = site_rows
+        if "site_count" in parts:
+            reads["site_count"] = len(site_rows)
+    if "agents" in parts:
+        reads["agents"] = await read_models.agent_rows()
+    if "activities" in parts:
+        reads["activities"] = await read_models.recent_activities()
+    if "alerts" in parts:
+        reads.update(await read_models.alerts())  # alerts, open_alerts, threats_blocked
+    if "snapshot" in parts:
+        reads["snapshot"] = await read_models.traffic_snapshot()
+    if "problems" in parts or "scan" in parts:
+        async with session_scope() as session:
+            if "problems" in parts:
+                rows = await events.list_events(session=session, **(problem_filters or {}))
+                reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]
+            if "scan" in parts:
+                reads["scan"] = await scans.current_job(session=session)
+    if "target" in parts:
+        reads["target"] = await asyncio.to_thread(scans.target_summary)
+    return reads
+
+
+async def history_tabs(
+    *, viewer: UserPublic, tabs: Iterable[str], search: str = "", limits: dict[str, int],
+) -> tuple[dict[str, list[HistoryLogPublic]], dict[str, int]]:
+    """Each tab's newest entries (`limits[tab]` of them; tab "all" is every category) and the counts
+    the viewer may see, all matching the text filter."""
+    async with session_scope() as session:
+        counts = await audit.count_by_category(session=session, viewer=viewer, search=search)
+        entries = {
+            tab: await audit.list_logs(session=session, viewer=viewer, category=None if tab == "all" else tab,
+                                       search=search, limit=limits[tab])
+            for tab in tabs
+        }
+    return entries, counts
+
+
+async def history_page(*, viewer: UserPublic, tab: str, before: int, search: str, limit: int) -> list[HistoryLogPublic]:
+    """The next page of a tab, older than the entry `before`."""
+    async with session_scope() as session:
+        return await audit.list_logs(session=session, viewer=viewer, category=None if tab == "all" else tab,
+                                     before=before, search=search, limit=limit)
+

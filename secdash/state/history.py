@@ -10,10 +10,9 @@ import reflex as rx
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.services import audit, page_reads
 from secdash.services.errors import DomainError
+from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
-from secdash.state.follow import follow, following
-from secdash.state.live import wait_for_change
 
 TABS = ("all", "security", "ai", "battle")
 # The spec's polling interval for the full list, kept as the upper bound on staleness.
@@ -136,19 +135,14 @@ class HistoryState(AuthState):
     async def follow_changes(self):
         """Re-read the trail whenever an entry is written (or at least every few seconds), keeping
         as many entries per tab as the page shows and the current filter."""
-        client_token = self.router.session.client_token
-        async with follow(client_token, "history", audit.TOPIC) as changes:
-            while following(changes, client_token):
-                await wait_for_change(changes, MAX_STALENESS_SECONDS)
-                if not following(changes, client_token):
-                    return
-                user = await self._still_signed_in()
-                if user is None:
-                    yield refusal_events()
-                    return
-                async with self:
-                    search, depth = self.search, self._depth()
-                entries, counts = await read_tabs(user, search, depth)
-                async with self:
-                    if self.search == search:  # the filter did not change meanwhile
-                        self._apply(entries, counts)
+        async for _changed in follow.updates(self, "history", audit.TOPIC, timeout=MAX_STALENESS_SECONDS):
+            user = await self._still_signed_in()
+            if user is None:
+                yield refusal_events()
+                return
+            async with self:
+                search, depth = self.search, self._depth()
+            entries, counts = await read_tabs(user, search, depth)
+            async with self:
+                if self.search == search:  # the filter did not change meanwhile
+                    self._apply(entries, counts)

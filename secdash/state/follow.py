@@ -107,11 +107,14 @@ def following(changes: notify.Changes, tab: Any) -> bool:
 
 async def updates(state: Any, page: str, *topics: str, timeout: float | None = None) -> AsyncIterator[notify.Changed]:
     """The tab's one follow loop for `page`: yields what changed (topic -> newest sequence; many publishes
-    while the page was busy come as one), or an empty mapping when `timeout` passed with no change."""
+    while the page was busy come as one), or an empty mapping, meaning "re-read everything", when `timeout`
+    passed with no change or the feed may have lost messages."""
     tab = tab_of(state)
     async with follow(tab, page, *topics) as changes:
         while following(changes, tab):
             changed = await changes.wait(timeout)
             if not following(changes, tab):
                 return
+            if "*" in changed:  # the feed may have lost messages (Redis reconnected): re-read everything
+                changed = notify.Changed()
             yield changed

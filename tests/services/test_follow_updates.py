@@ -67,3 +67,16 @@ async def test_the_tab_of_a_state_is_its_token_and_socket():
 
     assert follow.tab_of(State()) == follow.Tab("tok-9", "sid-9")
     assert follow.tab_of("tok-9") == follow.Tab("tok-9")
+
+
+async def test_after_a_lost_feed_the_page_re_reads_everything():
+    """When the Redis listener reconnects, messages published meanwhile are gone: every page is told to
+    re-read all it shows (an empty mapping, as after the staleness timeout)."""
+    seen: list[notify.Changed] = []
+    loop = asyncio.create_task(_page(follow.Tab("tab-3"), "dashboard", seen))
+    await asyncio.sleep(0.05)
+    notify._fan_out_everything()  # what the listener does after a reconnect
+    await asyncio.sleep(0.2)
+    follow.stop_following("tab-3", "dashboard")
+    await asyncio.wait_for(loop, 1)
+    assert seen == [{}]

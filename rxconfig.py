@@ -30,4 +30,6 @@ config = rx.Config(
         rx.plugins.RadixThemesPlugin(theme=rx.theme(appearance="dark", accent_color="cyan")),
     ],
     disable_plugins=[rx.plugins.SitemapPlugin],
+    # Toasts and the sign-in/sign-out hand-over, done by code in the bundle (no eval; see the module).
+    extra_overlay_function="secdash.components.browser_actions.browser_actions",
 )

@@ -3,7 +3,7 @@
 In single-port prod every HTTP response passes through that FastAPI: pages and assets (Reflex's
 static mount sits inside it), /api, /ping, 404s (shared/REFLEX-SECURITY.md, sections 1, 2 and 9).
 
-- `SecurityHeaders`: CSP (inline-script hashes of the build), X-Frame-Options, nosniff,
+- `SecurityHeaders`: CSP (inline-script hashes of the build, no 'unsafe-eval'), X-Frame-Options, nosniff,
   Referrer-Policy, HSTS over HTTPS. Headers a route sets itself win. The bundled demo sites
   (/demo/) and sandboxed previews (/preview/) keep their own CSP and may be framed.
 - `RequestGuard`: unusual methods get a JSON 405; /api/ request bodies are capped (413) and JSON
@@ -35,13 +35,16 @@ OWN_POSTURE_PREFIXES = ("/demo/", "/preview/")
 HSTS = "max-age=63072000; includeSubDomains"  # two years
 REFERRER_POLICY = "strict-origin-when-cross-origin"
 CSP_TEMPLATE = (
-    "default-src 'self'; script-src 'self'{script_hashes} 'unsafe-eval'; "
+    "default-src 'self'; script-src 'self'{script_hashes}; "
     "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
     "connect-src 'self'; frame-src 'self'; object-src 'none'; base-uri 'none'; "
     "form-action 'self'; frame-ancestors 'none'"
 )
-# 'unsafe-eval': Reflex runs the JavaScript of events that handlers return (rx.toast, rx.call_script)
-# with eval; inline styles: emotion, sonner and Radix inject <style> text that cannot all be hashed.
+# No 'unsafe-eval': Reflex would run the JavaScript of events that handlers return (rx.toast,
+# rx.call_script, rx.call_function) with eval, so handlers ask for toasts and the sign-in/sign-out
+# hand-over through state/browser_actions.py instead, done by code compiled into the bundle
+# (tests/security/test_no_eval_events.py keeps it so). Inline styles: emotion, sonner and Radix inject
+# <style> text that cannot all be hashed.
 STANDARD_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from secdash.components.markdown import SafeMarkdown
 from secdash.state.chat_stream import MAX_MESSAGE_LENGTH, ChatLine
 
 COUNTER_FROM = MAX_MESSAGE_LENGTH * 3 // 4  # the length counter appears near the limit
@@ -37,8 +38,9 @@ def engine_label(engine) -> rx.Component:
 
 def safe_markdown(text) -> rx.Component:
     """Model output as Markdown with raw HTML shown as text (no rehype-raw): a reply that quotes
-    attacker HTML cannot run script in the app's origin. javascript:/data: links lose their href."""
-    return rx.markdown(text, use_raw=False, class_name="prose prose-invert prose-sm max-w-none")
+    attacker HTML cannot run script in the app's origin. javascript:/data: links lose their href.
+    Loaded when the first reply shows (components/markdown.py), not with the page."""
+    return SafeMarkdown.create(text=text, class_name="prose prose-invert prose-sm max-w-none")
 
 
 def bubble(line: ChatLine, show_threat: bool = False) -> rx.Component:

@@ -4,6 +4,7 @@ import reflex as rx
 
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
+from secdash.components.clock import utc_clock
 from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import DashboardState, OverviewTab
@@ -39,7 +40,7 @@ def top_bar() -> rx.Component:
             class_name="flex flex-wrap items-center gap-3",
         ),
         rx.el.div(
-            rx.el.span(rx.moment(interval=1000, format="HH:mm:ss", tz="UTC"), " UTC",
+            rx.el.span(utc_clock(), " UTC",
                        class_name="whitespace-nowrap font-mono text-sm text-cyan-300", data_testid="utc-clock"),
             rx.el.span("Welcome, ", AuthState.display_first_name, class_name="whitespace-nowrap text-sm text-slate-300"),
             rx.el.button(rx.icon("log-out", class_name="w-4 h-4"), "Logout", on_click=AuthState.logout,

@@ -6,10 +6,11 @@ import reflex as rx
 
 from secdash.core.config import get_settings
 from secdash.models import Role, UserPublic
-from secdash.routes import DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE, LOGOUT_URL
+from secdash.routes import DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE
 from secdash.services import auth
 from secdash.services.scoped import in_session
 from secdash.state.base import forget_session, refusal_events, unauthorized_toast, verify_session
+from secdash.state.browser_actions import leave_app
 
 __all__ = ["AuthState", "app_state_classes", "refusal_events", "reset_signed_in_states", "unauthorized_toast"]
 
@@ -33,10 +34,6 @@ async def reset_signed_in_states(state: rx.BaseState) -> None:
     for cls in app_state_classes():
         (await state.get_state(cls)).reset()
 
-
-# Drop the tab's Reflex client token (sessionStorage "token"), so the next full page load starts
-# a fresh server-side state instead of reusing the signed-out one.
-ROTATE_CLIENT_TOKEN_JS = "sessionStorage.removeItem('token');"  # noqa: S105  (a storage key, not a secret)
 
 
 class AuthState(rx.State):
@@ -129,7 +126,6 @@ class AuthState(rx.State):
             forget_session(token)  # refused at once in this process, not after the cache window
         await reset_signed_in_states(self)
         self.auth_checked = True
-        # A full-page navigation: the server clears the HttpOnly cookie and sends us to the landing page.
-        return rx.call_script(
-            f"localStorage.removeItem('auth_token'); {ROTATE_CLIENT_TOKEN_JS} window.location.assign('{LOGOUT_URL}')"
-        )
+        # The page clears the stored token and the tab's client token, then leaves through the full-page
+        # logout: the server clears the HttpOnly cookie and sends it to the landing page.
+        await leave_app(self)

@@ -47,6 +47,7 @@ from secdash.routes import DASHBOARD_ROUTE
 from secdash.services import auth
 from secdash.services.errors import AuthFailed
 from secdash.services.scoped import in_session
+from secdash.state.browser_actions import toast
 
 VERIFY_CACHE_SECONDS = 5.0
 MAX_REMEMBERED = 10_000  # tokens remembered at once (the oldest is dropped first)
@@ -103,7 +104,7 @@ async def verify_session(token: str, *, touch: bool = True, cached: bool = False
 
 
 def unauthorized_toast() -> rx.event.EventSpec:
-    return rx.toast.error("Unauthorized", description="Please log in to access the dashboard.", id="unauthorized")
+    return toast.error("Unauthorized", description="Please log in to access the dashboard.", id="unauthorized")
 
 
 def refusal_events() -> list[rx.event.EventSpec]:

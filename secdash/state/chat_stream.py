@@ -16,6 +16,7 @@ from secdash.services import defense_chat
 from secdash.services.defense_chat import ReplyDone, ThreatJudged
 from secdash.services.errors import Invalid, RateLimited
 from secdash.state.base import StreamGuard, protected
+from secdash.state.browser_actions import toast
 
 MAX_MESSAGE_LENGTH = defense_chat.MAX_MESSAGE_LENGTH
 # A draft may grow past the limit (nothing typed or pasted is cut); sending it is refused with the reason.
@@ -57,7 +58,7 @@ class ChatComposer(StreamGuard, mixin=True):
         try:
             defense_chat.validate(text, "general")
         except Invalid as exc:
-            return rx.toast.error("Message not sent", description=exc.message)
+            return toast.error("Message not sent", description=exc.message)
         return None
 
     @protected(reads_only=True)
@@ -72,7 +73,7 @@ def with_threat_level(lines: list[ChatLine], line_id: str, level: str) -> list[C
 
 
 def rate_limited_toast(exc: RateLimited) -> rx.event.EventSpec:
-    return rx.toast.warning("Slow down", description=exc.message)
+    return toast.warning("Slow down", description=exc.message)
 
 
 def now_label() -> str:

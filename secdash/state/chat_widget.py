@@ -11,6 +11,7 @@ from secdash.services.errors import DomainError, RateLimited
 from secdash.services.scoped import in_session
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, protected_stream
+from secdash.state.browser_actions import toast
 from secdash.state.chat_stream import (
     ChatComposer,
     ChatLine,
@@ -22,7 +23,7 @@ from secdash.state.chat_stream import (
 
 
 def _failed() -> rx.event.EventSpec:
-    return rx.toast.error("Error", description="Failed to send message")
+    return toast.error("Error", description="Failed to send message")
 
 
 class ChatWidgetState(ChatComposer, AuthState):

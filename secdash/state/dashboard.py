@@ -22,6 +22,7 @@ from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
+from secdash.state.browser_actions import toast
 from secdash.state.dashboard_views import (
     ActivityView,
     EventView,
@@ -123,7 +124,7 @@ class DashboardState(AuthState):
 
 
 def _failed(exc: DomainError) -> rx.event.EventSpec:
-    return rx.toast.error("Error", description=exc.message)
+    return toast.error("Error", description=exc.message)
 
 
 class OverviewTab(DashboardState):
@@ -214,7 +215,7 @@ class OverviewTab(DashboardState):
             return _failed(exc)
         self.site_dialog_open = False
         await self._reload_sites()
-        return rx.toast.success("Site saved", description="It is probed on the next monitoring round.")
+        return toast.success("Site saved", description="It is probed on the next monitoring round.")
 
     @protected
     async def delete_site(self, user: UserPublic, site_id: int):
@@ -227,7 +228,7 @@ class OverviewTab(DashboardState):
             return _failed(exc)
         self.site_dialog_open, self.confirm_remove = False, False
         await self._reload_sites()
-        return rx.toast.success("Site removed")
+        return toast.success("Site removed")
 
 
 class TrafficTab(DashboardState):
@@ -449,7 +450,7 @@ class ProblemsTab(DashboardState):
             return _failed(exc)
         self.resolving_id = 0
         await self._reload()
-        return rx.toast.success("Event resolved")
+        return toast.success("Event resolved")
 
 
 TAB_STATES: dict[str, type[DashboardState]] = {

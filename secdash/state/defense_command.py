@@ -14,6 +14,7 @@ from secdash.services.errors import DomainError, RateLimited
 from secdash.services.scoped import in_session
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, protected_stream
+from secdash.state.browser_actions import toast
 from secdash.state.chat_stream import (
     ChatComposer,
     ChatLine,
@@ -163,5 +164,5 @@ class DefenseCenterState(ChatComposer, AuthState):
                 async with self:
                     self.chats = {**self.chats, agent_id: with_threat_level(self.chats[agent_id], line_id, level)}
         if level in HIGH_LEVELS:
-            yield rx.toast.error("⚠️ High Threat Detected",
-                                 description=f"{AGENTS[agent_id].name} is actively defending against threats")
+            yield toast.error("⚠️ High Threat Detected",
+                              description=f"{AGENTS[agent_id].name} is actively defending against threats")

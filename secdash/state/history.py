@@ -13,6 +13,7 @@ from secdash.services.errors import DomainError
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
+from secdash.state.browser_actions import toast
 
 TABS = ("all", "security", "ai", "battle")
 # The spec's polling interval for the full list, kept as the upper bound on staleness.
@@ -111,7 +112,7 @@ class HistoryState(AuthState):
         try:
             text = audit.parse_search(str(value))  # the API's rule and message
         except DomainError as exc:
-            return rx.toast.error("Error", description=exc.message)
+            return toast.error("Error", description=exc.message)
         self.search = text
         self._apply(*await read_tabs(user, text))
         return None
@@ -127,7 +128,7 @@ class HistoryState(AuthState):
         try:
             older = await read_page(user, tab, current[-1].id, self.search)
         except DomainError as exc:
-            return rx.toast.error("Error", description=exc.message)
+            return toast.error("Error", description=exc.message)
         setattr(self, f"{tab}_entries", (current + older)[:MAX_LOADED])
         return None
 

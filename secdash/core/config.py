@@ -7,6 +7,7 @@ import secrets
 from datetime import timedelta
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -35,6 +36,14 @@ class Settings(BaseSettings):
     MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
     SCAN_PATHS: str = Field("", validation_alias=AliasChoices("SECDASH_SCAN_PATHS"))
+    # A pause after each scanned file, so a long scan leaves the CPU to the monitor on a small server.
+    SCAN_PAUSE_MS: int = Field(0, ge=0, le=10_000, validation_alias=AliasChoices("SECDASH_SCAN_PAUSE_MS"))
+    # The Shares demo site's outage: "schedule" (500 during the first minute of every five), "down" or "up".
+    DEMO_SHARES_OUTAGE: Literal["schedule", "down", "up"] = Field(
+        "schedule", validation_alias=AliasChoices("SECDASH_DEMO_SHARES_OUTAGE")
+    )
+    # Name the worker process that answered in an X-Served-By header on the jobs API (operators, CI).
+    SERVED_BY_HEADER: bool = Field(False, validation_alias=AliasChoices("SECDASH_SERVED_BY_HEADER"))
     # Where this server can reach its own demo sites (default: http://127.0.0.1:PORT).
     DEMO_BASE_URL: str = Field("", validation_alias=AliasChoices("SECDASH_DEMO_BASE_URL"))
     # LLM: any OpenAI-compatible server; unset means the built-in offline engine.

@@ -3,7 +3,8 @@
 - stock: every recommended security header (grade A+), fast;
 - tour: no CSP and no X-Frame-Options (grade E: CHECKING);
 - gem: good headers but slow (about 2.5 s: CHECKING);
-- shares: answers 500 during one minute in five (ALERT now and then).
+- shares: answers 500 during one minute in five (ALERT now and then; SECDASH_DEMO_SHARES_OUTAGE=down or up
+  pins it, so tests do not depend on the clock).
 
 They are served by the console's own origin, where the console keeps its sign-in token: every demo
 response also carries `Content-Security-Policy: sandbox allow-scripts allow-forms` as a header of its
@@ -22,6 +23,8 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
+from secdash.core.config import get_settings
+
 SOURCES = Path(__file__).resolve().parent / "sources"
 STRONG_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'",
@@ -37,8 +40,11 @@ GEM_DELAY_SECONDS = 2.5
 router = APIRouter(include_in_schema=False)
 
 
-def shares_failing(now: float | None = None) -> bool:
-    """Shares fails during the first minute of every five."""
+def shares_failing(now: float | None = None, outage: str | None = None) -> bool:
+    """Shares fails during the first minute of every five (or always / never, as the setting says)."""
+    outage = outage or get_settings().DEMO_SHARES_OUTAGE
+    if outage != "schedule":
+        return outage == "down"
     return int((now if now is not None else time.time()) // 60) % 5 == 0
 
 

@@ -228,6 +228,7 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
     total_files, all_lines = len(targets), total_lines(targets)
     await ctx.progress(force=True, **_progress(total_files, all_lines))
     await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
+    pause_ms = get_settings().SCAN_PAUSE_MS
     lines = files = threats = vulnerabilities = 0
     saved = False  # the last progress save read the stop flag: the next file needs no second read
     seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
@@ -253,6 +254,9 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             **_progress(total_files, all_lines, files=files, lines=lines, current=target.display, threats=threats,
                         vulnerabilities=vulnerabilities),
         )
+        if pause_ms and files < total_files:
+            await asyncio.sleep(pause_ms / 1000)
+            saved = False  # a stop may have come during the pause
     complete = not ctx.honoured_stop
     result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats}
     async with session_scope() as session:

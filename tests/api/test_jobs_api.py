@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
@@ -72,6 +73,7 @@ async def test_a_running_scan_is_stopped_through_its_job_and_a_second_start_conf
     scan = (await client.post("/api/security-scan/start", json={"scanType": "quick"}, headers=admin)).json()
     again = await client.post("/api/security-scan/start", json={"scanType": "full"}, headers=admin)
     assert again.status_code == 409 and again.json() == {"message": "A scan is already running"}
+    assert await asyncio.to_thread(entered.wait, 30)  # running (a queued job would be stopped at once)
     stop = await client.post(f"/api/jobs/{scan['jobId']}/stop", headers=admin)
     assert stop.status_code == 200 and stop.json()["status"] == "stopping" and stop.json()["stopRequested"]
     release.set()
@@ -105,3 +107,13 @@ async def test_hostile_input_gets_clear_errors(client, session):
     for path in ("/api/jobs/0", "/api/jobs/99999999999", "/api/jobs/abc", "/api/jobs/424242"):
         response = await client.get(path, headers=admin)
         assert response.status_code in (400, 404) and "message" in response.json(), path
+
+
+async def test_the_served_by_header_names_the_worker_only_when_asked(client, session, code_dir, settings, monkeypatch):
+    admin = await signed_in(client, session, "root@example.com", "admin")
+    scan = (await client.post("/api/security-scan/start", json={"scanType": "quick"}, headers=admin)).json()
+    await runner.wait_for(scan["jobId"])
+    assert "x-served-by" not in (await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)).headers
+    monkeypatch.setattr(settings, "SERVED_BY_HEADER", True)
+    response = await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)
+    assert response.headers["x-served-by"] == runner.WORKER_ID

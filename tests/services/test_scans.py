@@ -247,3 +247,20 @@ async def test_open_findings_with_line_based_fingerprints_are_adopted_once(sessi
     assert not await _scanner_events(session, event_type="vulnerability_fixed")
     await _scan(session, admin)
     assert len(await _scanner_events(session, event_type="vulnerability_detected")) == 4
+
+
+async def test_the_scan_pause_spaces_files_and_a_stop_lands_between_them(session, code_dir, settings, monkeypatch):
+    """SECDASH_SCAN_PAUSE_MS: a pause after each file leaves room to stop a scan before it reads everything."""
+    monkeypatch.setattr(settings, "SCAN_PAUSE_MS", 400)
+    admin = await make_user(session, "root@example.com", role="admin")
+    job = await scans.start_scan(session=session, actor=admin, scan_type="full")
+    for _ in range(200):
+        session.expire_all()
+        if (await scans.current_job(session=session)).files_scanned >= 1:
+            break
+        await asyncio.sleep(0.02)
+    await scans.stop_scan(session=session, actor=admin)
+    await _finish(job.id)
+    session.expire_all()
+    stopped = await scans.current_job(session=session)
+    assert stopped.status == "stopped" and 1 <= stopped.files_scanned < stopped.total_files

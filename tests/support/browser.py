@@ -46,6 +46,11 @@ def _e2e_env(data_dir, fake_model) -> dict[str, str]:
         # Every browser test opens pages from 127.0.0.1: a whole suite is far more than one person's
         # 120 new live connections a minute (the cap itself is tested in tests/security).
         "SECDASH_WS_CONNECTS_PER_MINUTE": "5000",
+        # No test depends on the clock: Shares stays up (its outage is tested where it is set), and a scan pauses
+        # after each file, so a running scan can always be seen and stopped before it ends.
+        "SECDASH_DEMO_SHARES_OUTAGE": "up",
+        "SECDASH_SCAN_PAUSE_MS": "300",
+        "SECDASH_SERVED_BY_HEADER": "1",
     }
     if fake_model is not None:
         overrides |= {"SECDASH_LLM_BASE_URL": fake_model.base_url, "SECDASH_LLM_MODEL": "echo",

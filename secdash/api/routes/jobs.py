@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
-from secdash.api.deps import CurrentUser, DbSession
+from secdash.api.deps import AppSettings, CurrentUser, DbSession
 from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.jobs import runner
 from secdash.models.jobs_public import JobLogPublic, JobPublic, ScanPublic
 from secdash.services import jobs, scans
 from secdash.services.errors import NotFound
@@ -23,8 +24,16 @@ class ScanIn(RequestBody):
     scanType: Literal["quick", "full"]  # noqa: N815
 
 
+def _served_by(response: Response, settings) -> None:
+    if settings.SERVED_BY_HEADER:
+        response.headers["X-Served-By"] = runner.WORKER_ID
+
+
 @router.get("/jobs/{job_id}", response_model=JobPublic, responses=errors(404))
-async def read_job(job_id: PathId, user: CurrentUser, session: DbSession) -> JobPublic:
+async def read_job(
+    job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings
+) -> JobPublic:
+    _served_by(response, settings)
     return JobPublic.of(await jobs.get_job(session=session, viewer=user, job_id=job_id))
 
 
@@ -36,7 +45,10 @@ async def read_job_log(job_id: PathId, user: CurrentUser, session: DbSession, af
 
 
 @router.post("/jobs/{job_id}/stop", response_model=JobPublic, responses=errors(403, 404, 409))
-async def stop_job(job_id: PathId, user: CurrentUser, session: DbSession) -> JobPublic:
+async def stop_job(
+    job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings
+) -> JobPublic:
+    _served_by(response, settings)
     return JobPublic.of(await jobs.stop_job(session=session, actor=user, job_id=job_id))
 
 

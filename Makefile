@@ -39,8 +39,9 @@ test-fast: install
 lint: install
 	$(VENV)/bin/ruff check .
 
-bench: install
+bench: install browser
 	$(PY) -m bench
+	$(PY) -m bench.page_weight
 
 clean:
 	rm -rf .web .states

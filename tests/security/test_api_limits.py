@@ -14,11 +14,12 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.ai.base import Done, Structured, TextDelta
 from secdash.api.main import create_api
 from secdash.core import db
 from secdash.core.config import get_settings
 from secdash.models import HistoryLog, LogCategory, Site
-from secdash.services import audit, defense_chat, quotas
+from secdash.services import ai_calls, audit, quotas
 from secdash.services.events import MAX_NOTE_LENGTH
 from secdash.services.unit import commit
 from tests.api.conftest import signed_in
@@ -218,7 +219,7 @@ class PoolProbe:
         self.inside = 0
         self.all_inside = asyncio.Event()
 
-    async def stream_chat(self, turns, *, agent_id="general", system=""):
+    async def stream(self, task):
         self.checked_out.append(db.get_engine().pool.checkedout())
         self.inside += 1
         if self.inside >= self.wait_for:
@@ -227,14 +228,19 @@ class PoolProbe:
             # Every concurrent request must be thinking at the same time; bounded so a failure is quick.
             await asyncio.wait_for(self.all_inside.wait(), timeout=20)
         except TimeoutError:
-            yield "gave up waiting"
+            yield TextDelta("gave up waiting")
+            yield Done()
             return
-        yield "All clear."
+        yield TextDelta("All clear.")
+        yield Done()
+
+    async def structured(self, task, schema):  # the threat judgement: the rules' own
+        return Structured(task.offline_structured(schema))
 
 
 async def test_no_connection_is_held_while_the_model_thinks(client, admin, monkeypatch):
     probe = PoolProbe()
-    monkeypatch.setattr(defense_chat, "get_provider", lambda settings: probe)
+    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: probe)
     for path, body in (("/api/defense-chat", {"message": "status?", "agentId": "stock"}),
                        ("/api/defense-chat/message", {"content": "status?"}),
                        ("/api/ai-chat", {"message": "status?", "agentId": "tour"})):
@@ -258,7 +264,7 @@ async def tiny_pool(migrated_db, monkeypatch):
 
 async def test_sixteen_concurrent_chats_share_a_pool_of_two(client, admin, tiny_pool, monkeypatch):
     probe = PoolProbe(wait_for=16)
-    monkeypatch.setattr(defense_chat, "get_provider", lambda settings: probe)
+    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: probe)
     # One user asking 16 questions at once (the per-user model budget is not what this test is about).
     monkeypatch.setattr(quotas, "MAX_CONCURRENT_AI_CALLS", 100)
     monkeypatch.setattr(get_settings(), "AI_CALLS_PER_MINUTE", 100)

@@ -1,12 +1,13 @@
-"""The Security Scan as its pages see it: a job of kind "scan" (models/jobs.py) read as scan figures."""
+"""The Security Scan: its code roots, and the scan as its pages see it (a job of kind "scan" read as scan figures)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from pydantic import BaseModel
+from sqlmodel import Field, SQLModel
 
-from secdash.models.base import as_utc
+from secdash.models.base import _ts, as_utc, utcnow
 from secdash.models.jobs import Job, JobStatus
 
 # The scan's own words for the job states (what the Security Scan tab and its tests have always used).
@@ -50,3 +51,14 @@ class ScanView(BaseModel):
             vulnerabilities=progress.get("vulnerabilities", 0), stop_requested=job.stop_requested, error=job.error,
             worker=job.worker,
         )
+
+
+class CodeRoot(SQLModel, table=True):
+    """A folder of code the Security Scan reads, and the site it belongs to (findings there are that site's)."""
+
+    __tablename__ = "code_roots"
+
+    id: int | None = Field(default=None, primary_key=True)
+    path: str = Field(max_length=1000, unique=True)
+    site_id: int | None = Field(default=None, foreign_key="sites.id", ondelete="SET NULL", index=True)
+    created_at: datetime = _ts(default_factory=utcnow)

@@ -8,16 +8,15 @@ import logging
 import time
 from pathlib import Path
 
-from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
-from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, Site, UserPublic, utcnow
+from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, UserPublic, utcnow
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
-from secdash.services import activities, audit, events
+from secdash.services import activities, audit, code_roots, events
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
@@ -34,7 +33,12 @@ PROGRESS_EVERY_SECONDS = 0.5
 
 
 def scan_roots() -> list[Path]:
-    return [path for path in get_settings().scan_paths if path.exists()]
+    return code_roots.configured_roots()
+
+
+def scan_targets() -> list[tuple[Path, ScanTarget]]:
+    """(code root, file) pairs the next scan reads; a root with a workspace is read from its workspace."""
+    return [(root, target) for root in scan_roots() for target in collect_targets([code_roots.source_of(root)])]
 
 
 # Counting lines reads every file: every dashboard load shares one count for a short while.
@@ -49,7 +53,7 @@ def target_summary() -> tuple[int, int]:
     cached = _summary_cache.get(key)
     if cached and time.monotonic() - cached[0] < TARGET_SUMMARY_TTL_SECONDS:
         return cached[1]
-    targets = collect_targets(roots)
+    targets = [target for _root, target in scan_targets()]
     summary = (len(targets), total_lines(targets))
     _summary_cache[key] = (time.monotonic(), summary)
     return summary
@@ -72,10 +76,11 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
     latest = await store.latest(session, KIND)
     if latest is not None and store.is_active(latest):
         raise Conflict("A scan is already running")
-    targets = await asyncio.to_thread(collect_targets, scan_roots())
+    targets = [target for _root, target in await asyncio.to_thread(scan_targets)]
     if not targets:
         raise Invalid("There is no code to scan: check SECDASH_SCAN_PATHS")
     files, lines = len(targets), total_lines(targets)
+    await code_roots.ensure_code_roots(session)
     try:  # the database admits one active scan: a scan started meanwhile wins
         job = await store.create(
             session, kind=KIND, params={"scanType": scan_type}, owner_user_id=actor.id, owner_email=actor.email,
@@ -118,11 +123,6 @@ def _progress(total_files: int, total_lines: int, **done: int | str) -> dict[str
     }
 
 
-def code_root(target: ScanTarget) -> str:
-    """The scan root a target was found under (its path without its displayed relative path)."""
-    return str(target.path.parents[len(Path(target.display).parts) - 1])
-
-
 def fingerprint(finding: Finding, root: str = "") -> str:
     """A finding's identity: code root, relative path, rule and the normalised code it flags (no line number)."""
     return hashlib.sha256("\0".join((root, finding.file, finding.rule, finding.code)).encode()).hexdigest()[:40]
@@ -133,11 +133,6 @@ def _line_fingerprint(finding: Finding) -> str:
     return hashlib.sha256(f"{finding.file}:{finding.line}:{finding.rule}".encode()).hexdigest()[:40]
 
 
-async def _site_ids_by_folder(session: AsyncSession) -> dict[str, int]:
-    """Map a scanned top-level folder (e.g. "gem") to the site of that name, to link findings to sites."""
-    return {site.name.lower(): site.id for site in await session.exec(select(Site)) if site.id is not None}
-
-
 async def record_findings(session: AsyncSession, job_id: int, findings: list[Finding], *, root: str = "") -> set[str]:
     """Add one security event per new finding; an open event with the same identity is kept and shows the
     current line. Returns the fingerprints seen."""
@@ -146,7 +141,7 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
     legacy = await events.open_by_fingerprint(
         session=session, fingerprints=[_line_fingerprint(f) for p, f in prints.items() if p not in known]
     )
-    sites_by_folder = await _site_ids_by_folder(session)
+    site_of = await code_roots.site_resolver(session)
     for print_, finding in prints.items():
         description = f"{finding.message} ({finding.file}:{finding.line})"
         event = known.get(print_)
@@ -161,10 +156,9 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
                 event.description = description[:2000]
             session.add(event)
             continue
-        folder = finding.file.split("/", 1)[0].lower()
         events.record(
             session, event_type=EventType.vulnerability_detected, severity=EventSeverity(finding.severity),
-            description=description, site_id=sites_by_folder.get(folder),
+            description=description, site_id=site_of(Path(root) / finding.file) if root else None,
             source="scanner", fingerprint=print_, ai_action=f"Flagged by {finding.tool}",
             details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id,
                      "root": root},
@@ -224,8 +218,11 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
     read every file is complete, even if a stop arrived during its last file.
     """
     scan_type = ctx.params["scanType"]
-    targets = await asyncio.to_thread(collect_targets, scan_roots())  # this worker's view of the code paths
-    total_files, all_lines = len(targets), total_lines(targets)
+    pairs = await asyncio.to_thread(scan_targets)  # this worker's view of the code roots
+    total_files, all_lines = len(pairs), total_lines([target for _root, target in pairs])
+    async with session_scope() as session:
+        await code_roots.ensure_code_roots(session)
+        await commit(session)
     await ctx.progress(force=True, **_progress(total_files, all_lines))
     await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
     pause_ms = get_settings().SCAN_PAUSE_MS
@@ -233,13 +230,13 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
     saved = False  # the last progress save read the stop flag: the next file needs no second read
     seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
     rules_seen: dict[str, set[str]] = {}
-    for target in targets:
+    for root_path, target in pairs:
         if await ctx.should_stop(max_age=None if saved else 0):
             break
         findings = await asyncio.to_thread(scan_file, target, scan_type)
         files += 1
         lines += target.lines
-        root = code_root(target)
+        root = str(root_path)
         seen[(root, target.display)] = set()
         rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
         if findings:

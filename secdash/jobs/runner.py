@@ -24,7 +24,11 @@ from secdash.models.jobs import FINISHED_STATUSES, JobLevel, JobStatus
 
 log = logging.getLogger(__name__)
 
-WORKER_ID = f"{socket.gethostname()[:40]}:{os.getpid()}"
+def worker_id() -> str:
+    """This process, as host:pid (read when asked: server workers are forked after this module is imported)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}"
+
+
 HEARTBEAT_EVERY_SECONDS = 10.0
 STALE_AFTER = timedelta(seconds=60)  # six missed heartbeats: the worker is gone
 REAP_EVERY_SECONDS = 15.0
@@ -45,9 +49,9 @@ async def _heartbeat(ctx: JobContext) -> None:
             log.warning("heartbeat of job %s failed", ctx.job_id, exc_info=True)
 
 
-async def execute(job_id: int, worker: str = WORKER_ID) -> JobStatus | None:
+async def execute(job_id: int, worker: str | None = None) -> JobStatus | None:
     """Run a queued job here, if this worker wins it; returns how it ended (None: another worker had it)."""
-    job = await store.claim(job_id, worker)
+    job = await store.claim(job_id, worker or worker_id())
     if job is None:
         return None
     ctx = JobContext(job)
@@ -115,7 +119,7 @@ class InProcessBackend:
 class SaqBackend:
     """Jobs go through a saq queue on Redis; every worker process consumes it (saq: asyncio, maintained)."""
 
-    def __init__(self, url: str, *, queue_name: str = SAQ_QUEUE, worker_id: str = WORKER_ID) -> None:
+    def __init__(self, url: str, *, queue_name: str = SAQ_QUEUE, worker_id: str | None = None) -> None:
         from saq import Queue
 
         self.queue = Queue.from_url(url, name=queue_name)
@@ -138,10 +142,10 @@ class SaqBackend:
         from saq import Worker
 
         await self._connect()
-        worker_id = self.worker_id
+        pinned = self.worker_id  # tests name their workers; a server's worker is this process
 
         async def run_job(ctx: dict, *, job_id: int) -> None:
-            await execute(job_id, worker_id)
+            await execute(job_id, pinned)
 
         self.worker = Worker(self.queue, functions=[("run_job", run_job)], concurrency=SAQ_CONCURRENCY)
         self._worker_task = asyncio.create_task(self.worker.start(), name="saq-worker")

@@ -109,7 +109,7 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanView:
     audit.record(
         session, category=LogCategory.security, action="Code scan stop requested", severity=LogSeverity.warning,
         actor_user_id=actor.id, description=f"{actor.email} stopped the {scan_type} scan",
-        details={"scanId": job.id, "worker": runner.WORKER_ID},
+        details={"scanId": job.id, "worker": runner.worker_id()},
     )
     await commit(session)
     return ScanView.from_job(job)

@@ -57,7 +57,7 @@ async def test_admin_runs_a_scan_and_reads_its_job_and_log(client, session, code
     assert (done["status"], done["jobStatus"], done["filesScanned"], done["vulnerabilities"]) == ("complete", "done", 2, 2)
     job = (await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)).json()
     assert job["kind"] == "scan" and job["status"] == "done" and job["result"]["findings"] == 2
-    assert job["worker"] == runner.WORKER_ID and job["owner"] == "root@example.com"
+    assert job["worker"] == runner.worker_id() and job["owner"] == "root@example.com"
     lines = (await client.get(f"/api/jobs/{scan['jobId']}/logs", headers=admin)).json()
     assert [line["seq"] for line in lines] == list(range(1, job["logSeq"] + 1))
     assert lines[-1]["level"] == "success" and lines[-1]["message"].startswith("Complete: 2 findings")
@@ -116,4 +116,4 @@ async def test_the_served_by_header_names_the_worker_only_when_asked(client, ses
     assert "x-served-by" not in (await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)).headers
     monkeypatch.setattr(settings, "SERVED_BY_HEADER", True)
     response = await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)
-    assert response.headers["x-served-by"] == runner.WORKER_ID
+    assert response.headers["x-served-by"] == runner.worker_id()

@@ -63,7 +63,7 @@ async def test_a_job_runs_logs_in_order_reports_progress_and_keeps_its_result(se
     assert await runner.wait_for(job_id) == "done"
     job = await _job(job_id)
     assert (job.status, job.progress, job.result, job.attempts, job.log_seq) == ("done", {"done": 3}, {"total": 3}, 1, 3)
-    assert job.worker == runner.WORKER_ID and job.started_at and job.finished_at
+    assert job.worker == runner.worker_id() and job.started_at and job.finished_at
     assert await _logs(job_id) == [(1, "info", "step 1"), (2, "info", "step 2"), (3, "info", "step 3")]
     assert await _logs(job_id, after=2) == [(3, "info", "step 3")]  # a page reads only what it has not seen
 

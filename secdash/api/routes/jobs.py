@@ -26,7 +26,7 @@ class ScanIn(RequestBody):
 
 def _served_by(response: Response, settings) -> None:
     if settings.SERVED_BY_HEADER:
-        response.headers["X-Served-By"] = runner.WORKER_ID
+        response.headers["X-Served-By"] = runner.worker_id()
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic, responses=errors(404))

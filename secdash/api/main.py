@@ -15,24 +15,27 @@ from starlette.types import ASGIApp
 from secdash.ai.base import LLMError
 from secdash.api.middleware import RequestGuard, SecurityHeaders
 from secdash.api.routes import auth, dashboard, defense, history, jobs
+from secdash.api.schemas import COMMON_ERRORS
 from secdash.core.config import get_settings
 from secdash.demo_sites.routes import router as demo_sites_router
+from secdash.models.public import HealthPublic
 from secdash.services.errors import DomainError, RateLimited
 
 log = logging.getLogger(__name__)
 
 fallback_router = APIRouter()
-health_router = APIRouter()
+health_router = APIRouter(responses=COMMON_ERRORS)  # the request guard answers 400/413 on every /api path
 
 
-@health_router.get("/api/health", include_in_schema=False)
-async def health() -> dict[str, str]:
+@health_router.get("/api/health", response_model=HealthPublic, tags=["health"])
+async def health() -> HealthPublic:
     """Liveness for load balancers and benchmarks: no database, no user."""
-    return {"status": "ok"}
+    return HealthPublic()
 
 
 @fallback_router.api_route(
-    "/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], include_in_schema=False
+    "/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], include_in_schema=False,
+    response_model=None, status_code=404,
 )
 async def unknown_api_path(rest: str) -> JSONResponse:
     return JSONResponse({"message": f"Not found: /api/{rest}"}, status_code=404)

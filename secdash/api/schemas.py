@@ -1,7 +1,8 @@
-"""What the API documents: the error body and statuses, path ids, and the response shapes.
+"""What the API documents beyond the public shapes (secdash/models/public.py): the error body and
+statuses, path ids, the request bodies' base and their text fields.
 
-The response models mirror, field for field, the dicts the services build for the API and the UI
-(services/dashboard.py, services/defense_chat.py): `response_model` documents them and checks them.
+Every route declares its `response_model` (a public shape, MessageBody, or none for a 204 or a
+redirect): tests/api/test_openapi_document.py fails on a 2xx answer the document does not describe.
 """
 
 from __future__ import annotations
@@ -59,117 +60,13 @@ SIGNED_IN_ERRORS = errors(400, 401, 413)
 MODEL_ERRORS = errors(429, 502, 503, 504)
 
 
-class SiteOut(BaseModel):
-    id: int
-    name: str
-    domain: str
-    url: str
-    securityStatus: str  # noqa: N815
-    responseTime: int | None  # noqa: N815
-    statusCode: int | None  # noqa: N815
-    tlsDaysLeft: int | None  # noqa: N815
-    grade: str | None
-    score: int | None
-    findings: list[str]
-    lastError: str | None  # noqa: N815
-    lastCheckedAt: str | None  # noqa: N815
-    isDemo: bool  # noqa: N815
-    allowPrivate: bool  # noqa: N815
-
-
-class SiteCheckOut(BaseModel):
-    checkedAt: str | None  # noqa: N815
-    responseTime: int | None  # noqa: N815
-    status: str
-    statusCode: int | None  # noqa: N815
-    grade: str | None
-    error: str | None
-
-
-class EventOut(BaseModel):
-    id: int
-    createdAt: str | None  # noqa: N815
-    siteId: int | None  # noqa: N815
-    eventType: str  # noqa: N815
-    severity: str
-    description: str
-    resolved: bool
-    aiAction: str | None  # noqa: N815
-    sourceIp: str | None  # noqa: N815
-    userAgent: str | None  # noqa: N815
-    site: str | None
-    source: str
-    details: dict[str, Any]
-    resolvedBy: str | None  # noqa: N815
-    resolvedAt: str | None  # noqa: N815
-    resolutionNote: str | None  # noqa: N815
-
-
-class ActivityOut(BaseModel):
-    id: int
-    activityType: str  # noqa: N815
-    target: str
-    description: str
-    status: str
-    createdAt: str | None  # noqa: N815
-    simulated: bool
-
-
-class TrafficOut(BaseModel):
-    requestsPerMinute: int | float  # noqa: N815
-    activeUsers: int | float  # noqa: N815
-    bandwidth: int | float
-    capacityPercent: int | float  # noqa: N815
-    simulated: bool
-
-
-class OverviewOut(BaseModel):
-    sitesCount: int  # noqa: N815
-    threatsBlocked: int  # noqa: N815
-    sites: list[SiteOut]
-    aiActivities: list[ActivityOut]  # noqa: N815
-    trafficData: TrafficOut | None  # noqa: N815
-    userStats: dict[str, Any] | None  # noqa: N815
-    recentEvents: list[EventOut]  # noqa: N815
-
-
-class ChatMessageOut(BaseModel):
-    id: int
-    role: str
-    content: str
-    timestamp: str
-    agentId: str  # noqa: N815
-    threatLevel: str | None  # noqa: N815
-    provider: str | None
-
-
-class WidgetReplyOut(BaseModel):
-    id: int
-    role: str
-    content: str
-    threatLevel: str  # noqa: N815
-    provider: str
-
-
-class DefenseReplyOut(BaseModel):
-    response: str
-    threatLevel: str  # noqa: N815
-
-
-class AiReplyOut(BaseModel):
-    response: str
-
-
-class DefenseAgentOut(BaseModel):
-    id: str
-    agentName: str  # noqa: N815
-    threatsBlocked: int  # noqa: N815
-
-
-class AiAgentOut(DefenseAgentOut):
-    status: str
-
-
 def text(max_length: int, description: str = "", default: str = "") -> Any:
-    """A capped text field of a request body."""
+    """A text field of a request body whose length the service checks: one rule and one message for
+    the API and the UI (which calls the same service). The limit is documented here (maxLength), not
+    enforced by pydantic, whose message would differ; the body cap (413) bounds what arrives."""
+    return Field(default, description=description or None, json_schema_extra={"maxLength": max_length})
+
+
+def capped(max_length: int, description: str = "", default: Any = None) -> Any:
+    """A field only the API has (no UI input): capped by pydantic."""
     return Field(default, max_length=max_length, description=description or None)

@@ -1,12 +1,14 @@
 """Every database table, plus the public shapes where they differ; one module per area."""
 
 from secdash.models.ai import AgentRecord, DefenseChatMessage
-from secdash.models.audit import HistoryLog, HistoryLogPublic, LogCategory, LogSeverity
-from secdash.models.auth import AuthSession, LoginAttempt, Role, User, UserPublic
+from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLevel
+from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
+from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
-from secdash.models.events import AiActivity, EventSeverity, EventType, SecurityEvent
+from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
+from secdash.models.public import HistoryLogPublic, UserPublic
 from secdash.models.scans import ScanView
 
 __all__ = [
@@ -29,6 +31,12 @@ __all__ = [
     "EventSeverity",
     "SecurityEvent",
     "AiActivity",
+    "ActivityType",
+    "EventSource",
+    "AgentStatus",
+    "ChatRole",
+    "ChatSurface",
+    "ThreatLevel",
     "ScanView",
     "Job",
     "JobLevel",

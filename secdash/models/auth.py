@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
-from secdash.models.base import _ts, utcnow
+from secdash.models.base import _enum, _ts, utcnow
 
 
 class Role(StrEnum):
@@ -23,25 +22,11 @@ class User(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     email: str = Field(max_length=254, unique=True, index=True)
     password_hash: str = Field(max_length=255)
-    role: str = Field(default=Role.limited.value, max_length=16)
+    role: Role = _enum(Role, name="ck_users_role", length=16, default=Role.limited)
     first_name: str = Field(default="", max_length=80)
     is_active: bool = True
     created_at: datetime = _ts(default_factory=utcnow)
     password_changed_at: datetime | None = _ts(default=None, nullable=True)
-
-
-class UserPublic(BaseModel):
-    """What the API and the UI may see of a user (spec section 3: email, role, firstName)."""
-
-    id: int
-    email: str
-    role: str
-    firstName: str
-
-    @classmethod
-    def from_user(cls, user: User) -> UserPublic:
-        assert user.id is not None
-        return cls(id=user.id, email=user.email, role=user.role, firstName=user.first_name)
 
 
 class AuthSession(SQLModel, table=True):

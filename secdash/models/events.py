@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
-from secdash.models.base import _ts, utcnow
+from secdash.models.base import _enum, _ts, utcnow
 
 
 class EventType(StrEnum):
@@ -27,6 +27,24 @@ class EventSeverity(StrEnum):
     low = "low"
 
 
+class EventSource(StrEnum):
+    """What recorded an event."""
+
+    monitor = "monitor"
+    scanner = "scanner"
+    drill = "drill"
+    fix = "fix"
+
+
+class ActivityType(StrEnum):
+    """Spec section 3: patch, optimize, block, scan."""
+
+    patch = "patch"
+    optimize = "optimize"
+    block = "block"
+    scan = "scan"
+
+
 class SecurityEvent(SQLModel, table=True):
     __tablename__ = "security_events"
     __table_args__ = (
@@ -37,8 +55,8 @@ class SecurityEvent(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = _ts(default_factory=utcnow)
     site_id: int | None = Field(default=None, foreign_key="sites.id", ondelete="SET NULL", index=True)
-    event_type: str = Field(max_length=32)
-    severity: str = Field(max_length=8)
+    event_type: EventType = _enum(EventType, name="ck_security_events_event_type", length=32)
+    severity: EventSeverity = _enum(EventSeverity, name="ck_security_events_severity", length=8)
     description: str = Field(max_length=2000)
     resolved: bool = False
     resolved_at: datetime | None = _ts(default=None, nullable=True)
@@ -47,7 +65,7 @@ class SecurityEvent(SQLModel, table=True):
     ai_action: str | None = Field(default=None, max_length=500)
     source_ip: str | None = Field(default=None, max_length=64)
     user_agent: str | None = Field(default=None, max_length=512)
-    source: str = Field(default="monitor", max_length=16)  # monitor | scanner | drill | fix
+    source: EventSource = _enum(EventSource, name="ck_security_events_source", length=16, default=EventSource.monitor)
     # Scanner findings: file, line, rule; the fingerprint keeps a finding from repeating while open.
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column("details", JSON))
     fingerprint: str | None = Field(default=None, max_length=128, index=True)
@@ -57,7 +75,7 @@ class AiActivity(SQLModel, table=True):
     __tablename__ = "ai_activities"
 
     id: int | None = Field(default=None, primary_key=True)
-    activity_type: str = Field(max_length=16)  # patch | optimize | block | scan
+    activity_type: ActivityType = _enum(ActivityType, name="ck_ai_activities_activity_type", length=16)
     target: str = Field(max_length=200)
     description: str = Field(max_length=1000)
     status: str = Field(default="completed", max_length=16)

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
-from secdash.models.base import _ts, utcnow
+from secdash.models.base import _enum, _ts, utcnow
 
 
 class SiteStatus(StrEnum):
@@ -29,7 +29,7 @@ class Site(SQLModel, table=True):
     name: str = Field(max_length=80)
     domain: str = Field(max_length=253)
     url: str = Field(max_length=2048)
-    status: str = Field(default=SiteStatus.warning.value, max_length=16)
+    status: SiteStatus = _enum(SiteStatus, name="ck_sites_status", length=16, default=SiteStatus.warning)
     response_time_ms: int | None = None
     status_code: int | None = None
     tls_days_left: int | None = None
@@ -53,7 +53,7 @@ class SiteCheck(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     site_id: int = Field(foreign_key="sites.id", ondelete="CASCADE")
     checked_at: datetime = _ts(default_factory=utcnow)
-    status: str = Field(max_length=16)
+    status: SiteStatus = _enum(SiteStatus, name="ck_site_checks_status", length=16)
     status_code: int | None = None
     response_ms: int | None = None
     tls_days_left: int | None = None

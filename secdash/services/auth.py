@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 
 # One message for every failure, so a caller cannot tell which part was wrong.
 LOGIN_FAILED = "Invalid credentials"
-MAX_INPUT_LENGTH = 1024
+MAX_EMAIL_LENGTH = 254  # RFC 5321; the UI's sign-in form and the API refuse longer with one message
+MAX_PASSWORD_LENGTH = 1024  # what a sign-in accepts (users.py: a new password is at most 256)
 # What the audit trail shows for typed text that is not an e-mail address (it may be a password).
 NOT_AN_EMAIL = "(not an e-mail address)"
 # Rows a successful login deletes on the way (revoked/expired sessions, old attempts), per table.
@@ -212,8 +213,10 @@ async def login(
         raise Invalid("email is required")
     if not password:
         raise Invalid("password is required")
-    if len(typed) > MAX_INPUT_LENGTH or len(password) > MAX_INPUT_LENGTH:
-        raise AuthFailed(LOGIN_FAILED)
+    if len(typed) > MAX_EMAIL_LENGTH:
+        raise Invalid(f"email must be at most {MAX_EMAIL_LENGTH} characters")
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise Invalid(f"password must be at most {MAX_PASSWORD_LENGTH} characters")
     ip = (ip or "")[:64]
     account = _account(typed, settings)
     attempt = await _reserve(session, account, ip)

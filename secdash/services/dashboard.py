@@ -9,6 +9,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import AiActivity, SecurityEvent, Site, SiteCheck, as_utc
+from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
 from secdash.services import activities, events, simulation, sites
 
 
@@ -16,44 +17,31 @@ def _iso(value: datetime | None) -> str | None:
     return as_utc(value).isoformat().replace("+00:00", "Z") if value else None
 
 
+# The JSON of each shape is defined once, by its public model (models/public.py); these dict forms
+# serve callers that still index dicts (the dashboard states). New code uses the typed shapes.
 def site_public(site: Site) -> dict[str, Any]:
-    return {
-        "id": site.id, "name": site.name, "domain": site.domain, "url": site.url, "securityStatus": site.status,
-        "responseTime": site.response_time_ms, "statusCode": site.status_code, "tlsDaysLeft": site.tls_days_left,
-        "grade": site.grade, "score": site.score, "findings": site.findings or [], "lastError": site.last_error,
-        "lastCheckedAt": _iso(site.last_checked_at), "isDemo": site.is_demo, "allowPrivate": site.allow_private,
-    }
+    return SitePublic.of(site).model_dump(mode="json")
 
 
 def event_public(event: SecurityEvent, site_name: str | None) -> dict[str, Any]:
-    return {
-        "id": event.id, "createdAt": _iso(event.created_at), "siteId": event.site_id, "eventType": event.event_type,
-        "severity": event.severity, "description": event.description, "resolved": event.resolved,
-        "aiAction": event.ai_action, "sourceIp": event.source_ip, "userAgent": event.user_agent, "site": site_name,
-        "source": event.source, "details": event.details or {}, "resolvedBy": event.resolved_by,
-        "resolvedAt": _iso(event.resolved_at), "resolutionNote": event.resolution_note,
-    }
+    return EventPublic.of(event, site_name).model_dump(mode="json")
 
 
 def activity_public(activity: AiActivity) -> dict[str, Any]:
-    return {
-        "id": activity.id, "activityType": activity.activity_type, "target": activity.target,
-        "description": activity.description, "status": activity.status, "createdAt": _iso(activity.created_at),
-        "simulated": activity.simulated,
-    }
+    return ActivityPublic.of(activity).model_dump(mode="json")
 
 
-async def site_history(*, session: AsyncSession, site_id: int, limit: int = 120) -> list[dict[str, Any]]:
+async def site_checks(*, session: AsyncSession, site_id: int, limit: int = 120) -> list[SiteCheckPublic]:
     """The newest checks of a site, oldest first (for the response-time chart)."""
     query = (
         select(SiteCheck).where(SiteCheck.site_id == site_id).order_by(col(SiteCheck.checked_at).desc()).limit(limit)
     )
-    rows = list(await session.exec(query))
-    return [
-        {"checkedAt": _iso(row.checked_at), "responseTime": row.response_ms, "status": row.status,
-         "statusCode": row.status_code, "grade": row.grade, "error": row.error}
-        for row in reversed(rows)
-    ]
+    return [SiteCheckPublic.of(row) for row in reversed(list(await session.exec(query)))]
+
+
+async def site_history(*, session: AsyncSession, site_id: int, limit: int = 120) -> list[dict[str, Any]]:
+    """site_checks as dicts."""
+    return [check.model_dump(mode="json") for check in await site_checks(session=session, site_id=site_id, limit=limit)]
 
 
 def overview_from(

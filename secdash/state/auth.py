@@ -77,7 +77,7 @@ class AuthState(rx.State):
         self.user_id = user.id
         self.user_email = user.email
         self.user_role = user.role
-        self.user_first_name = user.firstName
+        self.user_first_name = user.first_name
         self.auth_checked = True
 
     def _forget(self) -> None:

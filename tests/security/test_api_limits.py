@@ -163,7 +163,7 @@ async def test_login_fields_are_capped(client, session, payload, field):
 async def test_other_text_fields_are_capped(client, admin):
     checks = [
         ("POST", "/api/security-events/1/resolve", {"note": "n" * (MAX_NOTE_LENGTH + 1)}, "note"),
-        ("POST", "/api/defense-chat/message", {"content": "c" * 4001}, "content"),
+        ("POST", "/api/defense-chat/message", {"content": "c" * 4001}, "message"),  # the UI's words (the service's)
         ("POST", "/api/defense-chat", {"message": "m" * 4001, "agentId": "stock"}, "message"),
         ("POST", "/api/ai-chat", {"message": "hi", "agentId": "s" * 41}, "agentId"),
         ("GET", "/api/history-logs?category=" + "c" * 201, None, "category"),

@@ -6,12 +6,11 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
-from pydantic import BaseModel
 
 from secdash.api.deps import SESSION_COOKIE, AppSettings, CurrentUser, DbSession, client_ip, request_token
 from secdash.api.schemas import COMMON_ERRORS, MessageBody, RequestBody, errors, text
 from secdash.core.config import Settings
-from secdash.models import UserPublic
+from secdash.models.public import LoginPublic, UserPublic
 from secdash.routes import LOGIN_ROUTE
 from secdash.services import auth
 
@@ -19,13 +18,8 @@ router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 
 
 class LoginRequest(RequestBody):
-    email: str = text(254, "The account's e-mail address")
-    password: str = text(1024)
-
-
-class LoginResponse(BaseModel):
-    token: str
-    user: UserPublic
+    email: str = text(auth.MAX_EMAIL_LENGTH, "The account's e-mail address")
+    password: str = text(auth.MAX_PASSWORD_LENGTH)
 
 
 def _set_session_cookie(response: Response, token: str, settings: Settings) -> None:
@@ -39,17 +33,19 @@ def _clear_session_cookie(response: Response) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
 
 
-@router.post("/auth/login", response_model=LoginResponse, responses=errors(401, 429))
-async def login(body: LoginRequest, request: Request, response: Response, session: DbSession, settings: AppSettings):
+@router.post("/auth/login", response_model=LoginPublic, responses=errors(401, 429))
+async def login(
+    body: LoginRequest, request: Request, response: Response, session: DbSession, settings: AppSettings
+) -> LoginPublic:
     result = await auth.login(
         session=session, settings=settings, email=body.email, password=body.password,
         ip=client_ip(request), user_agent=request.headers.get("user-agent", ""),
     )
     _set_session_cookie(response, result.token, settings)
-    return LoginResponse(token=result.token, user=result.user)
+    return LoginPublic(token=result.token, user=result.user)
 
 
-@router.post("/auth/session-cookie", status_code=204, responses=errors(401),
+@router.post("/auth/session-cookie", status_code=204, response_model=None, responses=errors(401),
              openapi_extra={"security": [{"HTTPBearer": []}]})
 async def create_session_cookie(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Turn a valid bearer token (header only, never the cookie) into the HttpOnly session cookie."""
@@ -89,7 +85,7 @@ def _started_elsewhere(request: Request) -> bool:
     return (parts.scheme, parts.netloc) != (request.url.scheme, request.headers.get("host", request.url.netloc))
 
 
-@router.get("/auth/logout", status_code=303, response_class=RedirectResponse)
+@router.get("/auth/logout", status_code=303, response_class=RedirectResponse, response_model=None)
 async def logout_and_leave(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Full-page logout from the navigation bar: revoke, clear the cookie, back to the landing page.
 
@@ -103,7 +99,7 @@ async def logout_and_leave(request: Request, session: DbSession, settings: AppSe
     return response
 
 
-@router.get("/login", status_code=303, response_class=RedirectResponse)
+@router.get("/login", status_code=303, response_class=RedirectResponse, response_model=None)
 async def provider_login() -> Response:
     """No external identity provider is configured: send the visitor to the admin login page."""
     return RedirectResponse(LOGIN_ROUTE, status_code=303)

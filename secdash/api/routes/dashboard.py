@@ -12,23 +12,20 @@ from secdash.api.schemas import (
     MAX_FILTER_LENGTH,
     MAX_ID,
     SIGNED_IN_ERRORS,
-    EventOut,
     MessageBody,
-    OverviewOut,
     PathId,
     RequestBody,
-    SiteCheckOut,
-    SiteOut,
     errors,
     text,
 )
+from secdash.models.public import EventPublic, OverviewPublic, SiteCheckPublic, SitePublic
 from secdash.services import dashboard, events, read_models, sites
 from secdash.services.errors import Invalid
+from secdash.services.probe import MAX_URL_LENGTH
+from secdash.services.sites import MAX_NAME_LENGTH
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
 Filter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH)]
-MAX_URL_LENGTH = 2048
-MAX_NAME_LENGTH = 80
 
 
 class SiteIn(RequestBody):
@@ -41,10 +38,10 @@ class ResolveIn(RequestBody):
     note: str = text(events.MAX_NOTE_LENGTH, "Optional resolution note")
 
 
-@router.post("/init-sites", response_model=list[SiteOut], responses=errors(403))
-async def init_sites(user: CurrentUser, session: DbSession, settings: AppSettings) -> list[dict[str, Any]]:
+@router.post("/init-sites", response_model=list[SitePublic], responses=errors(403))
+async def init_sites(user: CurrentUser, session: DbSession, settings: AppSettings) -> list[SitePublic]:
     created = await sites.init_default_sites(session=session, settings=settings, actor=user)
-    return [dashboard.site_public(site) for site in created]
+    return [SitePublic.of(site) for site in created]
 
 
 def _overview_json(value: dict[str, Any]) -> bytes:
@@ -54,57 +51,57 @@ def _overview_json(value: dict[str, Any]) -> bytes:
     return adapter.dump_json(adapter.validate_python(value), by_alias=True)
 
 
-@router.get("/dashboard/overview", response_model=OverviewOut)
+@router.get("/dashboard/overview", response_model=OverviewPublic)
 async def read_overview(user: CurrentUser) -> Response:
     # The shared read model: read once per change per worker, serialised once per read (not per request).
     return Response(await read_models.overview_json(_overview_json), media_type="application/json")
 
 
-@router.get("/sites", response_model=list[SiteOut])
-async def read_sites(user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
-    return [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
+@router.get("/sites", response_model=list[SitePublic])
+async def read_sites(user: CurrentUser, session: DbSession) -> list[SitePublic]:
+    return [SitePublic.of(site) for site in await sites.list_sites(session=session)]
 
 
-@router.post("/sites", status_code=201, response_model=SiteOut, responses=errors(403, 409))
-async def create_site(body: SiteIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
+@router.post("/sites", status_code=201, response_model=SitePublic, responses=errors(403, 409))
+async def create_site(body: SiteIn, user: CurrentUser, session: DbSession) -> SitePublic:
     site = await sites.create_site(session=session, actor=user, name=body.name, url=body.url, allow_private=body.allowPrivate)
-    return dashboard.site_public(site)
+    return SitePublic.of(site)
 
 
-@router.put("/sites/{site_id}", response_model=SiteOut, responses=errors(403, 404))
-async def update_site(site_id: PathId, body: SiteIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
+@router.put("/sites/{site_id}", response_model=SitePublic, responses=errors(403, 404))
+async def update_site(site_id: PathId, body: SiteIn, user: CurrentUser, session: DbSession) -> SitePublic:
     site = await sites.update_site(
         session=session, actor=user, site_id=site_id, name=body.name, url=body.url, allow_private=body.allowPrivate
     )
-    return dashboard.site_public(site)
+    return SitePublic.of(site)
 
 
 @router.delete("/sites/{site_id}", response_model=MessageBody, responses=errors(403, 404))
-async def delete_site(site_id: PathId, user: CurrentUser, session: DbSession) -> dict[str, str]:
+async def delete_site(site_id: PathId, user: CurrentUser, session: DbSession) -> MessageBody:
     await sites.delete_site(session=session, actor=user, site_id=site_id)
-    return {"message": "Site removed"}
+    return MessageBody(message="Site removed")
 
 
-@router.get("/sites/{site_id}/checks", response_model=list[SiteCheckOut], responses=errors(404))
-async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSession) -> list[dict[str, Any]]:
+@router.get("/sites/{site_id}/checks", response_model=list[SiteCheckPublic], responses=errors(404))
+async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSession) -> list[SiteCheckPublic]:
     await sites.get_site(session=session, site_id=site_id)
-    return await dashboard.site_history(session=session, site_id=site_id)
+    return await dashboard.site_checks(session=session, site_id=site_id)
 
 
-@router.get("/security-events", response_model=list[EventOut])
+@router.get("/security-events", response_model=list[EventPublic])
 async def read_security_events(
     user: CurrentUser, session: DbSession, siteId: Filter = None, severity: Filter = None,  # noqa: N803
     resolved: Filter = None, limit: Filter = None,
-) -> list[dict[str, Any]]:
+) -> list[EventPublic]:
     filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit)
     if abs(filters.get("site_id", 0)) > MAX_ID:  # no such site, and a SQL integer would overflow
         raise Invalid(f"siteId must be at most {MAX_ID}")
     rows = await events.list_events(session=session, **filters)
-    return [dashboard.event_public(event, name) for event, name in rows]
+    return [EventPublic.of(event, name) for event, name in rows]
 
 
-@router.post("/security-events/{event_id}/resolve", response_model=EventOut, responses=errors(403, 404))
-async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> dict[str, Any]:
+@router.post("/security-events/{event_id}/resolve", response_model=EventPublic, responses=errors(403, 404))
+async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> EventPublic:
     event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note)
     site = await sites.get_site(session=session, site_id=event.site_id) if event.site_id else None
-    return dashboard.event_public(event, site.name if site else None)
+    return EventPublic.of(event, site.name if site else None)

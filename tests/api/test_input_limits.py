@@ -1,0 +1,130 @@
+"""Input limits in one place: every text a user types in the UI has its length rule in the service the
+UI calls, and the API refuses the same over-long text with the same message (not pydantic's own
+wording, which the UI never showed). The limit is still documented in /api/openapi.json."""
+
+from __future__ import annotations
+
+import pytest
+from sqlmodel import select
+
+from secdash.models import DefenseChatMessage, SecurityEvent, Site
+from secdash.services import audit, auth, defense_chat, events, sites
+from secdash.services.errors import Invalid
+from secdash.services.probe import MAX_URL_LENGTH
+from tests.api.conftest import bearer
+from tests.factories import DEFAULT_PASSWORD, make_user
+
+URL = "https://example.com/"
+LONG_URL = URL + "a" * (MAX_URL_LENGTH + 1 - len(URL))
+
+
+@pytest.fixture
+async def root(session):
+    return await make_user(session, "root@example.com", role="admin")
+
+
+@pytest.fixture
+async def admin(client, root):
+    headers = await bearer(client, "root@example.com", DEFAULT_PASSWORD)
+    client.cookies.clear()
+    return headers
+
+
+async def _service_message(call) -> str:
+    with pytest.raises(Invalid) as refused:
+        await call
+    return refused.value.message
+
+
+async def _api_message(client, method: str, path: str, body=None, headers=None) -> str:
+    response = await client.request(method, path, json=body, headers=headers or {})
+    assert response.status_code == 400, response.text
+    return response.json()["message"]
+
+
+@pytest.mark.parametrize(
+    ("field", "email", "password"),
+    [
+        ("email", "a" * (auth.MAX_EMAIL_LENGTH - 4) + "@b.co", "x"),
+        ("password", "ops@example.com", "p" * (auth.MAX_PASSWORD_LENGTH + 1)),
+    ],
+)
+async def test_sign_in_fields(client, session, settings, field, email, password):
+    await make_user(session, "ops@example.com")
+    service = await _service_message(auth.login(session=session, settings=settings, email=email, password=password))
+    api = await _api_message(client, "POST", "/api/auth/login", {"email": email, "password": password})
+    assert api == service
+    assert service.startswith(f"{field} must be at most ")
+
+
+@pytest.mark.parametrize(
+    ("field", "name", "url"),
+    [
+        ("name", "n" * (sites.MAX_NAME_LENGTH + 1), URL),
+        ("url", "Blog", LONG_URL),
+    ],
+)
+async def test_site_fields_when_adding_and_editing(client, session, root, admin, field, name, url):
+    service = await _service_message(sites.create_site(session=session, actor=root, name=name, url=url))
+    assert service.startswith(f"{field} must be at most ")
+    assert await _api_message(client, "POST", "/api/sites", {"name": name, "url": url}, admin) == service
+
+    site = Site(name="Blog", domain="example.com", url=URL)
+    session.add(site)
+    await session.commit()
+    edit = await _service_message(sites.update_site(session=session, actor=root, site_id=site.id, name=name, url=url))
+    assert edit == service
+    assert await _api_message(client, "PUT", f"/api/sites/{site.id}", {"name": name, "url": url}, admin) == service
+    await session.refresh(site)
+    assert (site.name, site.url) == ("Blog", URL)
+    assert len((await session.exec(select(Site))).all()) == 1
+
+
+async def test_resolve_note(client, session, root, admin):
+    event = SecurityEvent(event_type="attack_detected", severity="high", description="Probe flood on Tour")
+    session.add(event)
+    await session.commit()
+    note = "n" * (events.MAX_NOTE_LENGTH + 1)
+    service = await _service_message(events.resolve_event(session=session, actor=root, event_id=event.id, note=note))
+    assert service == f"note must be at most {events.MAX_NOTE_LENGTH} characters"
+    api = await _api_message(client, "POST", f"/api/security-events/{event.id}/resolve", {"note": note}, admin)
+    assert api == service
+    await session.refresh(event)
+    assert event.resolved is False
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/defense-chat/message", {"content": "c" * (defense_chat.MAX_MESSAGE_LENGTH + 1)}),
+        ("/api/defense-chat", {"message": "m" * (defense_chat.MAX_MESSAGE_LENGTH + 1), "agentId": "stock"}),
+        ("/api/ai-chat", {"message": "m" * (defense_chat.MAX_MESSAGE_LENGTH + 1), "agentId": "stock"}),
+    ],
+)
+async def test_chat_messages(client, session, admin, path, body):
+    """All three chat surfaces of the UI validate with defense_chat.validate; the API says the same."""
+    with pytest.raises(Invalid) as refused:
+        defense_chat.validate("x" * (defense_chat.MAX_MESSAGE_LENGTH + 1), "stock")
+    assert refused.value.message == f"message must be at most {defense_chat.MAX_MESSAGE_LENGTH} characters"
+    assert await _api_message(client, "POST", path, body, admin) == refused.value.message
+    assert (await session.exec(select(DefenseChatMessage))).all() == []
+
+
+async def test_history_search(client, session, admin):
+    with pytest.raises(Invalid) as refused:
+        audit.parse_search("q" * (audit.MAX_SEARCH_LENGTH + 1))
+    api = await _api_message(client, "GET", "/api/history-logs?q=" + "q" * (audit.MAX_SEARCH_LENGTH + 1), None, admin)
+    assert api == refused.value.message == f"q must be at most {audit.MAX_SEARCH_LENGTH} characters"
+
+
+async def test_the_limits_are_documented(client):
+    document = (await client.get("/api/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    assert schemas["LoginRequest"]["properties"]["email"]["maxLength"] == auth.MAX_EMAIL_LENGTH
+    assert schemas["LoginRequest"]["properties"]["password"]["maxLength"] == auth.MAX_PASSWORD_LENGTH
+    assert schemas["SiteIn"]["properties"]["name"]["maxLength"] == sites.MAX_NAME_LENGTH
+    assert schemas["SiteIn"]["properties"]["url"]["maxLength"] == MAX_URL_LENGTH
+    assert schemas["ResolveIn"]["properties"]["note"]["maxLength"] == events.MAX_NOTE_LENGTH
+    assert schemas["WidgetMessageIn"]["properties"]["content"]["maxLength"] == defense_chat.MAX_MESSAGE_LENGTH
+    search = next(p for p in document["paths"]["/api/history-logs"]["get"]["parameters"] if p["name"] == "q")
+    assert search["schema"]["maxLength"] == audit.MAX_SEARCH_LENGTH

@@ -47,12 +47,14 @@ def test_a_scan_started_on_one_worker_is_stopped_from_the_other(server: str):
             break
         candidate.close()
     assert stopper is not None, "every connection reached the worker running the scan"
-    with stopper:
+    try:
         stop = stopper.post(f"/api/jobs/{job_id}/stop")  # the same connection: the same worker
         assert stop.status_code == 200, stop.text
         if SEVERAL_WORKERS:
             assert stop.headers["x-served-by"] != runner_worker
         assert stop.json()["status"] == "stopping"
         job = _wait_for(stopper, job_id, {"stopped", "done", "failed", "interrupted"})
+    finally:
+        stopper.close()
     assert job["status"] == "stopped" and job["worker"] == runner_worker
     assert job["progress"]["filesScanned"] < job["progress"]["totalFiles"]

@@ -20,7 +20,6 @@ async def _run() -> None:
     from secdash.cli import migrate
     from secdash.core.config import get_settings
     from secdash.core.db import session_scope
-    from secdash.models import UserPublic
     from secdash.services import defense_chat, users
     from tests.support.fake_openai import FakeOpenAI
 
@@ -32,10 +31,11 @@ async def _run() -> None:
     settings.AI_CALLS_PER_MINUTE = settings.AI_CALLS_PER_HOUR = 1_000_000
     async with session_scope() as session:
         created = await users.create_user(session=session, email="llm@bench.test", password="bench-password-123")
-    user = UserPublic(id=created.id, email=created.email, role=created.role, firstName=created.firstName)
+    user = created  # create_user returns the public shape
     client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-bench", max_retries=0)
     question = "How should we respond to a phishing campaign against staff?"
     results: dict[str, tuple[list[float], list[float]]] = {"direct SDK": ([], []), "SecDash layer": ([], [])}
+    shown: list[float] = []
     for _ in range(RUNS):
         started = time.perf_counter()
         first = None
@@ -52,12 +52,17 @@ async def _run() -> None:
                                                     settings=settings):
             if isinstance(item, str):
                 first = first or time.perf_counter()
+            elif isinstance(item, defense_chat.ReplyDone):  # the reply is stored and shown: the composer frees
+                shown.append((time.perf_counter() - started) * 1000)
         results["SecDash layer"][0].append((first - started) * 1000)
         results["SecDash layer"][1].append((time.perf_counter() - started) * 1000)
     fake.close()
     for name, (firsts, fulls) in results.items():
         print(f"  {name:14s} first token: {summary(firsts)}")
-        print(f"  {'':14s} full reply:  {summary(fulls)}")
+        if name == "SecDash layer":
+            print(f"  {'':14s} reply shown: {summary(shown)} (stored; the composer frees here)")
+        print(f"  {'':14s} full reply:  {summary(fulls)}" + (" (with the threat judgement)" if name != "direct SDK"
+                                                              else ""))
 
 
 def run() -> None:

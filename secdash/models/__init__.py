@@ -1,6 +1,6 @@
 """Every database table, plus the public shapes where they differ; one module per area."""
 
-from secdash.models.ai import AgentRecord, DefenseChatMessage
+from secdash.models.ai import AgentRecord, AiCall, AiCallOutcome, DefenseChatMessage
 from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLevel
 from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
@@ -44,4 +44,6 @@ __all__ = [
     "JobStatus",
     "DefenseChatMessage",
     "AgentRecord",
+    "AiCall",
+    "AiCallOutcome",
 ]

@@ -25,6 +25,8 @@ PAYLOAD = (
 
 def _assert_inert(page: Page, reply) -> None:
     expect(reply).to_contain_text("onerror=", timeout=15000)  # the HTML is shown as text
+    # by the Markdown renderer (loaded on first use), not only by its plain-text placeholder
+    expect(reply.get_by_role("link", name="js link")).to_have_count(1)
     expect(reply).to_contain_text("<iframe srcdoc=")
     assert reply.locator("img, iframe, script, b").count() == 0
     for link in reply.get_by_role("link", name="js link").all():

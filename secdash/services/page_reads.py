@@ -14,7 +14,8 @@ from typing import Any
 from secdash.core import notify
 from secdash.core.db import session_scope
 from secdash.models import HistoryLogPublic, UserPublic
-from secdash.services import activities, audit, dashboard, events, read_models, scans, simulation, sites
+from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
+from secdash.services import activities, audit, events, read_models, scans, simulation, sites
 
 # What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
 DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
@@ -44,17 +45,29 @@ def stale_parts(wanted: Iterable[str], changed: Iterable[str] | None) -> set[str
             if any(_matches(topic, pattern) for topic in changed for pattern in DASHBOARD_PARTS.get(part, ()))}
 
 
+# The shared views hold the API's JSON; the pages get the typed shapes, built once per change per worker
+# (ReadModel.derived), however many dashboards are open.
+def _typed_sites(rows: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[tuple[SitePublic, list[SiteCheckPublic]]]:
+    return [(SitePublic.model_validate(site), [SiteCheckPublic.model_validate(check) for check in history])
+            for site, history in rows]
+
+
+def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "alerts": [EventPublic.model_validate(event) for event in data["alerts"]]}
+
+
 async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] | None = None) -> dict[str, Any]:
     """The named parts (see DASHBOARD_PARTS, plus "target": the size of the code a scan reads).
 
     The views every viewer shares (sites, alerts, activities, traffic, agents) come from the read
     models (read once per change per worker, however many dashboards are open); the filtered Problem
-    Database and the scan are read for this caller.
+    Database and the scan are read for this caller. Sites, checks, events and activities come as the
+    typed public shapes (models/public.py).
     """
     parts = set(parts)
     reads: dict[str, Any] = {}
     if "sites" in parts or "site_count" in parts:
-        site_rows = await read_models.sites_with_history()
+        site_rows = await read_models.SITES.derived("page-typed", _typed_sites)
         if "sites" in parts:
             reads["sites"] = site_rows
         if "site_count" in parts:
@@ -62,16 +75,17 @@ async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] 
     if "agents" in parts:
         reads["agents"] = await read_models.agent_rows()
     if "activities" in parts:
-        reads["activities"] = await read_models.recent_activities()
+        reads["activities"] = await read_models.ACTIVITIES.derived(
+            "page-typed", lambda rows: [ActivityPublic.model_validate(row) for row in rows])
     if "alerts" in parts:
-        reads.update(await read_models.alerts())  # alerts, open_alerts, threats_blocked
+        reads.update(await read_models.ALERTS.derived("page-typed", _typed_alerts))  # alerts, open_alerts, threats_blocked
     if "snapshot" in parts:
         reads["snapshot"] = await read_models.traffic_snapshot()
     if "problems" in parts or "scan" in parts:
         async with session_scope() as session:
             if "problems" in parts:
                 rows = await events.list_events(session=session, **(problem_filters or {}))
-                reads["problems"] = [dashboard.event_public(event, name) for event, name in rows]
+                reads["problems"] = [EventPublic.of(event, name) for event, name in rows]
             if "scan" in parts:
                 reads["scan"] = await scans.current_job(session=session)
     if "target" in parts:

@@ -32,7 +32,7 @@ from secdash.state.dashboard_views import (
     event_view,
     feed_view,
     site_view,
-    time_label,
+    snapshot_time_label,
 )
 
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
@@ -276,7 +276,7 @@ class UserScanTab(DashboardState):
         stats = snapshot["user_stats"]
         self.user_clean, self.user_suspicious, self.user_blocked = stats["clean"], stats["suspicious"], stats["blocked"]
         self.recent_user_scans = [
-            {"ip": s["ip"], "site": s["site"], "verdict": s["verdict"], "time": time_label(s["timestamp"])}
+            {"ip": s["ip"], "site": s["site"], "verdict": s["verdict"], "time": snapshot_time_label(s["timestamp"])}
             for s in snapshot["recent_scans"]
         ]
 

@@ -1,4 +1,4 @@
-"""What the dashboard shows: view rows built from service data (the reads are services/page_reads.py)."""
+"""What the dashboard shows: view rows built from the typed public shapes (the reads are services/page_reads.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,19 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
+
 STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
 
 
-def time_label(iso: str | None, fmt: str = "%H:%M:%S") -> str:
-    if not iso:
-        return "-"
-    return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime(fmt)
+def time_label(value: datetime | None, fmt: str = "%H:%M:%S") -> str:
+    """A UTC time as the dashboard prints it ("-" when there is none)."""
+    return value.strftime(fmt) if value else "-"
+
+
+def snapshot_time_label(iso: str | None) -> str:
+    """A time stored in the simulation's snapshot document (ISO text, UTC)."""
+    return time_label(datetime.fromisoformat(iso.replace("Z", "+00:00")) if iso else None)
 
 
 @dataclasses.dataclass
@@ -69,39 +75,41 @@ class FeedView:
     time: str = ""
 
 
-def site_view(data: dict[str, Any], history: list[dict[str, Any]]) -> SiteView:
+def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
     return SiteView(
-        id=data["id"], name=data["name"], domain=data["domain"], url=data["url"], status=data["securityStatus"],
-        address=data["domain"] + urlsplit(data["url"]).path.rstrip("/"),
-        status_label=STATUS_LABELS.get(data["securityStatus"], "CHECKING"),
-        response_time=f"{data['responseTime']} ms" if data["responseTime"] is not None else "-",
-        tls="n/a (http)" if data["url"].startswith("http:") else (
-            f"{data['tlsDaysLeft']} days" if data["tlsDaysLeft"] is not None else "-"),
-        grade=data["grade"] or "-", checked=time_label(data["lastCheckedAt"]), error=data["lastError"] or "",
-        findings="; ".join(data["findings"][:4]),
-        chart=[{"time": time_label(p["checkedAt"]), "ms": p["responseTime"]} for p in history if p["responseTime"] is not None],
+        id=site.id, name=site.name, domain=site.domain, url=site.url, status=site.security_status.value,
+        address=site.domain + urlsplit(site.url).path.rstrip("/"),
+        status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),
+        response_time=f"{site.response_time} ms" if site.response_time is not None else "-",
+        tls="n/a (http)" if site.url.startswith("http:") else (
+            f"{site.tls_days_left} days" if site.tls_days_left is not None else "-"),
+        grade=site.grade or "-", checked=time_label(site.last_checked_at), error=site.last_error or "",
+        findings="; ".join(site.findings[:4]),
+        chart=[{"time": time_label(check.checked_at), "ms": check.response_time} for check in history
+               if check.response_time is not None],
     )
 
 
-def event_view(data: dict[str, Any]) -> EventView:
-    details = data.get("details") or {}
+def event_view(event: EventPublic) -> EventView:
+    details = event.details
     return EventView(
-        id=data["id"], created=time_label(data["createdAt"], "%b %d, %H:%M:%S"), site=data["site"] or "-",
-        event_type=data["eventType"], severity=data["severity"], description=data["description"],
-        resolved=data["resolved"], ai_action=data["aiAction"] or "", source=data["source"],
+        id=event.id, created=time_label(event.created_at, "%b %d, %H:%M:%S"), site=event.site or "-",
+        event_type=event.event_type.value, severity=event.severity.value, description=event.description,
+        resolved=event.resolved, ai_action=event.ai_action or "", source=event.source.value,
         location=f"{details['file']}:{details['line']}" if "file" in details else "", rule=details.get("rule", ""),
-        resolution=(f"Resolved by {data['resolvedBy']}" + (f": {data['resolutionNote']}" if data["resolutionNote"] else ""))
-        if data["resolved"] and data["resolvedBy"] else "",
+        resolution=(f"Resolved by {event.resolved_by}" + (f": {event.resolution_note}" if event.resolution_note else ""))
+        if event.resolved and event.resolved_by else "",
     )
 
 
-def activity_view(data: dict[str, Any]) -> ActivityView:
+def activity_view(activity: ActivityPublic) -> ActivityView:
     return ActivityView(
-        id=data["id"], activity_type=data["activityType"], target=data["target"], description=data["description"],
-        status=data["status"], created=time_label(data["createdAt"]), simulated=data["simulated"],
+        id=activity.id, activity_type=activity.activity_type.value, target=activity.target,
+        description=activity.description, status=activity.status, created=time_label(activity.created_at),
+        simulated=activity.simulated,
     )
 
 
 def feed_view(entry: dict[str, Any]) -> FeedView:
-    return FeedView(ip=entry["ip"], site=entry["site"], action=entry["action"], time=time_label(entry["timestamp"]))
+    return FeedView(ip=entry["ip"], site=entry["site"], action=entry["action"], time=snapshot_time_label(entry["timestamp"]))
 

@@ -91,14 +91,16 @@ async def test_each_change_reads_only_what_the_open_tab_shows(session):
 
 
 def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
+    from secdash.models.public import SitePublic
     from secdash.state.dashboard_views import site_view
 
-    data = {"id": 1, "name": "Stock", "domain": "127.0.0.1:3000", "url": "http://127.0.0.1:3000/demo/stock/",
-            "securityStatus": "secure", "responseTime": None, "tlsDaysLeft": None, "grade": None,
-            "lastCheckedAt": None, "lastError": None, "findings": []}
-    view = site_view(data, [])
+    site = SitePublic(id=1, name="Stock", domain="127.0.0.1:3000", url="http://127.0.0.1:3000/demo/stock/",
+                      security_status="secure", response_time=None, status_code=None, tls_days_left=None, grade=None,
+                      score=None, findings=[], last_error=None, last_checked_at=None, is_demo=True, allow_private=False)
+    view = site_view(site, [])
     assert view.domain == "127.0.0.1:3000"
     assert view.address == "127.0.0.1:3000/demo/stock"
+    assert (view.status, view.status_label, view.checked) == ("secure", "SECURE", "-")
 
 
 async def test_security_alerts_count_every_open_event_not_the_five_listed(session):

@@ -76,7 +76,7 @@ class DashboardState(AuthState):
         """Read and apply the open tab's stale parts (for handlers that hold the state)."""
         state = await self._tab_state(tab)
         parts = parts_to_read(tab, changed)
-        if with_target and tab == "scan":
+        if with_target and tab == "scan" and not state.target_files:  # the code's size, read once per tab
             parts.add("target")
         if parts:
             state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))

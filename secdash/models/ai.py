@@ -8,7 +8,8 @@ from enum import StrEnum
 from sqlalchemy import Index, Text
 from sqlmodel import Field, SQLModel
 
-from secdash.models.base import _ts, utcnow
+from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLevel
+from secdash.models.base import _enum, _ts, utcnow
 
 
 class DefenseChatMessage(SQLModel, table=True):
@@ -19,11 +20,13 @@ class DefenseChatMessage(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", ondelete="CASCADE")
-    surface: str = Field(default="widget", max_length=16)  # widget | command | center | api
+    surface: ChatSurface = _enum(ChatSurface, name="ck_defense_chat_messages_surface", length=16, default=ChatSurface.widget)
     agent_id: str = Field(default="general", max_length=16)
-    role: str = Field(max_length=16)  # user | assistant
+    role: ChatRole = _enum(ChatRole, name="ck_defense_chat_messages_role", length=16)
     content: str = Field(sa_type=Text)  # type: ignore[call-overload]
-    threat_level: str | None = Field(default=None, max_length=8)
+    threat_level: ThreatLevel | None = _enum(
+        ThreatLevel, name="ck_defense_chat_messages_threat_level", length=8, default=None, nullable=True
+    )
     provider: str | None = Field(default=None, max_length=32)
     model: str | None = Field(default=None, max_length=100)
     created_at: datetime = _ts(default_factory=utcnow)
@@ -36,7 +39,7 @@ class AgentRecord(SQLModel, table=True):
 
     id: str = Field(primary_key=True, max_length=16)
     agent_name: str = Field(max_length=80)
-    status: str = Field(default="monitoring", max_length=16)  # monitoring | fighting | analyzing | secured
+    status: AgentStatus = _enum(AgentStatus, name="ck_agent_records_status", length=16, default=AgentStatus.monitoring)
     threats_blocked: int = 0
     updated_at: datetime = _ts(default_factory=utcnow)
 
@@ -72,6 +75,6 @@ class AiCall(SQLModel, table=True):
     completion_tokens: int | None = None
     first_token_ms: int | None = None  # None: nothing arrived (an error, or a structured call)
     total_ms: int = 0
-    outcome: str = Field(default=AiCallOutcome.ok.value, max_length=8)  # AiCallOutcome
+    outcome: AiCallOutcome = _enum(AiCallOutcome, name="ck_ai_calls_outcome", length=8, default=AiCallOutcome.ok)
     error_kind: str | None = Field(default=None, max_length=32)  # LLMError.kind when outcome is error
     created_at: datetime = _ts(default_factory=utcnow)

@@ -19,12 +19,12 @@ def login_page() -> rx.Component:
                 class_name="flex flex-col items-center gap-2 mb-2",
             ),
             rx.el.label("Email", html_for="email", class_name="text-sm text-slate-300"),
-            rx.el.input(id="email", name="email", type="email", placeholder="admin@example.com", max_length=254,
+            rx.el.input(id="email", name="email", type="email", placeholder="admin@example.com",
                         auto_complete="username", class_name=_INPUT),
             rx.el.label("Password", html_for="password", class_name="text-sm text-slate-300"),
             rx.el.div(
                 rx.el.input(
-                    id="password", name="password", placeholder="Password", auto_complete="current-password", max_length=1024,
+                    id="password", name="password", placeholder="Password", auto_complete="current-password",
                     type=rx.cond(LoginState.show_password, "text", "password"), class_name=_INPUT + " pr-10",
                 ),
                 rx.el.button(

@@ -21,7 +21,12 @@ from secdash.core.config import PROJECT_ROOT
 from secdash.core.db import get_engine
 from secdash.models import (
     ActivityType,
+    AgentRecord,
+    AgentStatus,
     AiActivity,
+    ChatRole,
+    ChatSurface,
+    DefenseChatMessage,
     EventSeverity,
     EventSource,
     EventType,
@@ -32,6 +37,7 @@ from secdash.models import (
     SecurityEvent,
     Site,
     SiteStatus,
+    ThreatLevel,
     User,
 )
 from tests.factories import make_user
@@ -59,6 +65,19 @@ async def test_rows_read_back_as_enum_members(session):
     assert event.severity == "high"  # still equal to its text
 
 
+async def test_chat_and_agent_values_read_back_as_enum_members(session):
+    user = await make_user(session, "ops@example.com")
+    session.add(DefenseChatMessage(user_id=user.id, surface="center", role="assistant", content="hi", threat_level="high"))
+    session.add(DefenseChatMessage(user_id=user.id, role="user", content="hello"))
+    session.add(AgentRecord(id="gem", agent_name="Gem Defender", status="fighting"))
+    await session.commit()
+    session.expunge_all()
+    reply, question = (await session.exec(select(DefenseChatMessage).order_by(DefenseChatMessage.id))).all()
+    assert (reply.surface, reply.role, reply.threat_level) == (ChatSurface.center, ChatRole.assistant, ThreatLevel.high)
+    assert (question.surface, question.threat_level) == (ChatSurface.widget, None)
+    assert (await session.get(AgentRecord, "gem")).status is AgentStatus.fighting
+
+
 @pytest.mark.parametrize(
     ("row", "column"),
     [
@@ -75,22 +94,57 @@ async def test_python_refuses_an_unknown_value(session, row, column):
 
 
 @pytest.mark.parametrize(
-    "statement",
+    ("constraint", "statement"),
     [
-        "INSERT INTO users (email, password_hash, role, first_name, is_active, created_at) "
-        "VALUES ('x@example.com', 'h', 'root', '', true, CURRENT_TIMESTAMP)",
-        "INSERT INTO history_logs (category, action, severity, description, timestamp) "
-        "VALUES ('system', 'x', 'fatal', '', CURRENT_TIMESTAMP)",
-        "INSERT INTO sites (name, domain, url, status, is_demo, allow_private, created_at) "
-        "VALUES ('Blog', 'example.com', 'https://example.com/', 'fine', false, false, CURRENT_TIMESTAMP)",
-        "INSERT INTO security_events (created_at, event_type, severity, description, resolved, source) "
-        "VALUES (CURRENT_TIMESTAMP, 'attack_detected', 'high', 'x', false, 'rumour')",
-        "INSERT INTO ai_activities (activity_type, target, description, status, simulated, created_at) "
-        "VALUES ('dance', 'x', 'x', 'completed', false, CURRENT_TIMESTAMP)",
+        (
+            "ck_users_role",
+            "INSERT INTO users (email, password_hash, role, first_name, is_active, created_at) "
+            "VALUES ('x@example.com', 'h', 'root', '', true, CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_history_logs_severity",
+            "INSERT INTO history_logs (category, action, severity, description, timestamp) "
+            "VALUES ('system', 'x', 'fatal', '', CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_sites_status",
+            "INSERT INTO sites (name, domain, url, status, is_demo, allow_private, created_at) "
+            "VALUES ('Blog', 'example.com', 'https://example.com/', 'fine', false, false, CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_security_events_source",
+            "INSERT INTO security_events "
+            "(created_at, event_type, severity, description, resolved, source) "
+            "VALUES (CURRENT_TIMESTAMP, 'attack_detected', 'high', 'x', false, 'rumour')",
+        ),
+        (
+            "ck_ai_activities_activity_type",
+            "INSERT INTO ai_activities "
+            "(activity_type, target, description, status, simulated, created_at) "
+            "VALUES ('dance', 'x', 'x', 'completed', false, CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_agent_records_status",
+            "INSERT INTO agent_records (id, agent_name, status, threats_blocked, updated_at) "
+            "VALUES ('x', 'X', 'sleeping', 0, CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_defense_chat_messages_role",
+            "INSERT INTO defense_chat_messages "
+            "(user_id, surface, agent_id, role, content, created_at) "
+            "VALUES ((SELECT min(id) FROM users), 'widget', 'general', 'system', 'x', CURRENT_TIMESTAMP)",
+        ),
+        (
+            "ck_defense_chat_messages_threat_level",
+            "INSERT INTO defense_chat_messages "
+            "(user_id, surface, agent_id, role, content, threat_level, created_at) "
+            "VALUES ((SELECT min(id) FROM users), 'widget', 'general', 'user', 'x', 'extreme', CURRENT_TIMESTAMP)",
+        ),
     ],
 )
-async def test_the_database_refuses_an_unknown_value(session, statement):
-    with pytest.raises(IntegrityError):
+async def test_the_database_refuses_an_unknown_value(session, constraint, statement):
+    await make_user(session, "ops@example.com")
+    with pytest.raises(IntegrityError, match=constraint):  # the CHECK, not another constraint
         await session.exec(text(statement))  # type: ignore[call-overload]
     await session.rollback()
 

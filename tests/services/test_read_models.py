@@ -158,3 +158,28 @@ async def test_the_agents_follow_their_sites_status(session):
     await commit(session)
     rows = await read_models.agent_rows()
     assert rows[0]["status"] == "secured" and rows[1]["status"] == "monitoring"
+
+
+async def test_on_redis_another_workers_change_makes_this_worker_read_again(session, settings, monkeypatch):
+    from tests.services.test_change_feed import REDIS_URL, _other_worker, _redis_or_skip
+
+    client = _redis_or_skip()
+    monkeypatch.setattr(settings, "REDIS_URL", REDIS_URL)
+    monkeypatch.setattr(read_models, "REDIS_MAX_AGE_SECONDS", 60.0)  # only the message can make it read again
+    try:
+        await _sites_with_checks(session, 2, 1)
+        await read_models.sites_with_history()
+        await asyncio.sleep(0.3)  # the listener has subscribed
+        loads = read_models.SITES.loads
+        await read_models.sites_with_history()
+        assert read_models.SITES.loads == loads  # nothing changed: served from the read
+        await asyncio.to_thread(_other_worker, sites.TOPIC)  # another worker's monitor round
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            await read_models.sites_with_history()
+            if read_models.SITES.loads > loads:
+                break
+        assert read_models.SITES.loads == loads + 1
+    finally:
+        client.hdel("secdash:seq", sites.TOPIC)
+        client.close()

@@ -145,8 +145,12 @@ def _guard(fn: Callable, *, kind: str, cached: bool, background: bool) -> Callab
             if user is None:
                 yield _refusal(self)
                 return
-            async for item in fn(self, *((user,) if takes_user else ()), *args, **kwargs):
-                yield item
+            inner = fn(self, *((user,) if takes_user else ()), *args, **kwargs)
+            try:
+                async for item in inner:
+                    yield item
+            finally:
+                await inner.aclose()  # closed with the wrapper, not left to the garbage collector
 
     elif inspect.iscoroutinefunction(fn):
 
@@ -224,10 +228,12 @@ def protected_stream(fn: Callable) -> Callable:
             args, seq, self._stream_args = self._stream_args, self._stream_seq, {}
         if not args:
             return
+        inner = fn(self, user, **args)
         try:
-            async for item in fn(self, user, **args):
+            async for item in inner:
                 yield item
         finally:
+            await inner.aclose()
             async with self:
                 if self.streaming and self._stream_seq == seq:  # not a newer stream armed since
                     self._end_stream()

@@ -26,7 +26,7 @@ from secdash.core.config import get_settings
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "secdash:changes"
+CHANNEL = "secdash:changes"  # + ":<db>": pub/sub channels span Redis databases, deployments on other dbs stay apart
 _origin: tuple[int, str] = (0, "")
 
 
@@ -185,6 +185,10 @@ def _redis_client():
     return _redis
 
 
+def _channel(client) -> str:
+    return f"{CHANNEL}:{client.connection_pool.connection_kwargs.get('db', 0)}"
+
+
 def _decode(data: bytes | str) -> tuple[str, int, str]:
     """A message is `topic seq origin` (a topic has no spaces)."""
     text = data.decode() if isinstance(data, bytes) else str(data)
@@ -201,7 +205,7 @@ async def _listen(client) -> None:
     while True:
         try:
             pubsub = client.pubsub()
-            await pubsub.subscribe(CHANNEL)
+            await pubsub.subscribe(_channel(client))
             if not first:
                 _fan_out_everything()  # messages published while disconnected are gone
             first = False
@@ -252,7 +256,7 @@ async def publish(*topics: str, seq: int | None = None) -> dict[str, int]:
         try:
             number = seq if seq is not None else int(await client.hincrby(SEQUENCES_KEY, topic, 1))
             published[topic] = number
-            await client.publish(CHANNEL, f"{topic} {number} {origin()}")
+            await client.publish(_channel(client), f"{topic} {number} {origin()}")
             _fan_out(topic, number)  # this process at once: a read right after a write sees it
         except Exception as exc:
             log.warning("change feed: redis publish failed (%s); local only", type(exc).__name__)

@@ -5,6 +5,7 @@ import reflex as rx
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
 from secdash.components.clock import utc_clock
+from secdash.components.response_chart import response_chart
 from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import DashboardState, OverviewTab
@@ -98,13 +99,7 @@ def _site_row(site: SiteView) -> rx.Component:
         rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate",
                                             title=site.findings), rx.fragment()),
         rx.el.div(
-            rx.recharts.line_chart(
-                rx.recharts.line(data_key="ms", stroke="#22d3ee", dot=False, is_animation_active=False, stroke_width=2),
-                rx.recharts.x_axis(data_key="time", hide=True),
-                rx.recharts.y_axis(width=40, tick={"fontSize": 10, "fill": "#94a3b8"}),
-                rx.recharts.graphing_tooltip(),
-                data=site.chart, height=90,
-            ),
+            response_chart(site.chart, height=90, data_testid="response-chart"),
             class_name="mt-2",
             role="img",
             aria_label=f"Response times of {site.name}, most recent checks",

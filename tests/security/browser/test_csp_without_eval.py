@@ -78,7 +78,9 @@ def test_toasts_sign_in_chat_and_sign_out_need_no_eval(page: Page):
 
     # Sign-out: the stored token and the cookie are gone, the tab is on the landing page.
     page.goto("/")
-    page.get_by_role("banner").get_by_role("button", name="Logout").click()
+    with page.expect_response(lambda response: "/api/auth/logout" in response.url):  # the full-page logout
+        page.get_by_role("banner").get_by_role("button", name="Logout").click()
+    page.wait_for_load_state("load")
     expect(page.get_by_role("link", name="Access Security Dashboard")).to_be_visible()
     assert page.evaluate("() => localStorage.getItem('auth_token')") in (None, "", '""')
     assert not [c for c in page.context.cookies() if c["name"] == "secdash_session"]

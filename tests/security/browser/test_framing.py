@@ -68,7 +68,7 @@ def test_signed_in_pages_run_under_the_csp_with_no_violation(page: Page):
     sign_in(page)
     rows = page.get_by_test_id("site-row")
     expect(rows.first).to_be_visible()  # other tests of the session may have added sites
-    expect(page.locator(".recharts-surface").first).to_be_visible(timeout=30000)  # the response-time charts
+    expect(page.get_by_test_id("response-chart").locator("svg").first).to_be_visible(timeout=30000)  # the charts
     rows.first.get_by_role("button", name="Edit").click()  # a Radix dialog (scroll lock, portals)
     expect(page.get_by_role("dialog")).to_be_visible()
     page.keyboard.press("Escape")

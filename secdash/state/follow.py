@@ -10,11 +10,12 @@ Every page follows the change feed the same way, from a background handler its `
 The loop subscribes when the page mounts and ends when
 - the same tab starts the page's loop again (the earlier one ends at once), or the page calls
   `stop_following` (its `on_unmount`);
-- the tab's socket disconnects: Reflex itself cancels the unfinished page-load chain a loop started
-  from `on_load` belongs to (on disconnect, reload and navigation), and every wake-up also asks
-  python-socketio's public `get_environ(sid)` whether the socket that started the loop is still
-  there (a loop a client started some other way ends at its next wake-up). Nothing here reads
-  Reflex's backward-compatibility token maps.
+- the tab's socket disconnects: every wake-up asks python-socketio's public `get_environ(sid)`
+  whether the socket that started the loop is still there, so a closed tab's loop ends at its next
+  wake-up (at most the page's timeout later). Nothing here reads Reflex's backward-compatibility token
+  maps. (Reflex 0.10.1's event processor also cancels an unfinished `on_load` chain on disconnect,
+  which would end a loop chained from `on_load` at once; read in its source, not relied on here: the
+  dashboard starts its loop on mount.)
 Whatever a client sends, a tab keeps no more than one loop per page in this worker.
 """
 

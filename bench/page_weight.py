@@ -38,14 +38,14 @@ class JsLog:
 
     transferred: dict[str, int] = field(default_factory=dict)
     body: dict[str, int] = field(default_factory=dict)
-    _scripts: dict[str, str] = field(default_factory=dict)  # request id -> url
+    _scripts: dict[str, tuple[str, int]] = field(default_factory=dict)  # request id -> (url, header bytes)
 
     def mark(self) -> set[str]:
         return set(self.transferred)
 
     def since(self, mark: set[str]) -> tuple[int, int, list[tuple[str, int]]]:
         new = {url: size for url, size in self.transferred.items() if url not in mark}
-        return sum(new.values()), sum(self.body[u] for u in new), sorted(new.items(), key=lambda kv: -kv[1])
+        return sum(new.values()), sum(self.body.get(u, 0) for u in new), sorted(new.items(), key=lambda kv: -kv[1])
 
 
 def _is_js(url: str, mime: str) -> bool:
@@ -62,25 +62,20 @@ def _recording(page) -> Iterator[JsLog]:
     def on_response(params: dict) -> None:
         response = params["response"]
         if _is_js(response["url"], response.get("mimeType", "")):
-            log._scripts[params["requestId"]] = response["url"]
+            # At this point Chrome has received the headers only: what follows is the (gzip) body.
+            log._scripts[params["requestId"]] = (response["url"], int(response.get("encodedDataLength") or 0))
 
     def on_finished(params: dict) -> None:
-        url = log._scripts.pop(params["requestId"], None)
-        if url is not None:
-            log.transferred[url] = log.transferred.get(url, 0) + int(params["encodedDataLength"])
+        seen = log._scripts.pop(params["requestId"], None)
+        if seen is not None:
+            url, header_bytes = seen
+            total = int(params["encodedDataLength"])
+            log.transferred[url] = log.transferred.get(url, 0) + total
+            log.body[url] = log.body.get(url, 0) + max(0, total - header_bytes)
 
     cdp.on("Network.responseReceived", on_response)
     cdp.on("Network.loadingFinished", on_finished)
-    page.on("response", lambda r: _note_body(log, r))
     yield log
-
-
-def _note_body(log: JsLog, response) -> None:
-    if _is_js(response.url, response.headers.get("content-type", "")):
-        try:
-            log.body[response.url] = response.request.sizes()["responseBodySize"]
-        except Exception:  # noqa: BLE001  (a response that went away: its transfer size still counts)
-            log.body.setdefault(response.url, 0)
 
 
 def _kb(size: int) -> str:

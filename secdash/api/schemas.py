@@ -66,7 +66,3 @@ def text(max_length: int, description: str = "", default: str = "") -> Any:
     enforced by pydantic, whose message would differ; the body cap (413) bounds what arrives."""
     return Field(default, description=description or None, json_schema_extra={"maxLength": max_length})
 
-
-def capped(max_length: int, description: str = "", default: Any = None) -> Any:
-    """A field only the API has (no UI input): capped by pydantic."""
-    return Field(default, max_length=max_length, description=description or None)

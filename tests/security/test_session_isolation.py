@@ -3,10 +3,14 @@ server-side state, the sign-in token never sits in it, and the tab gets a new cl
 
 from __future__ import annotations
 
+import inspect
+
 import reflex as rx
 
 import secdash.secdash  # noqa: F401  (registers every page and state)
+from secdash.components import browser_actions as browser_actions_component
 from secdash.state.auth import AuthState, app_state_classes
+from secdash.state.browser_actions import BrowserActions
 from secdash.state.chat_stream import ChatLine
 from secdash.state.chat_widget import ChatWidgetState
 from secdash.state.dashboard import ProblemsTab
@@ -64,13 +68,14 @@ async def test_logout_forgets_every_signed_in_state_and_rotates_the_client_token
 
     events = [await AuthState.event_handlers["logout"].fn(_substate(root, AuthState))]
 
+    # What is left is the instruction to leave (BrowserActions.leave_seq), not anything of alice's.
     leftovers = {cls: {k: v for k, v in values.items() if k != "auth_checked"}
                  for cls, values in _signed_in_values(root).items()}
-    assert {cls: values for cls, values in leftovers.items() if values} == {}
+    assert {cls: values for cls, values in leftovers.items() if values} == {"BrowserActions": {"leave_seq": 1}}
     assert "alice@example.com" not in repr(_signed_in_values(root))
-    script = _texts(events)
-    assert "sessionStorage.removeItem('token')" in script
-    assert "localStorage.removeItem('auth_token')" in script
+    assert events == [None]  # no script for the browser to evaluate: the bundle's own code leaves (no eval)
+    leave = inspect.getsource(browser_actions_component)
+    assert "localStorage.removeItem('auth_token'); sessionStorage.removeItem('token');" in leave
 
 
 async def test_signing_in_again_in_the_same_tab_is_possible_after_logout(session):
@@ -90,9 +95,15 @@ async def test_sign_in_keeps_the_token_out_of_server_state_and_rotates_the_clien
 
     state_text = repr(_signed_in_values(root))
     assert "alice@example.com" not in state_text and "secret plan" not in state_text
-    assert _substate(root, AuthState).auth_token == ""  # the token lives in the browser only
-    script = _texts(events)
-    assert "localStorage.setItem('auth_token'" in script and "sessionStorage.removeItem('token')" in script
+    assert _substate(root, AuthState).auth_token == ""  # the token is not kept in the signed-in state
+    # It waits in BrowserActions for one round trip, until the page has stored it (and rotated its client token).
+    actions = _substate(root, BrowserActions)
+    assert actions.enter_token and actions.enter_seq == 1 and "localStorage.setItem('auth_token'" not in _texts(events)
+    bobs_token = actions.enter_token
+    BrowserActions.event_handlers["token_stored"].fn(actions)
+    assert actions.enter_token == "" and bobs_token not in repr(_signed_in_values(root))
+    enter = inspect.getsource(browser_actions_component)
+    assert "localStorage.setItem('auth_token', token); " in enter and "sessionStorage.removeItem('token'); " in enter
 
 
 async def test_a_dead_session_on_page_load_forgets_the_previous_users_data(session):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -13,9 +14,10 @@ from secdash.core.client_address import client_address
 from secdash.core.config import Settings, get_settings
 from secdash.core.db import session_scope
 from secdash.models import UserPublic
-from secdash.services import auth
+from secdash.services.verified_sessions import verified_sessions
 
 SESSION_COOKIE = "secdash_session"
+clock = time.monotonic  # tests move time forward instead of sleeping
 
 
 async def get_db() -> AsyncIterator[AsyncSession]:
@@ -55,9 +57,13 @@ async def get_current_user(
     _cookie: Annotated[str | None, Depends(cookie_scheme)] = None,
 ) -> UserPublic:
     """The signed-in user, checked in a session of its own that is closed before the route runs:
-    a request never holds this connection while it waits for another one or for a model."""
-    async with session_scope() as session:
-        return await auth.authenticate(session=session, settings=settings, token=request_token(request))
+    a request never holds this connection while it waits for another one or for a model.
+
+    A GET or HEAD changes nothing: it accepts a successful check of the same token at most
+    VERIFY_CACHE_SECONDS old (services/verified_sessions.py, shared with the UI), so a session revoked
+    on another worker is refused by reads within that many seconds and by every write at once."""
+    reads_only = request.method in ("GET", "HEAD")
+    return await verified_sessions.verify(request_token(request), now=clock(), cached=reads_only)
 
 
 CurrentUser = Annotated[UserPublic, Depends(get_current_user)]

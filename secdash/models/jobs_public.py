@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
-
-from secdash.models.base import as_utc
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
+from secdash.models.public import PublicModel, UtcDateTime
 from secdash.models.scans import ScanView
-
-UtcDateTime = Annotated[datetime, AfterValidator(as_utc)]
-
-
-class PublicModel(BaseModel):
-    """camelCase on the wire, snake_case in Python."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, serialize_by_alias=True)
 
 
 class JobPublic(PublicModel):

@@ -32,75 +32,45 @@ once. Refused checks are never remembered.
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import reflex as rx
 
-from secdash.core.config import get_settings
 from secdash.models import UserPublic
 from secdash.routes import DASHBOARD_ROUTE
-from secdash.services import auth
+from secdash.services import verified_sessions as verified
 from secdash.services.errors import AuthFailed
-from secdash.services.scoped import in_session
 from secdash.state.browser_actions import toast
 
-VERIFY_CACHE_SECONDS = 5.0
-MAX_REMEMBERED = 10_000  # tokens remembered at once (the oldest is dropped first)
+VERIFY_CACHE_SECONDS = verified.VERIFY_CACHE_SECONDS
 GUARD_MARKER = "__secdash_guard__"  # "write", "read" or "stream" on every guarded handler
-
-# (token digest, touching) -> (when the check started, the user). A touching check (a user event)
-# also counts for a live refresh; a live refresh's check does not count for a user event, so a user
-# who only switches tabs still moves the session's last-seen time forward.
-_verified: OrderedDict[tuple[str, bool], tuple[float, UserPublic]] = OrderedDict()
 clock: Callable[[], float] = time.monotonic  # tests move time forward instead of sleeping
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def forget_session(token: str) -> None:
     """Drop what this process remembers about a token (on logout, or when it was refused)."""
-    digest = _digest(token)
-    _verified.pop((digest, True), None)
-    _verified.pop((digest, False), None)
+    verified.verified_sessions.forget(token)
 
 
 def clear_verification_cache() -> None:
-    _verified.clear()
+    verified.verified_sessions.clear()
 
 
 async def verify_session(token: str, *, touch: bool = True, cached: bool = False) -> UserPublic | None:
     """The user behind the token, checked against its session row; None when signed out.
 
-    cached=True accepts a successful check at most VERIFY_CACHE_SECONDS old. touch=False for live
-    refreshes: they do not keep an idle session alive.
+    cached=True accepts a successful check at most VERIFY_CACHE_SECONDS old (services/verified_sessions.py,
+    shared with the API). touch=False for live refreshes: they do not keep an idle session alive.
     """
     if not token:
         return None
-    digest = _digest(token)
-    started = clock()
-    if cached:
-        for key in ((digest, True),) if touch else ((digest, False), (digest, True)):
-            hit = _verified.get(key)
-            if hit is not None and started - hit[0] < VERIFY_CACHE_SECONDS:
-                return hit[1]
     try:
-        user = await in_session(auth.authenticate, settings=get_settings(), token=token, touch=touch)
+        return await verified.verified_sessions.verify(token, now=clock(), touch=touch, cached=cached)
     except AuthFailed:
-        forget_session(token)
         return None
-    key = (digest, touch)
-    _verified[key] = (started, user)
-    _verified.move_to_end(key)
-    while len(_verified) > MAX_REMEMBERED:
-        _verified.popitem(last=False)
-    return user
 
 
 def unauthorized_toast() -> rx.event.EventSpec:

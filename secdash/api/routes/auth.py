@@ -13,6 +13,7 @@ from secdash.core.config import Settings
 from secdash.models.public import LoginPublic, UserPublic
 from secdash.routes import LOGIN_ROUTE
 from secdash.services import auth
+from secdash.services.verified_sessions import verified_sessions
 
 router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 
@@ -64,7 +65,10 @@ async def read_current_user(user: CurrentUser) -> UserPublic:
 
 @router.post("/auth/logout", response_model=MessageBody)
 async def logout(request: Request, session: DbSession, settings: AppSettings) -> Response:
-    revoked = await auth.logout(session=session, settings=settings, token=request_token(request))
+    token = request_token(request)
+    revoked = await auth.logout(session=session, settings=settings, token=token)
+    if token:
+        verified_sessions.forget(token)  # this process's reads see the logout at once
     response = JSONResponse({"message": "Logged out" if revoked else "No active session"})
     _clear_session_cookie(response)
     return response
@@ -93,7 +97,10 @@ async def logout_and_leave(request: Request, session: DbSession, settings: AppSe
     """
     if _started_elsewhere(request):
         return RedirectResponse("/", status_code=303)
-    await auth.logout(session=session, settings=settings, token=request.cookies.get(SESSION_COOKIE))
+    token = request.cookies.get(SESSION_COOKIE)
+    await auth.logout(session=session, settings=settings, token=token)
+    if token:
+        verified_sessions.forget(token)
     response = RedirectResponse("/", status_code=303)
     _clear_session_cookie(response)
     return response

@@ -5,7 +5,15 @@ import reflex as rx
 from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
 from secdash.state.auth import AuthState
-from secdash.state.dashboard import MAX_NOTE_LENGTH, DefenseTab, ProblemsTab, ScanTab, TrafficTab, UserScanTab
+from secdash.state.dashboard import (
+    MAX_NOTE_LENGTH,
+    DefenseTab,
+    ProblemsTab,
+    ScanLogLine,
+    ScanTab,
+    TrafficTab,
+    UserScanTab,
+)
 from secdash.state.dashboard_views import EventView, FeedView
 
 SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
@@ -102,6 +110,32 @@ def _scan_figure(label: str, value) -> rx.Component:
                      rx.el.div(value, class_name="text-lg font-semibold text-slate-100"))
 
 
+LOG_COLOURS = {"success": "text-emerald-300", "warning": "text-amber-300", "error": "text-red-300"}
+
+
+def _scan_log_line(line: ScanLogLine) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(line.time, class_name="mr-2 text-slate-500"),
+        rx.el.span(line.message, class_name=rx.match(line.level, *LOG_COLOURS.items(), "text-slate-300")),
+        class_name="break-all",
+    )
+
+
+def _scan_log() -> rx.Component:
+    """What the scan job writes, line by line (the newest last)."""
+    return rx.cond(
+        ScanTab.scan_log.length() > 0,
+        rx.el.div(
+            rx.el.div("Scan log", class_name="mb-1 text-xs text-slate-400"),
+            rx.el.ol(rx.foreach(ScanTab.scan_log, _scan_log_line),
+                     class_name="max-h-48 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/60 p-2 "
+                     "font-mono text-xs", aria_live="polite", data_testid="scan-log"),
+            class_name="mt-3",
+        ),
+        rx.fragment(),
+    )
+
+
 def scan_tab() -> rx.Component:
     idle = rx.el.div(
         rx.el.p("Scan the configured code (", ScanTab.target_files, " files) for secrets and vulnerabilities.",
@@ -153,6 +187,7 @@ def scan_tab() -> rx.Component:
         progress,
         rx.el.p("Current file: ", ScanTab.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),
         figures,
+        _scan_log(),
     )
     finished = rx.el.div(
         rx.match(
@@ -167,6 +202,7 @@ def scan_tab() -> rx.Component:
                 rx.fragment()),
         progress,
         figures,
+        _scan_log(),
         rx.el.p("Findings are listed in the Problem Database with file, line and rule.",
                 class_name="mt-2 text-sm text-slate-400"),
         rx.el.button("New scan", on_click=ScanTab.new_scan,

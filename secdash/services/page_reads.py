@@ -13,7 +13,9 @@ from typing import Any
 
 from secdash.core import notify
 from secdash.core.db import session_scope
+from secdash.jobs import store as jobs_store
 from secdash.models import HistoryLogPublic, UserPublic
+from secdash.models.jobs_public import JobLogPublic
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
 from secdash.services import activities, audit, events, read_models, scans, simulation, sites
 
@@ -28,6 +30,7 @@ DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
     "snapshot": (simulation.TOPIC,),
     "scan": (scans.TOPIC,),
 }
+SCAN_LOG_LINES = 200  # log lines read per refresh (a page keeps the newest few)
 DASHBOARD_TOPICS = tuple(sorted({topic for topics in DASHBOARD_PARTS.values() for topic in topics}))
 
 
@@ -87,7 +90,15 @@ async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] 
                 rows = await events.list_events(session=session, **(problem_filters or {}))
                 reads["problems"] = [EventPublic.of(event, name) for event, name in rows]
             if "scan" in parts:
-                reads["scan"] = await scans.current_job(session=session)
+                reads["scan"] = scan = await scans.current_job(session=session)
+                if scan is not None:  # the scan's log, read from the last line this page has (a new scan: all)
+                    seen = problem_filters or {}
+                    after = seen.get("log_after", 0) if seen.get("log_job") == scan.id else 0
+                    lines, _last = await notify.read_since(
+                        lambda after, limit: jobs_store.logs_since(session, scan.id, after, limit), after,
+                        seq_of=lambda line: line.seq, limit=SCAN_LOG_LINES,
+                    )
+                    reads["scan_log"] = (scan.id, [JobLogPublic.of(line) for line in lines])
     if "target" in parts:
         reads["target"] = await asyncio.to_thread(scans.target_summary)
     return reads

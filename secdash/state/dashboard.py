@@ -9,6 +9,7 @@ Problem Database is open.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +17,7 @@ import reflex as rx
 
 from secdash.core.config import get_settings
 from secdash.models import ScanView, UserPublic, as_utc, utcnow
+from secdash.models.jobs_public import JobLogPublic
 from secdash.services import events, page_reads, scans, sites
 from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
@@ -281,6 +283,22 @@ class UserScanTab(DashboardState):
         ]
 
 
+SCAN_LOG_KEPT = 12  # log lines a tab shows
+
+
+@dataclasses.dataclass
+class ScanLogLine:
+    seq: int = 0
+    level: str = "info"
+    message: str = ""
+    time: str = ""
+
+    @classmethod
+    def of(cls, line: JobLogPublic) -> ScanLogLine:
+        return cls(seq=line.seq, level=line.level.value, message=line.message,
+                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
+
+
 class ScanTab(DashboardState):
     """Security Scan: start, follow and stop a code scan."""
 
@@ -298,8 +316,15 @@ class ScanTab(DashboardState):
     scan_agents: int = 0
     target_lines: int = 0
     target_files: int = 0
+    # The scan's log as the job writes it: read from the last line this tab has, the newest kept.
+    scan_log: list[ScanLogLine] = []
+    _log_job: int = 0
+    _log_seq: int = 0
     # The finished scan the user put away with "New scan": refreshes keep showing the idle screen.
     _dismissed_scan_id: int = 0
+
+    def _read_filters(self) -> dict[str, Any] | None:
+        return {"log_job": self._log_job, "log_after": self._log_seq}
 
     @rx.var
     def scan_percent(self) -> int:
@@ -319,6 +344,17 @@ class ScanTab(DashboardState):
             self.target_files, self.target_lines = reads["target"]
         if "scan" in reads:
             self._apply_scan(reads["scan"])
+        if "scan_log" in reads:
+            self._apply_log(*reads["scan_log"])
+
+    def _apply_log(self, job_id: int, lines: list[JobLogPublic]) -> None:
+        if job_id != self._log_job:  # another scan: its log from the start
+            self._log_job, self._log_seq, self.scan_log = job_id, 0, []
+        fresh = [line for line in lines if line.seq > self._log_seq]
+        if not fresh:
+            return
+        self._log_seq = fresh[-1].seq
+        self.scan_log = [*self.scan_log, *(ScanLogLine.of(line) for line in fresh)][-SCAN_LOG_KEPT:]
 
     def _apply_scan(self, job: ScanView | None) -> None:
         if job is None or (job.id == self._dismissed_scan_id and job.status != "running"):

@@ -148,3 +148,40 @@ async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(sessio
     assert scan.scan_status == "stopped" and (scan.scan_lines, scan.scan_files) == (1249, 10)
     assert scan.scan_percent == 99  # 99.92 %: a stopped scan never shows a full bar
     assert scan.scan_outcome == "Stopped at 99%: 10 of 11 files, 1249 of 1250 lines scanned"
+
+
+async def test_the_scan_log_is_read_from_the_last_line_the_tab_has(session, monkeypatch):
+    from secdash.jobs import store
+    from secdash.services import page_reads as reads_module
+
+    root, _state = await _dashboard(session)
+    scan = _substate(root, ScanTab)
+    job = scan_job(scan_type="full", status="running", total_lines=10, lines_scanned=2)
+    session.add(job)
+    await session.commit()
+    for message in ("Full scan of 3 files", "gem/ui.js: 2 finding(s)"):
+        await store.append_log(job.id, message, "warning" if "finding" in message else "info")
+    asked: list[int] = []
+    real_logs_since = store.logs_since
+
+    async def logs_since(session, job_id, after=0, limit=500):
+        asked.append(after)
+        return await real_logs_since(session, job_id, after, limit)
+
+    monkeypatch.setattr(reads_module.jobs_store, "logs_since", logs_since)
+    await _refresh(scan, ScanTab)
+    assert [(line.level, line.message) for line in scan.scan_log] == [
+        ("info", "Full scan of 3 files"), ("warning", "gem/ui.js: 2 finding(s)")]
+    await store.append_log(job.id, "Complete: 2 findings (1 high) in 3 files", "success")
+    await _refresh(scan, ScanTab, {"scans": 3})
+    assert asked == [0, 2]  # the second read starts after the last line the tab has
+    assert [line.seq for line in scan.scan_log] == [1, 2, 3] and scan.scan_log[-1].level == "success"
+
+    job.status = "done"
+    session.add(job)
+    another = scan_job(scan_type="quick", status="running")
+    session.add(another)
+    await session.commit()
+    await store.append_log(another.id, "Quick scan of 3 files")
+    await _refresh(scan, ScanTab, {"scans": 4})
+    assert [line.message for line in scan.scan_log] == ["Quick scan of 3 files"]  # a new scan: its own log

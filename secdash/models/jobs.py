@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-from secdash.models.base import _ts, utcnow
+from secdash.models.base import _enum, _ts, utcnow
 
 
 class JobStatus(StrEnum):
@@ -50,7 +50,7 @@ class Job(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str = Field(max_length=24)
-    status: str = Field(default=JobStatus.queued.value, max_length=12)
+    status: JobStatus = _enum(JobStatus, name="ck_jobs_status", length=12, default=JobStatus.queued)
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column("params", JSON))
     progress: dict[str, Any] = Field(default_factory=dict, sa_column=Column("progress", JSON))
     result: dict[str, Any] = Field(default_factory=dict, sa_column=Column("result", JSON))
@@ -78,6 +78,6 @@ class JobLog(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     job_id: int = Field(foreign_key="jobs.id", ondelete="CASCADE")
     seq: int
-    level: str = Field(default=JobLevel.info.value, max_length=8)
+    level: JobLevel = _enum(JobLevel, name="ck_job_logs_level", length=8, default=JobLevel.info)
     message: str = Field(max_length=1000)
     created_at: datetime = _ts(default_factory=utcnow)

@@ -231,3 +231,33 @@ async def test_logs_of_concurrent_writers_get_distinct_increasing_sequence_numbe
     async with session_scope() as own:
         lines = (await own.exec(select(JobLog).where(JobLog.job_id == job.id))).all()
     assert len(lines) == 20 and (await _job(job.id)).log_seq == 20
+
+
+async def test_the_database_holds_job_status_and_log_level_to_their_values(session):
+    from sqlalchemy import text
+
+    kind = _kind()
+
+    @register(kind)
+    async def noop(ctx: JobContext) -> None:
+        pass
+
+    async with session_scope() as own:
+        job = await store.create(own, kind=kind)
+        await own.commit()
+    for statement in ("UPDATE jobs SET status = 'paused' WHERE id = :id",
+                      "INSERT INTO job_logs (job_id, seq, level, message, created_at) "
+                      "VALUES (:id, 1, 'debug', 'x', '2026-11-22')"):
+        async with session_scope() as own:
+            with pytest.raises(Exception, match="(?i)ck_jobs_status|ck_job_logs_level|check"):
+                await own.execute(text(statement), {"id": job.id})
+                await own.commit()
+    assert (await _job(job.id)).status == "queued"
+    # the one-active-job rule survived the table rebuild that added the CHECK
+    async with session_scope() as own:
+        own.add(Job(kind=kind, status="running", singleton_key="k"))
+        await own.commit()
+    async with session_scope() as own:
+        own.add(Job(kind=kind, status="queued", singleton_key="k"))
+        with pytest.raises(Exception, match="(?i)unique"):
+            await own.commit()

@@ -31,7 +31,12 @@ function SecdashResponseChart({ data, height, ...props }) {
     else current.push(`${x(i).toFixed(2)},${y(v).toFixed(2)}`);
   });
   if (current.length) segments.push(current);
-  const label = (v) => createElement("span", null, `${Math.round(v)}`);
+  const label = (v) => createElement("span", null, v >= 10 || Number.isInteger(v) ? `${Math.round(v)}` : v.toFixed(1));
+  if (!values.some((v) => v !== null)) {  // nothing answered yet: say so rather than draw an empty scale
+    return createElement("div", { ...props, style: { display: "flex", alignItems: "center", justifyContent: "center",
+      height: `${height}px`, fontSize: "12px", color: "#64748b", ...(props.style || {}) } },
+      n ? "No response yet" : "No checks yet");
+  }
   const onMove = (event) => {
     if (!n) return;
     const box = event.currentTarget.getBoundingClientRect();

@@ -11,19 +11,36 @@ response also carries `Content-Security-Policy: sandbox allow-scripts allow-form
 own, so a demo page (Tour has a planted innerHTML bug) runs in an opaque origin and cannot read the
 console's local storage or cookies. The monitor's grader ignores a sandbox-only policy, so each site
 keeps the grade its own headers earn.
+
+Each site also has small endpoints that Battle Station drills attack (vulnerable on purpose, on fake data:
+secdash/services/battle/demo_app.py): /login (POST), /search?q=, /comment?text=, /upload (POST, multipart),
+/report-link (POST url=), and its pages. Every demo request passes the site's defense layer first (its
+current DefenseConfig, secdash/services/battle/defense.py) and is written to the site's request log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import html
+import logging
 import mimetypes
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from urllib.parse import parse_qsl, unquote_plus
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.datastructures import UploadFile
 
+from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.services.battle import defense, demo_app, request_log
+from secdash.services.battle.demo_app import RequestFacts
+from secdash.services.battle.request_log import DrillMark
 
 SOURCES = Path(__file__).resolve().parent / "sources"
 STRONG_HEADERS = {
@@ -62,9 +79,45 @@ def _sandboxed(response: Response) -> Response:
     return response
 
 
+@router.get("/demo/{slug}/search")
+async def demo_search(request: Request, slug: str) -> Response:
+    return await _guarded(request, slug, "search", _search)
+
+
+@router.get("/demo/{slug}/comment")
+async def demo_comment(request: Request, slug: str) -> Response:
+    return await _guarded(request, slug, "comment", _comment)
+
+
+@router.get("/demo/{slug}/login")
+@router.post("/demo/{slug}/login")
+async def demo_login(request: Request, slug: str) -> Response:
+    return await _guarded(request, slug, "login", _login)
+
+
+@router.get("/demo/{slug}/upload")
+@router.post("/demo/{slug}/upload")
+async def demo_upload(request: Request, slug: str) -> Response:
+    return await _guarded(request, slug, "upload", _upload)
+
+
+@router.get("/demo/{slug}/report-link")
+@router.post("/demo/{slug}/report-link")
+async def demo_report_link(request: Request, slug: str) -> Response:
+    return await _guarded(request, slug, "report", _report)
+
+
 @router.get("/demo/{slug}/{name:path}")
-async def serve_demo_site(slug: str, name: str = "") -> Response:
-    return _sandboxed(await _demo_response(slug, name))
+async def serve_demo_site(request: Request, slug: str, name: str = "") -> Response:
+    async def pages(_request: Request, _slug: str, _facts: RequestFacts) -> Response:
+        return await _demo_response(slug, name)
+
+    return await _guarded(request, slug, "pages", pages)
+
+
+@router.api_route("/demo/{slug}/{name:path}", methods=["POST", "PUT", "PATCH", "DELETE"])
+async def demo_other_method(slug: str, name: str = "") -> Response:
+    return _sandboxed(JSONResponse({"message": "Method Not Allowed"}, status_code=405))
 
 
 async def _demo_response(slug: str, name: str) -> Response:
@@ -80,3 +133,192 @@ async def _demo_response(slug: str, name: str) -> Response:
         return Response("Not found", status_code=404, headers=headers)
     media_type = mimetypes.guess_type(path.name)[0] or "text/plain"
     return Response(path.read_bytes(), media_type=media_type, headers=headers)
+
+
+# --- the attackable endpoints and the defense layer in front of them ---------------------------------------
+
+log = logging.getLogger(__name__)
+Handler = Callable[[Request, str, RequestFacts], Awaitable[Response]]
+MAX_QUERY_TEXT = 2000  # characters of one query parameter the endpoints use
+
+
+def _site_headers(slug: str) -> dict[str, str]:
+    return WEAK_HEADERS if slug == "tour" else STRONG_HEADERS
+
+
+def _html(slug: str, text: str, status_code: int = 200) -> Response:
+    return HTMLResponse(text, status_code=status_code, headers=_site_headers(slug))
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The request body, or None when it is larger than the demo sites accept."""
+    length = request.headers.get("content-length", "")
+    if length.strip().isdigit() and int(length) > demo_app.MAX_BODY_BYTES:
+        return None
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > demo_app.MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _facts(request: Request, slug: str, endpoint: str, body: bytes) -> tuple[RequestFacts, dict[str, str]]:
+    """What the defense sees, and the form fields (a file upload under "file" goes to facts.upload)."""
+    facts = RequestFacts(slug=slug, endpoint=endpoint, path=request.url.path, query=unquote_plus(request.url.query))
+    fields: dict[str, str] = {}
+    content_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if body and content_type == "multipart/form-data":
+        sent = False
+
+        async def replay() -> dict:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        form = await Request(request.scope, replay).form(max_files=1, max_fields=20, max_part_size=demo_app.MAX_BODY_BYTES)
+        for key, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                facts.filename = (value.filename or "")[:200]
+                facts.upload = await value.read(demo_app.MAX_BODY_BYTES + 1)
+            else:
+                fields.setdefault(key, value)
+        facts.body = "&".join(f"{k}={v}" for k, v in fields.items())
+    elif body:
+        text = body.decode("utf-8", "replace")
+        if content_type == "application/x-www-form-urlencoded":
+            for key, value in parse_qsl(text, keep_blank_values=True, max_num_fields=50):
+                fields.setdefault(key, value)
+            facts.body = unquote_plus(text)
+        else:
+            facts.body = text
+    if endpoint == "report" and request.method == "POST":
+        facts.url = fields.get("url", "")[: demo_app.MAX_URL_LENGTH]
+    return facts, fields
+
+
+async def _check(facts: RequestFacts, client: str) -> tuple[str, int] | None:
+    """The site's current defense applied to the request (a console database that cannot answer lets it through:
+    the demo sites keep serving, and the monitor keeps seeing them)."""
+    try:
+        async with session_scope() as session:
+            current = await defense.get_defense(session, facts.slug)
+
+            async def count_recent(window_seconds: int, endpoints: list[str] | None) -> int:
+                return await request_log.count_recent(
+                    session, slug=facts.slug, client=client, endpoints=endpoints, since=request_log.window_start(window_seconds)
+                )
+
+            return await demo_app.enforce(current.config, facts, count_recent)
+    except SQLAlchemyError as exc:
+        log.warning("demo site %s: defense not read (%s); request let through", facts.slug, type(exc).__name__)
+        return None
+
+
+async def _log(
+    request: Request, slug: str, endpoint: str, client: str, status_code: int, rule: str | None, mark: DrillMark | None
+) -> None:
+    try:
+        async with session_scope() as session:
+            await request_log.record(
+                session,
+                slug=slug,
+                client=client,
+                method=request.method,
+                path=request.url.path,
+                endpoint=endpoint,
+                status_code=status_code,
+                blocked=rule is not None,
+                rule=rule,
+                mark=mark,
+            )
+            await session.commit()
+    except SQLAlchemyError as exc:
+        log.warning("demo site %s: request not logged (%s)", slug, type(exc).__name__)
+
+
+async def _guarded(request: Request, slug: str, endpoint: str, handler: Handler) -> Response:
+    """The defense layer: read the body (capped), apply the site's defense, answer, log the request."""
+    if slug not in defense.DEMO_SLUGS:
+        return _sandboxed(JSONResponse({"message": "Not found"}, status_code=404))
+    peer = request.client.host if request.client else ""
+    mark = request_log.read_drill_mark(peer, request.headers.get(request_log.DRILL_HEADER))
+    client = (
+        mark.client if mark else client_address(peer, request.headers.getlist("x-forwarded-for"), get_settings().trusted_proxies)
+    )
+    rule: str | None = None
+    body = await _read_body(request)
+    if body is None:
+        response: Response = Response("Request body too large", status_code=413, headers=_site_headers(slug))
+    else:
+        try:
+            facts, fields = await _facts(request, slug, endpoint, body)
+        except Exception:  # a malformed multipart body (python-multipart and Starlette raise several kinds)
+            facts, fields = None, {}
+        if facts is None:
+            response = Response("Malformed form", status_code=400, headers=_site_headers(slug))
+        else:
+            blocked = await _check(facts, client)
+            if blocked is not None:
+                rule, status = blocked
+                response = Response(f"Blocked by {slug}'s defense ({rule})", status_code=status, headers=_site_headers(slug))
+            else:
+                request.state.demo_fields = fields
+                response = await handler(request, slug, facts)
+    await _log(request, slug, endpoint, client, response.status_code, rule, mark)
+    return _sandboxed(response)
+
+
+def _fields(request: Request) -> dict[str, str]:
+    return getattr(request.state, "demo_fields", {})
+
+
+async def _search(request: Request, slug: str, _facts: RequestFacts) -> Response:
+    query = request.query_params.get("q", "")[:MAX_QUERY_TEXT]
+    result = await asyncio.to_thread(demo_app.search_products, slug, query)
+    return _html(slug, demo_app.search_page(slug, query, result), 500 if result.error else 200)
+
+
+async def _comment(request: Request, slug: str, _facts: RequestFacts) -> Response:
+    text = request.query_params.get("text", "")[: demo_app.MAX_COMMENT_LENGTH]
+    return _html(slug, demo_app.comment_page(slug, text))
+
+
+async def _login(request: Request, slug: str, _facts: RequestFacts) -> Response:
+    if request.method != "POST":
+        return _html(slug, demo_app.form_page(slug, "login"))
+    fields = _fields(request)
+    username, password = fields.get("username", ""), fields.get("password", "")
+    if await asyncio.to_thread(demo_app.check_login, slug, username, password):
+        return _html(slug, demo_app.page("Welcome", f"<p>Welcome back, {html.escape(username[:100])}</p>"))
+    return _html(slug, demo_app.page("Sign in", "<p>Wrong username or password</p>"), 401)
+
+
+async def _upload(request: Request, slug: str, facts: RequestFacts) -> Response:
+    if request.method != "POST":
+        return _html(slug, demo_app.form_page(slug, "upload"))
+    if facts.upload is None:
+        return JSONResponse({"message": "send a file in the form field 'file'"}, status_code=400, headers=_site_headers(slug))
+    if len(facts.upload) > demo_app.MAX_UPLOAD_BYTES:
+        return JSONResponse({"message": "file too large"}, status_code=413, headers=_site_headers(slug))
+    return JSONResponse(
+        {
+            "accepted": True,
+            "filename": facts.filename,
+            "bytes": len(facts.upload),
+            "sha256": hashlib.sha256(facts.upload).hexdigest(),
+        },
+        headers=_site_headers(slug),
+    )
+
+
+async def _report(request: Request, slug: str, facts: RequestFacts) -> Response:
+    if request.method != "POST":
+        return _html(slug, demo_app.form_page(slug, "report"))
+    url = facts.url or ""
+    if demo_app.link_host(url) is None:
+        return _html(slug, demo_app.page("Report a link", "<p>Enter an http(s) link</p>"), 400)
+    return _html(slug, demo_app.report_page(slug, url))

@@ -200,75 +200,88 @@ async def _facts(request: Request, slug: str, endpoint: str, body: bytes) -> tup
     return facts, fields
 
 
-async def _check(facts: RequestFacts, client: str) -> tuple[str, int] | None:
-    """The site's current defense applied to the request (a console database that cannot answer lets it through:
-    the demo sites keep serving, and the monitor keeps seeing them)."""
+async def _arrive(
+    request: Request, facts: RequestFacts, client: str, mark: DrillMark | None
+) -> tuple[int | None, tuple[str, int] | None]:
+    """Log the request as it arrives (status 0), then apply the site's current defense to it: the id of the log
+    row and the refusing rule (if any). Rate limits count this client's requests logged before this one, so
+    the requests of a concurrent burst each see the ones ahead of them. A console database that cannot answer
+    lets the request through: the demo sites keep serving, and the monitor keeps seeing them."""
     try:
         async with session_scope() as session:
+            row = await request_log.record(
+                session,
+                slug=facts.slug,
+                client=client,
+                method=request.method,
+                path=request.url.path,
+                endpoint=facts.endpoint,
+                status_code=0,
+                blocked=False,
+                mark=mark,
+            )
+            await session.commit()
+            row_id = row.id
             current = await defense.get_defense(session, facts.slug)
 
             async def count_recent(window_seconds: int, endpoints: list[str] | None) -> int:
                 return await request_log.count_recent(
-                    session, slug=facts.slug, client=client, endpoints=endpoints, since=request_log.window_start(window_seconds)
+                    session,
+                    slug=facts.slug,
+                    client=client,
+                    endpoints=endpoints,
+                    since=request_log.window_start(window_seconds),
+                    before_id=row_id,
                 )
 
-            return await demo_app.enforce(current.config, facts, count_recent)
+            return row_id, await demo_app.enforce(current.config, facts, count_recent)
     except SQLAlchemyError as exc:
-        log.warning("demo site %s: defense not read (%s); request let through", facts.slug, type(exc).__name__)
-        return None
+        log.warning("demo site %s: defense not applied (%s); request let through", facts.slug, type(exc).__name__)
+        return None, None
 
 
-async def _log(
-    request: Request, slug: str, endpoint: str, client: str, status_code: int, rule: str | None, mark: DrillMark | None
-) -> None:
+async def _finish(row_id: int | None, slug: str, status_code: int, rule: str | None) -> None:
+    if row_id is None:
+        return
     try:
         async with session_scope() as session:
-            await request_log.record(
-                session,
-                slug=slug,
-                client=client,
-                method=request.method,
-                path=request.url.path,
-                endpoint=endpoint,
-                status_code=status_code,
-                blocked=rule is not None,
-                rule=rule,
-                mark=mark,
-            )
+            await request_log.finish(session, row_id, status_code=status_code, blocked=rule is not None, rule=rule)
             await session.commit()
     except SQLAlchemyError as exc:
         log.warning("demo site %s: request not logged (%s)", slug, type(exc).__name__)
 
 
 async def _guarded(request: Request, slug: str, endpoint: str, handler: Handler) -> Response:
-    """The defense layer: read the body (capped), apply the site's defense, answer, log the request."""
+    """The defense layer: read the body (capped), log the request, apply the site's defense, answer."""
     if slug not in defense.DEMO_SLUGS:
         return _sandboxed(JSONResponse({"message": "Not found"}, status_code=404))
     peer = request.client.host if request.client else ""
     mark = request_log.read_drill_mark(peer, request.headers.get(request_log.DRILL_HEADER))
-    client = (
-        mark.client if mark else client_address(peer, request.headers.getlist("x-forwarded-for"), get_settings().trusted_proxies)
-    )
+    trusted = get_settings().trusted_proxies
+    client = mark.client if mark else client_address(peer, request.headers.getlist("x-forwarded-for"), trusted)
+    facts = RequestFacts(slug=slug, endpoint=endpoint, path=request.url.path, query=unquote_plus(request.url.query))
+    fields: dict[str, str] = {}
     rule: str | None = None
     body = await _read_body(request)
+    response: Response | None = None
     if body is None:
-        response: Response = Response("Request body too large", status_code=413, headers=_site_headers(slug))
+        response = Response("Request body too large", status_code=413, headers=_site_headers(slug))
     else:
         try:
             facts, fields = await _facts(request, slug, endpoint, body)
         except Exception:  # a malformed multipart body (python-multipart and Starlette raise several kinds)
-            facts, fields = None, {}
-        if facts is None:
             response = Response("Malformed form", status_code=400, headers=_site_headers(slug))
+    row_id, blocked = await _arrive(request, facts, client, mark)
+    if response is None:
+        if blocked is not None:
+            rule, status = blocked
+            response = Response(f"Blocked by {slug}'s defense ({rule})", status_code=status, headers=_site_headers(slug))
         else:
-            blocked = await _check(facts, client)
-            if blocked is not None:
-                rule, status = blocked
-                response = Response(f"Blocked by {slug}'s defense ({rule})", status_code=status, headers=_site_headers(slug))
-            else:
-                request.state.demo_fields = fields
-                response = await handler(request, slug, facts)
-    await _log(request, slug, endpoint, client, response.status_code, rule, mark)
+            request.state.demo_fields = fields
+            response = await handler(request, slug, facts)
+    else:
+        rule = None  # the site's own limits answered before any defense rule
+    await _finish(row_id, slug, response.status_code, rule)
     return _sandboxed(response)
 
 

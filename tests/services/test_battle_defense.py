@@ -7,6 +7,7 @@ drill's score can punish it). The request log counts each operation's attack and
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -218,6 +219,13 @@ async def test_a_burst_is_served_in_full_until_a_rate_limit_caps_each_client(htt
     visitors = [await send(http, "GET", "/demo/stock/", op="op2", traffic="benign", client=v) for v in VISITORS]
     assert all(r.status_code == 200 for r in visitors)
     assert await counts(session, "op2") == request_log.TrafficCounts(attack_sent=30, attack_blocked=10, benign_sent=3)
+
+
+async def test_a_concurrent_burst_is_capped_as_exactly_as_a_sequential_one(http, session):
+    await deploy(session, "tour", DDOS_DEFENSE)
+    burst = await asyncio.gather(*[send(http, "GET", "/demo/tour/") for _ in range(60)])
+    assert sorted(r.status_code for r in burst) == [200] * 20 + [429] * 40
+    assert await counts(session) == request_log.TrafficCounts(attack_sent=60, attack_blocked=40)
 
 
 # --- over-broad defenses ------------------------------------------------------------------------------------

@@ -134,6 +134,14 @@ async def record(
     return row
 
 
+async def finish(session: AsyncSession, row_id: int, *, status_code: int, blocked: bool, rule: str | None) -> None:
+    """Complete a request logged when it arrived (status 0 until then); committed by the caller."""
+    row = await session.get(DemoRequest, row_id)
+    if row is not None:
+        row.status_code, row.blocked, row.rule = status_code, blocked, (rule or None) and rule[:120]
+        session.add(row)
+
+
 async def prune(session: AsyncSession, slug: str, keep: int = KEEP_PER_SITE) -> None:
     """Delete the site's requests older than its newest `keep`."""
     cutoff = (
@@ -150,8 +158,20 @@ async def prune(session: AsyncSession, slug: str, keep: int = KEEP_PER_SITE) -> 
         )
 
 
-async def count_recent(session: AsyncSession, *, slug: str, client: str, since: datetime, endpoints: list[str] | None) -> int:
-    """Requests this client sent the site since `since` (on these endpoints; None: all), blocked or not."""
+async def count_recent(
+    session: AsyncSession,
+    *,
+    slug: str,
+    client: str,
+    since: datetime,
+    endpoints: list[str] | None,
+    before_id: int | None = None,
+) -> int:
+    """Requests this client sent the site since `since` (on these endpoints; None: all), blocked or not.
+
+    `before_id`: only those logged before that one. A request is logged as it arrives and counts the ones
+    before it, so concurrent requests of a burst (on one worker or several) cannot all see the same count.
+    """
     query = (
         select(func.count())
         .select_from(DemoRequest)
@@ -163,6 +183,8 @@ async def count_recent(session: AsyncSession, *, slug: str, client: str, since: 
     )
     if endpoints is not None:
         query = query.where(col(DemoRequest.endpoint).in_(endpoints))
+    if before_id is not None:
+        query = query.where(col(DemoRequest.id) < before_id)
     return int((await session.exec(query)).one())
 
 

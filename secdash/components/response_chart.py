@@ -34,7 +34,7 @@ function SecdashResponseChart({ data, height, ...props }) {
   const label = (v) => createElement("span", null, v >= 10 || Number.isInteger(v) ? `${Math.round(v)}` : v.toFixed(1));
   if (!values.some((v) => v !== null)) {  // nothing answered yet: say so rather than draw an empty scale
     return createElement("div", { ...props, style: { display: "flex", alignItems: "center", justifyContent: "center",
-      height: `${height}px`, fontSize: "12px", color: "#64748b", ...(props.style || {}) } },
+      height: `${height}px`, fontSize: "12px", color: "#94a3b8", ...(props.style || {}) } },
       n ? "No response yet" : "No checks yet");
   }
   const onMove = (event) => {

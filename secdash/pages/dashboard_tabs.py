@@ -115,7 +115,7 @@ LOG_COLOURS = {"success": "text-emerald-300", "warning": "text-amber-300", "erro
 
 def _scan_log_line(line: ScanLogLine) -> rx.Component:
     return rx.el.li(
-        rx.el.span(line.time, class_name="mr-2 text-slate-500"),
+        rx.el.span(line.time, class_name="mr-2 text-slate-400"),
         rx.el.span(line.message, class_name=rx.match(line.level, *LOG_COLOURS.items(), "text-slate-300")),
         class_name="break-all",
     )

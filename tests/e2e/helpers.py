@@ -16,7 +16,9 @@ def sign_in(page: Page, email: str = ADMIN_EMAIL, password: str = ADMIN_PASSWORD
     page.locator("#password").fill(password)
     page.get_by_role("button", name="Access System").click()
     expect(page).to_have_url(re.compile(r"/$"))
-    expect(page.get_by_role("banner").get_by_role("button", name="Logout")).to_be_visible()
+    # The sign-in hand-over stores the token, fetches the cookie and loads the app afresh: on a loaded
+    # machine (CI runs beside other work) that can take longer than the default 5 s.
+    expect(page.get_by_role("banner").get_by_role("button", name="Logout")).to_be_visible(timeout=20000)
 
 
 def toast(page: Page, title: str):

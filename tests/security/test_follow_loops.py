@@ -25,17 +25,26 @@ async def _loop(token: str, page: str, woke: list[str]) -> None:
             woke.extend(await changes.wait(30))
 
 
+async def _until(condition, timeout: float) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
 async def test_a_flood_of_follow_requests_leaves_one_loop_per_tab_and_page():
     woke: list[str] = []
     tasks = [asyncio.create_task(_loop("tab-1", "history", woke)) for _ in range(300)]
     other_page = asyncio.create_task(_loop("tab-1", "dashboard", woke))
     other_tab = asyncio.create_task(_loop("tab-2", "history", woke))
-    await asyncio.sleep(0.3)
     try:
+        # The replaced loops end at once, not at their 30 s timeout (polled: a loaded CI machine is slow to
+        # schedule 300 tasks, and a fixed sleep made this depend on the machine's speed).
+        await _until(lambda: sum(not t.done() for t in tasks) == 1, timeout=10)
         assert follow.running_loops() == 3
-        assert sum(not t.done() for t in tasks) == 1  # the replaced loops ended at once, not at their timeout
+        assert sum(not t.done() for t in tasks) == 1
         await notify.publish("audit")
-        await asyncio.sleep(0.2)
+        await _until(lambda: woke.count("audit") >= 3, timeout=10)
+        await asyncio.sleep(0.1)
         assert woke.count("audit") == 3  # each remaining loop refreshes once
     finally:
         for task in (*tasks, other_page, other_tab):

@@ -62,6 +62,7 @@ class SecurityEvent(SQLModel, table=True):
     resolved_at: datetime | None = _ts(default=None, nullable=True)
     resolved_by: str | None = Field(default=None, max_length=254)
     resolution_note: str | None = Field(default=None, max_length=2000)
+    false_positive: bool = False  # an admin resolved it as a false positive (nothing was wrong)
     ai_action: str | None = Field(default=None, max_length=500)
     source_ip: str | None = Field(default=None, max_length=64)
     user_agent: str | None = Field(default=None, max_length=512)

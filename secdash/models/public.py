@@ -156,6 +156,7 @@ class EventPublic(PublicModel):
     resolved_by: str | None
     resolved_at: UtcDateTime | None
     resolution_note: str | None
+    false_positive: bool = False
 
     @classmethod
     def of(cls, event: SecurityEvent, site_name: str | None) -> EventPublic:
@@ -177,6 +178,7 @@ class EventPublic(PublicModel):
             resolved_by=event.resolved_by,
             resolved_at=event.resolved_at,
             resolution_note=event.resolution_note,
+            false_positive=bool(event.false_positive),
         )
 
 

@@ -318,6 +318,13 @@ def resolve_dialog() -> rx.Component:
                     class_name=rx.cond(ProblemsTab.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
                                        "text-slate-400") + " mt-1 text-right text-xs",
                     aria_live="polite", data_testid="note-counter"),
+            rx.el.label(
+                rx.el.input(type="checkbox", checked=ProblemsTab.resolve_false_positive,
+                            on_change=ProblemsTab.set_resolve_false_positive, class_name="h-4 w-4 accent-cyan-500",
+                            data_testid="false-positive"),
+                "False positive (nothing was wrong)",
+                class_name="mt-2 flex items-center gap-2 text-sm text-slate-300",
+            ),
             rx.el.div(
                 rx.el.button("Cancel", on_click=ProblemsTab.cancel_resolve,
                              class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),

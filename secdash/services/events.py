@@ -181,8 +181,11 @@ def reopen(session: AsyncSession, event: SecurityEvent) -> None:
     mark_changed(session, TOPIC)
 
 
-async def resolve_event(*, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "") -> SecurityEvent:
-    """Mark an event resolved with an optional note (admins only; audited)."""
+async def resolve_event(
+    *, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "", false_positive: bool = False,
+) -> SecurityEvent:
+    """Mark an event resolved with an optional note (admins only; audited). `false_positive`: the admin found
+    nothing was wrong (AI Systems counts these per platform)."""
     require_admin(actor, "resolve security events")
     note = (note or "").strip()
     if len(note) > MAX_NOTE_LENGTH:
@@ -196,12 +199,15 @@ async def resolve_event(*, session: AsyncSession, actor: UserPublic, event_id: i
     event.resolved_at = utcnow()
     event.resolved_by = actor.email
     event.resolution_note = note or None
+    event.false_positive = bool(false_positive)
     session.add(event)
     mark_changed(session, TOPIC)
+    how = " as a false positive" if false_positive else ""
     audit.record(
         session, category=LogCategory.security, action="Security event resolved",
-        description=f"{actor.email} resolved event #{event_id}: {event.description[:120]}", actor_user_id=actor.id,
-        details={"eventId": event_id, "eventType": event.event_type, "severity": event.severity, "note": note},
+        description=f"{actor.email} resolved event #{event_id}{how}: {event.description[:120]}", actor_user_id=actor.id,
+        details={"eventId": event_id, "eventType": event.event_type, "severity": event.severity, "note": note,
+                 "falsePositive": bool(false_positive)},
     )
     activities.record(
         session, activity_type="patch", target=f"event #{event_id}", description=f"Resolved: {event.description[:200]}"

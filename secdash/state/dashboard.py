@@ -427,6 +427,7 @@ class ProblemsTab(DashboardState):
     search: str = ""
     resolving_id: int = 0
     resolve_note: str = ""
+    resolve_false_positive: bool = False
 
     def _read_filters(self) -> dict[str, Any]:
         return {
@@ -465,7 +466,12 @@ class ProblemsTab(DashboardState):
 
     @protected(reads_only=True)
     async def open_resolve(self, event_id: int):
-        self.resolving_id, self.resolve_note = int(event_id), ""
+        self.resolving_id, self.resolve_note, self.resolve_false_positive = int(event_id), "", False
+        return None
+
+    @protected(reads_only=True)
+    async def set_resolve_false_positive(self, value: bool):
+        self.resolve_false_positive = value is True
         return None
 
     @protected(reads_only=True)
@@ -481,7 +487,8 @@ class ProblemsTab(DashboardState):
     @protected
     async def confirm_resolve(self, user: UserPublic):
         try:
-            await in_session(events.resolve_event, actor=user, event_id=self.resolving_id, note=self.resolve_note)
+            await in_session(events.resolve_event, actor=user, event_id=self.resolving_id, note=self.resolve_note,
+                             false_positive=self.resolve_false_positive)
         except DomainError as exc:
             return _failed(exc)
         self.resolving_id = 0

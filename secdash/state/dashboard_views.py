@@ -97,7 +97,8 @@ def event_view(event: EventPublic) -> EventView:
         event_type=event.event_type.value, severity=event.severity.value, description=event.description,
         resolved=event.resolved, ai_action=event.ai_action or "", source=event.source.value,
         location=f"{details['file']}:{details['line']}" if "file" in details else "", rule=details.get("rule", ""),
-        resolution=(f"Resolved by {event.resolved_by}" + (f": {event.resolution_note}" if event.resolution_note else ""))
+        resolution=(("Resolved as false positive by " if event.false_positive else "Resolved by ") + event.resolved_by
+                    + (f": {event.resolution_note}" if event.resolution_note else ""))
         if event.resolved and event.resolved_by else "",
     )
 

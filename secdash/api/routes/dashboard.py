@@ -36,6 +36,7 @@ class SiteIn(RequestBody):
 
 class ResolveIn(RequestBody):
     note: str = text(events.MAX_NOTE_LENGTH, "Optional resolution note")
+    falsePositive: bool = False  # noqa: N815  (resolved as a false positive: nothing was wrong)
 
 
 @router.post("/init-sites", response_model=list[SitePublic], responses=errors(403))
@@ -102,6 +103,7 @@ async def read_security_events(
 
 @router.post("/security-events/{event_id}/resolve", response_model=EventPublic, responses=errors(403, 404))
 async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> EventPublic:
-    event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note)
+    event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note,
+                                      false_positive=body.falsePositive)
     site = await sites.get_site(session=session, site_id=event.site_id) if event.site_id else None
     return EventPublic.of(event, site.name if site else None)

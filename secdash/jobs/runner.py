@@ -32,6 +32,7 @@ def worker_id() -> str:
 HEARTBEAT_EVERY_SECONDS = 10.0
 STALE_AFTER = timedelta(seconds=60)  # six missed heartbeats: the worker is gone
 REAP_EVERY_SECONDS = 15.0
+FORGOTTEN_AFTER = timedelta(seconds=120)  # a queued job nobody took this long was lost on its way to a worker
 SAQ_QUEUE = "secdash-jobs"
 SAQ_CONCURRENCY = 8
 
@@ -184,11 +185,15 @@ async def dispatch(job_id: int) -> None:
 
 
 async def reap_once() -> list[tuple[int, bool]]:
+    """Jobs of silent workers: interrupted or queued again; queued jobs nobody took: handed out again."""
     reaped = await store.reap_stale(STALE_AFTER)
     for job_id, again in reaped:
         log.warning("job %s: worker silent for %ss, %s", job_id, STALE_AFTER.seconds, "queued again" if again else "interrupted")
         if again:
             await dispatch(job_id)
+    for job_id in await store.requeue_forgotten(FORGOTTEN_AFTER):
+        log.warning("job %s: queued for over %ss without a worker, handed out again", job_id, FORGOTTEN_AFTER.seconds)
+        await dispatch(job_id)
     return reaped
 
 

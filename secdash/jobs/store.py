@@ -236,6 +236,7 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
                 .values(
                     status=(JobStatus.queued if again else JobStatus.interrupted).value,
                     finished_at=None if again else utcnow(),
+                    heartbeat_at=utcnow(),
                     error=None if again else f"Interrupted: worker {job.worker or '?'} stopped responding",
                     worker="" if again else job.worker,
                 )
@@ -245,6 +246,23 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
                 reaped.append((job.id, again))
         await commit(session)
     return reaped
+
+
+async def requeue_forgotten(older_than: timedelta, *, now: datetime | None = None) -> list[int]:
+    """Queued jobs nobody has taken for `older_than` (their hand-over was lost: a process died between
+    committing and dispatching, or Redis lost the queue): their clock restarts and they are returned to be
+    handed out again (the claim still lets only one worker run each)."""
+    moment = now or utcnow()
+    async with session_scope() as session:
+        result = await session.exec(  # type: ignore[call-overload]
+            update(Job).execution_options(synchronize_session=False)
+            .where(col(Job.status) == JobStatus.queued.value, col(Job.heartbeat_at) < moment - older_than)
+            .values(heartbeat_at=moment)
+            .returning(Job.id)
+        )
+        ids = sorted(row.id for row in result)
+        await session.commit()
+        return ids
 
 
 async def queued_ids(kind: str | None = None) -> list[int]:

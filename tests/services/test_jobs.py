@@ -261,3 +261,25 @@ async def test_the_database_holds_job_status_and_log_level_to_their_values(sessi
         own.add(Job(kind=kind, status="queued", singleton_key="k"))
         with pytest.raises(Exception, match="(?i)unique"):
             await own.commit()
+
+
+async def test_a_queued_job_whose_hand_over_was_lost_is_handed_out_again(session):
+    """E.g. the process died between committing the job and dispatching it, or Redis lost saq's queue."""
+    kind = _kind()
+    runs = []
+
+    @register(kind)
+    async def body(ctx: JobContext) -> None:
+        runs.append(ctx.job_id)
+
+    async with session_scope() as own:
+        lost = Job(kind=kind, heartbeat_at=utcnow() - runner.FORGOTTEN_AFTER - timedelta(seconds=1))
+        fresh = Job(kind=kind)  # queued a moment ago: its hand-over may still be on its way
+        own.add(lost)
+        own.add(fresh)
+        await own.commit()
+    await runner.reap_once()
+    assert await runner.wait_for(lost.id) == "done" and runs == [lost.id]
+    assert (await _job(fresh.id)).status == "queued"
+    await runner.reap_once()  # handed out once per window, not on every round
+    assert runs == [lost.id]

@@ -8,6 +8,7 @@ from secdash.api.main import create_api
 from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
 from secdash.jobs.runner import run_job_workers
+from secdash.pages.ai_systems import ai_systems_content
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
 from secdash.pages.history import history_content
@@ -55,6 +56,12 @@ app.add_page(
     route=routes.HISTORY_ROUTE,
     title="History Logs - SecDash",
     on_load=[AuthState.check_auth, HistoryState.load],
+)
+app.add_page(
+    shell(ai_systems_content(), routes.AI_SYSTEMS_ROUTE),
+    route=routes.AI_SYSTEMS_ROUTE,
+    title="AI Systems - SecDash",
+    on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():
     app.add_page(

@@ -6,7 +6,6 @@ from secdash import routes
 from secdash.components.screens import not_yet_available
 
 PENDING_MODULES = {
-    routes.AI_SYSTEMS_ROUTE: ("AI Systems", "AI platform statistics will appear here."),
     routes.BATTLE_STATION_ROUTE: ("Battle Station", "Attack-and-defense drills will appear here."),
     routes.FIX_MODE_ROUTE: ("Fix Mode", "Guided fixes for detected problems will appear here."),
     routes.CODE_MODE_ROUTE: ("Live Code Builder", "The live multi-file project builder will appear here."),

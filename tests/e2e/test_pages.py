@@ -11,7 +11,6 @@ from tests.e2e.helpers import sign_in
 from tests.support.browser import ADMIN_EMAIL
 
 ROUTE_TITLES = {
-    "/ai-systems": "AI Systems",
     "/battle-station": "Battle Station",
     "/fix-mode": "Fix Mode",
     "/code-mode": "Live Code Builder",

@@ -1,0 +1,155 @@
+"""AI Systems (/ai-systems): the four platforms, re-read when a site is probed, an event or an AI activity is
+recorded (and at least every MAX_STALENESS_SECONDS, for the model-call figures, which publish no change)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from secdash.models import UserPublic
+from secdash.models.ai_systems_public import AiSystemsPublic, PlatformPublic
+from secdash.services import activities, ai_systems, events, sites
+from secdash.services.scoped import in_session
+from secdash.state import follow
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, refusal_events
+
+PAGE = "ai-systems"
+TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC)
+MAX_STALENESS_SECONDS = 15.0
+
+
+@dataclasses.dataclass
+class ActivityRow:
+    id: int
+    kind: str
+    description: str
+    time_label: str
+
+
+@dataclasses.dataclass
+class PlatformView:
+    id: str
+    name: str
+    agent_name: str
+    agent_status: str
+    domain: str
+    online: str  # up, down, unknown
+    status_label: str
+    site_status: str
+    response_time: str
+    uptime_hours: str
+    uptime_percent: str
+    uptime_bar: int
+    checks: str
+    code_lines: str
+    threats_detected: int
+    threats_blocked: int
+    false_positives: int
+    ai_calls: str
+    ai_tokens: str
+    ai_latency: str
+    users: str
+    data_size: str
+    models: str
+    datasets: str
+    accuracy: str
+    memory_percent: int
+    frameworks: list[str]
+    activities: list[ActivityRow]
+
+
+@dataclasses.dataclass
+class TrainingView:
+    platform: str
+    specialization: str
+    samples: str
+    features: str
+    storage: str
+
+
+def _hours(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 60:.0f} min" if value < 1 else f"{value:,.1f} h"
+
+
+def platform_view(p: PlatformPublic) -> PlatformView:
+    online = "unknown" if p.online is None else ("up" if p.online else "down")
+    status_label = {"up": "Online", "down": "Down"}.get(online, "No site" if p.site_id is None else "Not checked yet")
+    known = p.ai.calls_with_tokens
+    return PlatformView(
+        id=p.id, name=p.name, agent_name=p.agent_name, agent_status=p.agent_status.value, domain=p.domain or "-",
+        online=online, status_label=status_label, site_status=p.site_status.value if p.site_status else "",
+        response_time=f"{p.response_time} ms" if p.response_time is not None else "-",
+        uptime_hours=_hours(p.uptime_hours),
+        uptime_percent=f"{p.uptime_percent:.2f}%" if p.uptime_percent is not None else "No checks yet",
+        uptime_bar=round(p.uptime_percent or 0), checks=f"{p.checks:,}",
+        code_lines=f"{p.code_lines:,}" if p.code_lines is not None else "No code root",
+        threats_detected=p.threats_detected, threats_blocked=p.threats_blocked, false_positives=p.false_positives,
+        ai_calls=f"{p.ai.calls:,}" + (f" ({p.ai.errors} failed)" if p.ai.errors else ""),
+        ai_tokens="not reported" if p.ai.calls and not known else f"{p.ai.prompt_tokens + p.ai.completion_tokens:,}" + (
+            f" in {known} of {p.ai.calls} calls" if known < p.ai.calls else ""),
+        ai_latency=f"{p.ai.avg_latency_ms:,} ms" if p.ai.avg_latency_ms is not None else "-",
+        users=f"{p.profile.users:,}", data_size=p.profile.data_size, models=str(p.profile.models),
+        datasets=str(p.profile.datasets), accuracy=f"{p.profile.accuracy:.1f}%",
+        memory_percent=p.profile.memory_percent, frameworks=list(p.profile.frameworks),
+        activities=[ActivityRow(id=a.id, kind=a.activity_type.value, description=a.description,
+                                time_label=a.created_at.strftime("%b %d, %H:%M:%S")) for a in p.recent_activities],
+    )
+
+
+async def read_page() -> AiSystemsPublic:
+    return await in_session(ai_systems.read)
+
+
+class AiSystemsState(AuthState):
+    """State of /ai-systems."""
+
+    loading: bool = True
+    operational: bool = False
+    status_label: str = ""
+    total_data: str = ""
+    code_lines_millions: str = ""
+    code_lines: str = ""
+    ai_models: int = 0
+    active_users: str = ""
+    platforms: list[PlatformView] = []
+    training: list[TrainingView] = []
+    updated_label: str = ""
+
+    def _apply(self, data: AiSystemsPublic) -> None:
+        summary = data.summary
+        self.operational, self.status_label = data.status.operational, data.status.label
+        self.total_data = f"{summary.total_data_tb:.1f} TB"
+        self.code_lines_millions = f"{summary.code_lines_millions:.4f}M"
+        self.code_lines = f"{summary.code_lines:,} lines counted"
+        self.ai_models = summary.ai_models
+        self.active_users = f"{summary.active_users:,}"
+        self.platforms = [platform_view(p) for p in data.platforms]
+        self.training = [TrainingView(platform=row.platform, specialization=row.specialization,
+                                      samples=f"{row.samples:,}", features=f"{row.features:,}", storage=row.storage)
+                         for row in data.training]
+        self.updated_label = data.generated_at.strftime("%H:%M:%S UTC")
+        self.loading = False
+
+    @protected(reads_only=True)
+    async def load(self, user: UserPublic):
+        self._apply(await read_page())
+        return AiSystemsState.follow_changes
+
+    @protected(reads_only=True)
+    async def stop_following(self):
+        """The page left the screen: end its follow loop."""
+        follow.stop_following(self.router.session.client_token, PAGE)
+        return None
+
+    @protected(reads_only=True, background=True)
+    async def follow_changes(self):
+        """Re-read when a site is probed, an event or an AI activity is recorded, or every few seconds."""
+        async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
+            if await self._still_signed_in() is None:
+                yield refusal_events()
+                return
+            data = await read_page()  # outside the state lock
+            async with self:
+                self._apply(data)

@@ -73,7 +73,7 @@ def _activity(row: ActivityRow) -> rx.Component:
     return rx.el.li(
         rx.el.span(row.kind, class_name="rounded bg-slate-800 px-1.5 py-0.5 text-[10px] uppercase text-cyan-300"),
         rx.el.span(row.description, class_name="min-w-0 flex-1 break-words text-slate-300"),
-        rx.el.span(row.time_label, class_name="whitespace-nowrap font-mono text-[11px] text-slate-500"),
+        rx.el.span(row.time_label, class_name="whitespace-nowrap font-mono text-[11px] text-slate-400"),
         class_name="flex flex-wrap items-start gap-2 text-xs",
     )
 
@@ -141,7 +141,7 @@ def _platform(p: PlatformView) -> rx.Component:
             rx.cond(
                 p.activities.length() > 0,
                 rx.el.ul(rx.foreach(p.activities, _activity), class_name="mt-1 flex flex-col gap-1.5"),
-                rx.el.p("No AI activity for this site yet", class_name="mt-1 text-xs text-slate-500"),
+                rx.el.p("No AI activity for this site yet", class_name="mt-1 text-xs text-slate-400"),
             ),
             class_name="mt-3",
         ),
@@ -208,7 +208,7 @@ def ai_systems_content() -> rx.Component:
                 _training(),
                 rx.el.p("Updated ", AiSystemsState.updated_label, ". Figures marked profile are fixed display "
                         "figures of each platform's profile; everything else is measured.",
-                        class_name="text-xs text-slate-500"),
+                        class_name="text-xs text-slate-400"),
                 class_name="flex flex-col gap-4",
             ),
         ),

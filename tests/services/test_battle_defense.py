@@ -35,8 +35,8 @@ async def http(session, monkeypatch, settings):
         yield client
 
 
-async def send(http, method, path, *, op="op1", traffic="attack", client=ATTACKER, **kwargs) -> httpx.Response:
-    headers = {"X-SecDash-Drill": drill_header(op, traffic, client)}
+async def send(http, method, path, *, op="op1", traffic="attack", client=ATTACKER, headers=None, **kwargs) -> httpx.Response:
+    headers = {**(headers or {}), "X-SecDash-Drill": drill_header(op, traffic, client)}
     return await http.request(method, path, headers=headers, **kwargs)
 
 
@@ -144,6 +144,19 @@ async def test_an_upload_above_the_sites_cap_is_refused_without_a_defense(http):
     big = b"x" * (demo_app.MAX_BODY_BYTES + 10)
     response = await send(http, "POST", "/demo/gem/upload", files={"file": ("big.bin", big)})
     assert response.status_code == 413
+
+
+async def test_a_malformed_form_is_refused_and_still_logged(http, session):
+    broken = await send(
+        http,
+        "POST",
+        "/demo/gem/upload",
+        content=b"--xyz\r\nno headers here",
+        headers={"Content-Type": "multipart/form-data; boundary=xyz"},
+    )
+    assert broken.status_code == 400
+    assert "sandbox allow-scripts allow-forms" in broken.headers.get_list("content-security-policy")
+    assert [(r.endpoint, r.status_code) for r in await request_log.recent_requests(session, "gem")] == [("upload", 400)]
 
 
 # --- brute force ------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import sqlite3
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -76,6 +77,7 @@ _PRODUCTS = {
         ("Moderation Queue Export (internal)", 0.0, 1),
     ],
 }
+_ready: set[Path] = set()  # files checked (or built) by this process
 _MEMBERS = [("alice", "sunshine1"), ("bob", "letmein99"), ("demo", "dragon2024")]
 
 
@@ -93,10 +95,13 @@ def _password_hash(slug: str, password: str) -> str:
 def ensure_demo_db(slug: str) -> Path:
     """Create the site's fake database once (written to a temporary file, then renamed into place)."""
     path = demo_db_path(slug)
+    if path in _ready and path.is_file():
+        return path
     if path.is_file():
         try:
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
                 if db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (DB_SCHEMA_VERSION,):
+                    _ready.add(path)
                     return path
         except sqlite3.Error:
             pass
@@ -120,6 +125,7 @@ def ensure_demo_db(slug: str) -> Path:
     finally:
         db.close()
     os.replace(tmp, path)
+    _ready.add(path)
     return path
 
 

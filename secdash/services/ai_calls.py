@@ -23,10 +23,12 @@ from secdash.core.db import session_scope
 from secdash.models import LogCategory, LogSeverity, UserPublic
 from secdash.models.ai import AiCall
 from secdash.services import audit, quotas
-from secdash.services.unit import commit
+from secdash.services.unit import commit, mark_changed
 
 # The audit action per feature; today's chats keep the entry they always had.
 ACTIONS = {"chat": "AI reply"}
+
+TOPIC = "ai_calls"  # published when a model call is recorded
 
 
 def _audit_outcome(record: CallRecord) -> str:
@@ -68,6 +70,7 @@ def recorder(user: UserPublic):
             session.add(row)
             if call.parent_id is None:
                 _audit(session, call, user)
+            mark_changed(session, TOPIC)  # AI Systems' call figures follow it
             await commit(session)
             return row.id
 

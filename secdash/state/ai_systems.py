@@ -1,5 +1,5 @@
-"""AI Systems (/ai-systems): the four platforms, re-read when a site is probed, an event or an AI activity is
-recorded (and at least every MAX_STALENESS_SECONDS, for the model-call figures, which publish no change)."""
+"""AI Systems (/ai-systems): the four platforms, re-read when a site is probed, or an event, an AI activity or a
+model call is recorded (and at least every MAX_STALENESS_SECONDS, in case a change notice was lost)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ import dataclasses
 
 from secdash.models import UserPublic
 from secdash.models.ai_systems_public import AiSystemsPublic, PlatformPublic
-from secdash.services import activities, ai_systems, events, sites
+from secdash.services import activities, ai_calls, ai_systems, events, sites
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
 
 PAGE = "ai-systems"
-TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC)
+TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC, ai_calls.TOPIC)
 MAX_STALENESS_SECONDS = 15.0
 
 

@@ -126,3 +126,17 @@ async def test_a_reply_and_its_judgement_cost_one_call_of_the_budget(session, se
     assert [c.task for c in await _calls(session)] == ["chat", "threat"]
     with pytest.raises(RateLimited):
         await defense_chat.reply(user=user, content="again", agent_id="stock", surface="api", settings=settings)
+
+
+async def test_recording_a_call_tells_open_pages(session):
+    """AI Systems follows the ai_calls topic: a new call's figures show without waiting for a refresh."""
+    from secdash.ai.calls import CallRecord
+    from secdash.core import notify
+
+    user = await make_user(session, "ops@example.com")
+    async with notify.subscribe(ai_calls.TOPIC) as changes:
+        await ai_calls.recorder(user)(CallRecord(
+            feature="chat", task="chat", agent="gem", user_id=user.id, provider="offline", model="offline",
+            outcome="ok", total_ms=12,
+        ))
+        assert ai_calls.TOPIC in await asyncio.wait_for(changes.wait(5), 5)

@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from secdash.core.config import get_settings
+from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.jobs import registry, store
 from secdash.jobs.context import JobContext
@@ -202,8 +203,6 @@ async def wait_for(job_id: int, timeout: float = 60.0, poll: float = 0.05) -> Jo
     task = getattr(backend(), "tasks", {}).get(job_id)
     if task is not None:
         await asyncio.wait_for(asyncio.shield(task), timeout)
-    from secdash.core.db import session_scope
-
     async with asyncio.timeout(timeout):
         while True:
             async with session_scope() as session:

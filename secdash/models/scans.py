@@ -37,6 +37,10 @@ class ScanView(BaseModel):
     error: str | None = None
     worker: str = ""
 
+    def agents_scanning(self, engines: dict[str, tuple[str, ...]]) -> int:
+        """How many scan engines are at work: those of its type while it runs, none otherwise."""
+        return len(engines.get(self.scan_type, ())) if self.status == "running" else 0
+
     @classmethod
     def from_job(cls, job: Job) -> ScanView:
         assert job.id is not None

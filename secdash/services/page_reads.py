@@ -59,13 +59,16 @@ def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "alerts": [EventPublic.model_validate(event) for event in data["alerts"]]}
 
 
-async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] | None = None) -> dict[str, Any]:
+async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None = None) -> dict[str, Any]:
     """The named parts (see DASHBOARD_PARTS, plus "target": the size of the code a scan reads).
 
     The views every viewer shares (sites, alerts, activities, traffic, agents) come from the read
     models (read once per change per worker, however many dashboards are open); the filtered Problem
     Database and the scan are read for this caller. Sites, checks, events and activities come as the
     typed public shapes (models/public.py).
+
+    `filters` are what the asking tab holds: the Problem Database's filters (events.list_events keywords),
+    or the Security Scan's log position (`log_job`, `log_after`: its log is read after that line).
     """
     parts = set(parts)
     reads: dict[str, Any] = {}
@@ -87,12 +90,12 @@ async def dashboard_reads(parts: Iterable[str], problem_filters: dict[str, Any] 
     if "problems" in parts or "scan" in parts:
         async with session_scope() as session:
             if "problems" in parts:
-                rows = await events.list_events(session=session, **(problem_filters or {}))
+                rows = await events.list_events(session=session, **(filters or {}))
                 reads["problems"] = [EventPublic.of(event, name) for event, name in rows]
             if "scan" in parts:
                 reads["scan"] = scan = await scans.current_job(session=session)
                 if scan is not None:  # the scan's log, read from the last line this page has (a new scan: all)
-                    seen = problem_filters or {}
+                    seen = filters or {}
                     after = seen.get("log_after", 0) if seen.get("log_job") == scan.id else 0
                     lines, _last = await notify.read_since(
                         lambda after, limit: jobs_store.logs_since(session, scan.id, after, limit), after,

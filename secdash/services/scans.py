@@ -32,6 +32,11 @@ ENGINES = {"quick": ("detect-secrets", "bandit (high)", "web rules (high)"), "fu
 PROGRESS_EVERY_SECONDS = 0.5
 
 
+def agents_scanning(view: ScanView) -> int:
+    """The spec's "agents scanning": the engines of the scan's type while it runs."""
+    return view.agents_scanning(ENGINES)
+
+
 def scan_roots() -> list[Path]:
     return code_roots.configured_roots()
 
@@ -80,7 +85,6 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
     if not targets:
         raise Invalid("There is no code to scan: check SECDASH_SCAN_PATHS")
     files, lines = len(targets), total_lines(targets)
-    await code_roots.ensure_code_roots(session)
     try:  # the database admits one active scan: a scan started meanwhile wins
         job = await store.create(
             session, kind=KIND, params={"scanType": scan_type}, owner_user_id=actor.id, owner_email=actor.email,

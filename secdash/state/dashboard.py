@@ -365,7 +365,7 @@ class ScanTab(DashboardState):
         self.scan_total_lines, self.scan_total_files = job.total_lines, job.total_files
         self.scan_lines, self.scan_files, self.scan_current_file = job.lines_scanned, job.files_scanned, job.current_file
         self.scan_threats, self.scan_vulnerabilities = job.threats_found, job.vulnerabilities
-        self.scan_agents = len(scans.ENGINES[job.scan_type]) if job.status == "running" else 0
+        self.scan_agents = scans.agents_scanning(job)
         elapsed = (utcnow() - as_utc(job.started_at)).total_seconds()
         if job.status == "running" and job.lines_scanned:
             remaining = elapsed / job.lines_scanned * (job.total_lines - job.lines_scanned)

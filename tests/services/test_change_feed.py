@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from secdash.core import notify
+from tests.support.redis_server import REDIS_URL, redis_or_skip
 
-REDIS_URL = "redis://127.0.0.1:6379/9"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -132,20 +132,9 @@ async def test_following_a_stream_reads_only_new_lines_and_pages_a_long_gap():
     assert log.handed_out == 15  # never re-read whole
 
 
-def _redis_or_skip():
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except Exception:
-        pytest.skip("no Redis on this machine")
-    return client
-
-
 @pytest.fixture
 def redis_feed(settings, monkeypatch):
-    client = _redis_or_skip()
+    client = redis_or_skip()
     monkeypatch.setattr(settings, "REDIS_URL", REDIS_URL)
     topics: list[str] = []
     yield topics

@@ -11,23 +11,13 @@ import pytest
 
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
-
-REDIS_URL = "redis://127.0.0.1:6379/9"
-
-
-def _redis_or_skip() -> None:
-    import redis
-
-    try:
-        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
-    except Exception:
-        pytest.skip("no Redis on this machine")
+from tests.support.redis_server import REDIS_URL, redis_or_skip
 
 
 @pytest.fixture
 async def workers(session):
     """Two saq-consuming workers (as two server processes would be) on a queue of this test's own."""
-    _redis_or_skip()
+    redis_or_skip().close()
     name = f"secdash-test-{secrets.token_hex(4)}"
     pair = [runner.SaqBackend(REDIS_URL, queue_name=name, worker_id=f"worker-{n}") for n in (1, 2)]
     for backend in pair:

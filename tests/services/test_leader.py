@@ -10,25 +10,13 @@ import secrets
 import pytest
 
 from secdash.core import leader
-
-REDIS_URL = "redis://127.0.0.1:6379/9"
-
-
-def _redis_or_skip():
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except Exception:
-        pytest.skip("no Redis on this machine")
-    return client
+from tests.support.redis_server import REDIS_URL, redis_or_skip
 
 
 @pytest.fixture
 def redis_sync(settings, monkeypatch):
     """The real Redis, database 9; each test uses its own key and deletes only that."""
-    client = _redis_or_skip()
+    client = redis_or_skip()
     monkeypatch.setattr(settings, "REDIS_URL", REDIS_URL)
     yield client
     client.close()
@@ -44,7 +32,7 @@ def job_name(redis_sync):
 @pytest.mark.parametrize("use_redis", [False, True])
 async def test_second_contender_waits_for_the_first(settings, monkeypatch, use_redis):
     if use_redis:
-        _redis_or_skip()
+        redis_or_skip()
         monkeypatch.setattr(settings, "REDIS_URL", REDIS_URL)
     monkeypatch.setattr(leader, "LEASE_SECONDS", 0.3)
     order: list[str] = []

@@ -161,9 +161,10 @@ async def test_the_agents_follow_their_sites_status(session):
 
 
 async def test_on_redis_another_workers_change_makes_this_worker_read_again(session, settings, monkeypatch):
-    from tests.services.test_change_feed import REDIS_URL, _other_worker, _redis_or_skip
+    from tests.services.test_change_feed import _other_worker
+    from tests.support.redis_server import REDIS_URL, redis_or_skip
 
-    client = _redis_or_skip()
+    client = redis_or_skip()
     monkeypatch.setattr(settings, "REDIS_URL", REDIS_URL)
     monkeypatch.setattr(read_models, "REDIS_MAX_AGE_SECONDS", 60.0)  # only the message can make it read again
     try:

@@ -53,7 +53,7 @@ async def stop_job(
 
 
 def _scan(view) -> ScanPublic:
-    return ScanPublic.of(view, agents=len(scans.ENGINES[view.scan_type]) if view.status == "running" else 0)
+    return ScanPublic.of(view, agents=scans.agents_scanning(view))
 
 
 @router.get("/security-scan", response_model=ScanPublic, responses=errors(404))

@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     MONITOR_INTERVAL_SECONDS: float = Field(30, validation_alias=AliasChoices("SECDASH_MONITOR_INTERVAL"))
     MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
+    # Battle Station's simulated threats (real drills started at random): on with the simulation unless "off".
+    THREAT_SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_THREAT_SIMULATION"))
     SCAN_PATHS: str = Field("", validation_alias=AliasChoices("SECDASH_SCAN_PATHS"))
     # A pause after each scanned file, so a long scan leaves the CPU to the monitor on a small server.
     SCAN_PAUSE_MS: int = Field(0, ge=0, le=10_000, validation_alias=AliasChoices("SECDASH_SCAN_PAUSE_MS"))
@@ -157,6 +159,10 @@ class Settings(BaseSettings):
     @property
     def simulation_enabled(self) -> bool:
         return self.SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
+
+    @property
+    def threat_simulation_enabled(self) -> bool:
+        return self.simulation_enabled and self.THREAT_SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
 
     @property
     def llm_configured(self) -> bool:

@@ -5,7 +5,7 @@ from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLe
 from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
-from secdash.models.battle import DemoDefense, DemoRequest, DrillTraffic
+from secdash.models.battle import AttackType, BattleOperation, DemoDefense, DemoRequest, DrillTraffic, OperationStatus
 from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
@@ -50,4 +50,7 @@ __all__ = [
     "DemoDefense",
     "DemoRequest",
     "DrillTraffic",
+    "AttackType",
+    "BattleOperation",
+    "OperationStatus",
 ]

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index
+from sqlalchemy import JSON, Column, Index, Text
 from sqlmodel import Field, SQLModel
 
 from secdash.models.base import _enum, _ts, utcnow
@@ -59,3 +59,61 @@ class DemoRequest(SQLModel, table=True):
     traffic: DrillTraffic | None = _enum(DrillTraffic, name="ck_demo_requests_traffic", length=8, default=None, nullable=True)
     blocked: bool = False
     rule: str | None = Field(default=None, max_length=120)
+
+
+class AttackType(StrEnum):
+    """Spec section 9: the six attack types a drill can run."""
+
+    ddos = "ddos"
+    sql_injection = "sql_injection"
+    xss = "xss"
+    malware = "malware"
+    brute_force = "brute_force"
+    phishing = "phishing"
+
+
+class OperationStatus(StrEnum):
+    """A drill's outcome. `defended` shows green; anything else yellow (spec section 4)."""
+
+    running = "running"
+    defended = "defended"  # a defense was deployed and scored at least DEFENDED_SCORE
+    partial = "partial"  # deployed, but it scored lower
+    failed = "failed"  # no defense was deployed (the agent's answer was refused, or the drill broke)
+    stopped = "stopped"  # stopped before the re-run, or its worker died
+
+
+class BattleOperation(SQLModel, table=True):
+    """One drill: the attack corpus sent twice (before and after the agent's defense) and what the demo site logged.
+
+    The counts are the demo site's own request log for each run (`drill-<id>-baseline`, `drill-<id>-after`);
+    `effectiveness` is computed from the after-run's counts (services/battle/scoring.py), so it can be checked
+    from the stored row.
+    """
+
+    __tablename__ = "battle_operations"
+    __table_args__ = (Index("ix_battle_operations_started", "started_at"), Index("ix_battle_operations_site", "site", "status"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    job_id: int | None = Field(default=None, foreign_key="jobs.id", ondelete="SET NULL")
+    attack_type: AttackType = _enum(AttackType, name="ck_battle_operations_attack_type", length=16)
+    site: str = Field(max_length=16)  # the demo site's slug
+    agent_id: str | None = Field(default=None, max_length=16)
+    attack_source: str = Field(default="", max_length=64)
+    simulated: bool = False  # started by the threat simulation, not by a person
+    status: OperationStatus = _enum(
+        OperationStatus, name="ck_battle_operations_status", length=16, default=OperationStatus.running
+    )
+    effectiveness: int | None = None
+    mitre_technique: str = Field(default="", max_length=16)
+    baseline: dict[str, Any] = Field(default_factory=dict, sa_column=Column("baseline", JSON, nullable=False))
+    after: dict[str, Any] = Field(default_factory=dict, sa_column=Column("after", JSON, nullable=False))
+    defense_strategy: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
+    defense_code: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
+    defense_config: dict[str, Any] = Field(default_factory=dict, sa_column=Column("defense_config", JSON, nullable=False))
+    defense_revision: int | None = None
+    provider: str = Field(default="", max_length=32)
+    model: str = Field(default="", max_length=100)
+    error: str | None = Field(default=None, max_length=500)
+    started_by: int | None = Field(default=None, foreign_key="users.id", ondelete="SET NULL")
+    started_at: datetime = _ts(default_factory=utcnow)
+    finished_at: datetime | None = _ts(default=None, nullable=True)

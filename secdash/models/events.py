@@ -70,6 +70,8 @@ class SecurityEvent(SQLModel, table=True):
     # Scanner findings: file, line, rule; the fingerprint keeps a finding from repeating while open.
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column("details", JSON))
     fingerprint: str | None = Field(default=None, max_length=128, index=True)
+    # threat_blocked: how many requests this record stands for (a drill blocks many); None counts as one.
+    blocked_requests: int | None = None
 
 
 class AiActivity(SQLModel, table=True):

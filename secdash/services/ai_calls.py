@@ -12,6 +12,8 @@ provider.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from secdash.ai.agents import AGENTS
@@ -26,7 +28,7 @@ from secdash.services import audit, quotas
 from secdash.services.unit import commit, mark_changed
 
 # The audit action per feature; today's chats keep the entry they always had.
-ACTIONS = {"chat": "AI reply"}
+ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan"}
 
 TOPIC = "ai_calls"  # published when a model call is recorded
 
@@ -38,17 +40,19 @@ def _audit_outcome(record: CallRecord) -> str:
     return "cancelled" if record.outcome == "stopped" else "ok"
 
 
-def _audit(session: Any, record: CallRecord, user: UserPublic) -> None:
+def _audit(session: Any, record: CallRecord, user: UserPublic | None) -> None:
     agent = AGENTS.get(record.agent)
     agent_name = agent.name if agent else record.agent
     outcome = _audit_outcome(record)
     action = ACTIONS.get(record.feature, f"AI {record.feature}")
+    who = user.email if user else "the threat simulation"
+    what = "answered" if record.feature == "chat" else f"wrote a {action.removeprefix('AI ')} for"
     audit.record(
         session, category=LogCategory.ai, action=action if outcome == "ok" else f"{action} {outcome}",
         severity=LogSeverity.info if outcome in ("ok", "cancelled") else LogSeverity.error,
-        description=f"{agent_name} answered {user.email} via {record.provider}"
-        if outcome == "ok" else f"{agent_name} reply to {user.email}: {outcome}",
-        actor_user_id=user.id,
+        description=f"{agent_name} {what} {who} via {record.provider}"
+        if outcome == "ok" else f"{agent_name} {action.removeprefix('AI ')} for {who}: {outcome}",
+        actor_user_id=user.id if user else None,
         details={"agent": record.agent, "feature": record.feature, "provider": record.provider, "model": record.model,
                  "characters": record.characters, "latencyMs": record.total_ms, "firstTokenMs": record.first_token_ms,
                  "promptTokens": record.prompt_tokens, "completionTokens": record.completion_tokens,
@@ -56,7 +60,7 @@ def _audit(session: Any, record: CallRecord, user: UserPublic) -> None:
     )
 
 
-def recorder(user: UserPublic):
+def recorder(user: UserPublic | None):
     """The wrapper's `record` callback for this user: one row per call, the audit entry per request."""
 
     async def record(call: CallRecord) -> int | None:
@@ -82,3 +86,14 @@ def for_user(*, settings: Settings, user: UserPublic, feature: str, agent: str,
     """The calls one user makes for one feature and agent (the configured engine unless `provider`)."""
     return AICalls(provider or get_provider(settings), feature=feature, agent=agent, user_id=user.id,
                    record=recorder(user), admit=lambda: quotas.ai_call(settings=settings, user_id=user.id))
+
+
+@asynccontextmanager
+async def _system_admission() -> AsyncIterator[None]:
+    yield  # the system's calls are bounded by their callers (one simulated drill per site at a time)
+
+
+def for_system(*, settings: Settings, feature: str, agent: str, provider: Provider | None = None) -> AICalls:
+    """Calls made by the server itself (a simulated threat's drill): recorded and audited without a user."""
+    return AICalls(provider or get_provider(settings), feature=feature, agent=agent, user_id=None,
+                   record=recorder(None), admit=_system_admission)

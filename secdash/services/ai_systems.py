@@ -9,7 +9,7 @@ Measured, per platform (the default site of that slug and its agent):
   fix made one), counted as the Security Scan counts them and cached for CODE_LINES_TTL_SECONDS (the
   bundled demo sites' roots are stored here if no scan has stored them yet);
 - threats detected: the site's attack_detected and vulnerability_detected events; blocked: its
-  threat_blocked events (the Dashboard's "Threats Blocked" counts the same events); false positives: its
+  threat_blocked events' blocked requests (the Dashboard's "Threats Blocked" sums the same); false positives: its
   events an admin resolved as a false positive;
 - recent activities: the newest real (not simulated) AI activities that name the site;
 - model calls, tokens and latency: the agent's rows in ai_calls.
@@ -42,7 +42,7 @@ from secdash.models.ai_systems_public import (
 )
 from secdash.models.public import ActivityPublic
 from secdash.models.scans import CodeRoot
-from secdash.services import code_roots
+from secdash.services import code_roots, events
 from secdash.services.code_scan.engine import collect_targets, total_lines
 from secdash.services.unit import commit
 
@@ -140,7 +140,7 @@ async def _event_counts(session: AsyncSession, site_ids: list[int]) -> dict[int,
         select(
             SecurityEvent.site_id,
             func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
-            func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, 1), else_=0)),
+            func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, events.BLOCKED_REQUESTS), else_=0)),
             func.sum(case((and_(SecurityEvent.resolved == True, SecurityEvent.false_positive == True), 1),  # noqa: E712
                           else_=0)),
         ).where(col(SecurityEvent.site_id).in_(site_ids)).group_by(SecurityEvent.site_id)

@@ -39,3 +39,9 @@ class RateLimited(DomainError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class Unavailable(DomainError):
+    """The work could not be done now (e.g. the AI model failed, so no defense was deployed)."""
+
+    status_code = 503

@@ -105,9 +105,10 @@ async def list_events(
 def record_blocked_threat(
     session: AsyncSession, *, description: str, source: str, site_id: int | None = None, target: str = "",
     severity: EventSeverity = EventSeverity.high, source_ip: str | None = None, user_agent: str | None = None,
-    ai_action: str | None = None, details: dict[str, Any] | None = None,
+    ai_action: str | None = None, details: dict[str, Any] | None = None, blocked_requests: int = 1,
+    resolved_note: str | None = None,
 ) -> SecurityEvent:
-    """A request that was really blocked: the one record "Threats Blocked" counts, and its activity line.
+    """Requests that were really blocked: the one record "Threats Blocked" counts, and its activity line.
 
     Whatever really blocks (Battle Station drills behind the defense middleware) records through here, so
     the headline and the AI activity feed cannot disagree. Simulated activity never comes here.
@@ -116,14 +117,23 @@ def record_blocked_threat(
         session, event_type=EventType.threat_blocked, severity=severity, description=description, site_id=site_id,
         source=source, ai_action=ai_action, source_ip=source_ip, user_agent=user_agent, details=details,
     )
+    event.blocked_requests = max(1, blocked_requests)
+    if resolved_note is not None:  # blocked already: nothing left open for an admin to act on
+        close_by_system(session, event, by=source, note=resolved_note, at=utcnow())
     activities.record(session, activity_type="block", target=target or source_ip or source, description=description)
     return event
 
 
+# What one threat_blocked record counts for: the requests it stands for (a drill blocks many), else one.
+BLOCKED_REQUESTS = func.coalesce(SecurityEvent.blocked_requests, 1)
+
+
 async def count_threats_blocked(*, session: AsyncSession) -> int:
-    """Real blocks only: threat_blocked events (recorded by record_blocked_threat)."""
-    query = select(func.count()).select_from(SecurityEvent).where(SecurityEvent.event_type == EventType.threat_blocked.value)
-    return (await session.exec(query)).one()
+    """Real blocks only: the requests of threat_blocked events (recorded by record_blocked_threat)."""
+    query = select(func.coalesce(func.sum(BLOCKED_REQUESTS), 0)).where(
+        SecurityEvent.event_type == EventType.threat_blocked.value
+    )
+    return int((await session.exec(query)).one())
 
 
 async def count_open(*, session: AsyncSession) -> int:

@@ -193,7 +193,7 @@ SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
 ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
 TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
-AGENTS = _register(ReadModel("agents", (sites.TOPIC,), _load_agents))  # the monitor moves agents with their sites
+AGENTS = _register(ReadModel("agents", (sites.TOPIC, "battle"), _load_agents))  # the monitor and drills move agents
 
 
 async def sites_with_history() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:

@@ -356,3 +356,14 @@ async def test_the_request_log_keeps_the_newest_requests_per_site(session, http)
     assert [r.path for r in stock] == [f"/demo/stock/missing-{i}.html" for i in (5, 4, 3, 2)]
     assert [r.status_code for r in stock] == [404] * 4 and not any(r.blocked for r in stock)
     assert len(await request_log.recent_requests(session, "tour")) == 1
+
+
+def test_a_burst_of_first_requests_builds_one_good_demo_database(settings):
+    """Concurrent first requests (a drill's burst) must not build the file together and leave it empty."""
+    import concurrent.futures
+
+    demo_app.demo_db_path("stock").unlink(missing_ok=True)
+    demo_app._ready.clear()
+    with concurrent.futures.ThreadPoolExecutor(16) as pool:
+        results = list(pool.map(lambda _i: demo_app.check_login("stock", "demo", "dragon2024"), range(64)))
+    assert all(results)

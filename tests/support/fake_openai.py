@@ -5,7 +5,9 @@ apart; unauthorized: 401; ratelimited: 429; broken: 500; badjson / fencedjson / 
 malformed, fenced, schema-violating or prose-only JSON content; threat-critical: JSON
 {"threatLevel": "critical"} for json_object and json_schema requests;
 nojsonschema: refuses json_schema requests (HTTP 400) and answers plain requests with fenced JSON;
-nostreamusage: refuses stream_options (HTTP 400). Token usage (words) is reported on every answer,
+nostreamusage: refuses stream_options (HTTP 400); a Battle Station defense plan (json_schema "DefensePlan") gets
+a narrow plan for the attack type its prompt names ("defense-invalid": a pattern the server refuses).
+Token usage (words) is reported on every answer,
 on streams when stream_options.include_usage asks for it.
 Markers in the last message do the same for a fixed model (browser tests): "[fail]" answers 500,
 "[slow]" streams slowly; a threat question judges "high" when the message mentions an attack.
@@ -17,6 +19,28 @@ import http.server
 import json
 import threading
 import time
+
+# Battle Station: the defense a "model" writes per attack type (narrow, as a careful agent would), read from the
+# task's system prompt ("... attack (<type>)"); the model "defense-invalid" answers a pattern the server refuses.
+DEFENSE_PLANS = {
+    "sql_injection": {"patterns": [{"name": "model-sqli", "pattern": r"'\s*(or|and|union|;|--)|\bunion\s+select\b|--\s*$",
+                                    "targets": ["query"], "endpoints": ["search"]}]},
+    "xss": {"patterns": [{"name": "model-xss", "pattern": r"<\s*(script|svg|iframe|img)\b|\bon[a-z]+\s*=|javascript\s*:",
+                          "targets": ["query", "body"], "endpoints": ["comment"]}]},
+    "brute_force": {"rate_limits": [{"name": "model-login", "requests": 5, "window_seconds": 60, "endpoints": ["login"]}]},
+    "ddos": {"rate_limits": [{"name": "model-pages", "requests": 10, "window_seconds": 60, "endpoints": ["pages"]}]},
+    "malware": {"uploads": {"signatures": [{"name": "eicar", "text": "EICAR-STANDARD-ANTIVIRUS-TEST-FILE"}],
+                            "blocked_extensions": [".exe", ".com", ".bat", ".scr"]}},
+    "phishing": {"urls": {"block_punycode": True, "block_lookalikes": True}},
+}
+
+
+def defense_plan(messages: list[dict], model: str) -> dict:
+    system = str(messages[0].get("content", "")) if messages else ""
+    attack = next((name for name in DEFENSE_PLANS if f"attack ({name})" in system), "xss")
+    if model == "defense-invalid":
+        return {"strategy": "match everything", "config": {"patterns": [{"name": "slow", "pattern": "(a+)+$"}]}}
+    return {"strategy": f"Model plan: narrow {attack} rules on the attacked endpoint only", "config": DEFENSE_PLANS[attack]}
 
 
 class FakeOpenAI:
@@ -64,6 +88,13 @@ class FakeOpenAI:
 
                 if model == "nojsonschema" and not body.get("stream"):
                     content = 'Sure:\n```json\n{"threatLevel": "medium", "reason": "plain generation"}\n```'
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(content),
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": content}}]})
+                schema_name = body.get("response_format", {}).get("json_schema", {}).get("name")
+                if schema_name == "DefensePlan" or "DefensePlan" in str(body["messages"][0].get("content", ""))[:200]:
+                    content = json.dumps(defense_plan(body["messages"], model))
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
                                             "usage": usage(content),
                                             "choices": [{"index": 0, "finish_reason": "stop",

@@ -21,6 +21,7 @@ import hashlib
 import html
 import os
 import sqlite3
+import threading
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable
@@ -78,6 +79,7 @@ _PRODUCTS = {
     ],
 }
 _ready: set[Path] = set()  # files checked (or built) by this process
+_build_lock = threading.Lock()
 _MEMBERS = [("alice", "sunshine1"), ("bob", "letmein99"), ("demo", "dragon2024")]
 
 
@@ -93,8 +95,18 @@ def _password_hash(slug: str, password: str) -> str:
 
 
 def ensure_demo_db(slug: str) -> Path:
-    """Create the site's fake database once (written to a temporary file, then renamed into place)."""
+    """Create the site's fake database once (written to a temporary file, then renamed into place).
+
+    Requests run this in worker threads: a lock keeps two of a burst from building the same file at once
+    (they would share one temporary file name and leave an empty database behind)."""
     path = demo_db_path(slug)
+    if path in _ready and path.is_file():
+        return path
+    with _build_lock:
+        return _ensure_demo_db(slug, path)
+
+
+def _ensure_demo_db(slug: str, path: Path) -> Path:
     if path in _ready and path.is_file():
         return path
     if path.is_file():

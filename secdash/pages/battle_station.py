@@ -198,7 +198,7 @@ def _operation(op: OperationView) -> rx.Component:
                 rx.fragment()),
         rx.el.p(op.counts, " · ",
                 rx.el.a(op.mitre_id, href=op.mitre_url, target="_blank", rel="noopener noreferrer", title=op.mitre_name,
-                        class_name="text-cyan-300 underline-offset-2 hover:underline"),
+                        class_name="text-cyan-300 underline underline-offset-2"),
                 class_name="text-xs text-slate-300", data_testid="operation-counts"),
         rx.el.div(
             rx.el.span("Source: ", op.source),

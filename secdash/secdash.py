@@ -9,6 +9,7 @@ from secdash.components.screens import loading_screen
 from secdash.components.shell import shell
 from secdash.jobs.runner import run_job_workers
 from secdash.pages.ai_systems import ai_systems_content
+from secdash.pages.battle_station import battle_station_content
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
 from secdash.pages.history import history_content
@@ -17,6 +18,8 @@ from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
 from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
+from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
+from secdash.services.battle.threats import run_threat_simulation
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation
@@ -63,6 +66,12 @@ app.add_page(
     title="AI Systems - SecDash",
     on_load=AuthState.check_auth,
 )
+app.add_page(
+    shell(battle_station_content(), routes.BATTLE_STATION_ROUTE),
+    route=routes.BATTLE_STATION_ROUTE,
+    title="Battle Station - SecDash",
+    on_load=AuthState.check_auth,
+)
 for _route, (_title, _what) in PENDING_MODULES.items():
     app.add_page(
         shell(pending_module(_route), _route), route=_route, title=f"{_title} - SecDash", on_load=AuthState.check_auth
@@ -83,5 +92,6 @@ app.add_page(not_found, route="404", title="404 Page Not Found")
 app.add_middleware(EventShapeGuard())
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
+app.register_lifespan_task(run_threat_simulation)
 app.register_lifespan_task(run_housekeeping)
 app.register_lifespan_task(run_job_workers)

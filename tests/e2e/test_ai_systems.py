@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import httpx
@@ -79,6 +80,30 @@ def test_a_model_call_appears_without_a_reload(page: Page, base_url: str):
                        json={"agentId": "gem", "message": "How do you check a certificate's authenticity?"})
     assert reply.status_code == 200, reply.text
     expect(gem_calls).to_have_text(re.compile(rf"^{before + 1}\b|^{before + 2}\b"), timeout=25000)
+
+
+def test_a_drill_raises_its_platforms_threat_figures_without_a_reload(page: Page, base_url: str):
+    _open(page)
+    tour = page.get_by_test_id("platform-card").nth(1)
+    detected, blocked = tour.get_by_test_id("threats-detected"), tour.get_by_test_id("threats-blocked")
+    expect(blocked).to_have_text(re.compile(r"^\d+$"))
+    before_detected, before_blocked = int(detected.inner_text()), int(blocked.inner_text())
+    login = httpx.post(f"{base_url}/api/auth/login", json={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+    headers = {"Authorization": f"Bearer {login.json()['token']}"}
+    deadline = time.monotonic() + 180  # an earlier test's drill on Tour may still run
+    while True:
+        reply = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers, timeout=200,
+                           json={"attackType": "phishing", "aiAgentId": "tour"})
+        if reply.status_code != 409 or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert reply.status_code == 200, reply.text
+    operation = httpx.get(f"{base_url}/api/battle-station/operations/{reply.json()['operationId']}", headers=headers).json()
+    stopped = operation["after"]["attackBlocked"]
+    assert stopped > 0
+    # The drill's attack_detected event and the requests its defense blocked, as measured: no random figure.
+    expect(detected).to_have_text(str(before_detected + 1), timeout=25000)
+    expect(blocked).to_have_text(str(before_blocked + stopped), timeout=25000)
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}],

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.e2e.helpers import sign_in, toast
-from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD, LIMITED_EMAIL, LIMITED_PASSWORD
+from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD, LIMITED_EMAIL, LIMITED_PASSWORD, MODEL_MODE
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
 LABELS = {"ddos": "DDoS Attack", "sql_injection": "SQL Injection", "xss": "XSS Attack", "malware": "Malware",
@@ -97,6 +97,8 @@ def test_each_attack_runs_a_measured_drill_from_its_button(page: Page, base_url:
     expect(newest.get_by_test_id("operation-counts")).to_contain_text(
         re.compile(r"blocked \d+/[1-9]\d* attack, served \d+/[1-9]\d* benign · T\d{4}"))
     expect(newest.get_by_test_id("operation-status")).to_have_text(re.compile(r"^(defended|partial)$"))
+    if MODEL_MODE:  # the local OpenAI-compatible test server wrote this defense, not the offline recipe
+        expect(newest).to_contain_text("Model plan:")
 
 
 def test_a_refused_defend_request_shows_the_fallback_and_a_system_alert(page: Page, base_url: str):

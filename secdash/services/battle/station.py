@@ -59,6 +59,8 @@ async def read_station(*, log_job: int = 0, log_after: int = 0, limit: int = dri
         announcement = await threats.latest_announcement(session)
         job_id = log_job or next((a.job_id for a in active if a.job_id), 0) or 0
         lines: list[JobLogPublic] = []
+        if job_id and not await _is_drill(session, job_id):
+            job_id = 0  # this page shows drill logs only (other kinds may be private to their owner)
         if job_id:
             after = log_after if job_id == log_job else 0
             rows, _last = await notify.read_since(
@@ -68,3 +70,8 @@ async def read_station(*, log_job: int = 0, log_after: int = 0, limit: int = dri
             lines = [JobLogPublic.of(row) for row in rows]
     return StationRead(operations=operations, active=active, defenses=defenses, announcement=announcement,
                        log_job=job_id, log=lines)
+
+
+async def _is_drill(session, job_id: int) -> bool:
+    job = await jobs_store.get(session, job_id)
+    return job is not None and job.kind == drills.KIND

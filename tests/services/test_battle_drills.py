@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 
+import httpx
 import pytest
 from sqlmodel import select
 
@@ -14,7 +15,7 @@ from secdash.jobs import runner
 from secdash.models import AgentRecord, BattleOperation, EventType, HistoryLog, SecurityEvent
 from secdash.models.ai import AiCall
 from secdash.services import ai_calls, events
-from secdash.services.battle import corpora, defense, drills, request_log, scoring, threats
+from secdash.services.battle import corpora, defense, drills, request_log, scoring, sender, threats
 from secdash.services.errors import Conflict, Invalid, PermissionDenied
 from tests.factories import make_user
 from tests.support.battle import in_process_demo_sites
@@ -202,3 +203,14 @@ async def test_a_model_answer_the_server_refuses_fails_the_drill_over_http_too(s
     op = await run(session, admin, "sql_injection")
     assert op.status == "failed" and "refused twice" in op.error
     assert len([r for r in model.requests if "DefensePlan" in json.dumps(r["body"].get("response_format", {}))]) == 2
+
+
+async def test_a_demo_site_that_does_not_answer_fails_the_drill_instead_of_scoring_nothing(session, demo, monkeypatch):
+    def unreachable() -> httpx.AsyncClient:  # nothing listens there: every request fails to connect
+        return httpx.AsyncClient(base_url="http://127.0.0.1:9", timeout=2)
+
+    monkeypatch.setattr(sender, "open_client", unreachable)
+    admin = await make_user(session, "root@example.com", role="admin")
+    op = await run(session, admin, "xss")
+    assert op.status == "failed" and "logged none of the drill's requests" in op.error
+    assert op.effectiveness is None and (await defense.get_defense(session, op.site)).revision == 0

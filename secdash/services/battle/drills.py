@@ -429,6 +429,10 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
             await _close(op_id, status=OperationStatus.stopped, error="Stopped during the baseline run")
             return {"operationId": op_id, "status": "stopped"}
         counts_b = await _counts(ctx, op_id, slug, "baseline", baseline)
+        if not counts_b.attack_sent:
+            unanswered = sum(1 for outcome in baseline.outcomes if outcome.status == 0)
+            raise DrillFailed(f"The {SITE_NAMES[slug]} demo site logged none of the drill's requests ({unanswered} of "
+                              f"{len(baseline.outcomes)} got no answer): check SECDASH_DEMO_BASE_URL")
         await ctx.log(
             f"Baseline: {counts_b.attack_passed} of {counts_b.attack_sent} attack requests got through "
             f"({_damage_text(baseline.damages)}); {counts_b.benign_blocked} of {counts_b.benign_sent} benign blocked",

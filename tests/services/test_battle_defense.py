@@ -15,12 +15,12 @@ import pytest
 from sqlmodel import select
 
 from secdash.api.main import create_api
-from secdash.demo_sites import routes as demo
 from secdash.models import HistoryLog
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.request_log import drill_header
 from secdash.services.errors import Invalid, NotFound, PermissionDenied
 from tests.factories import make_user
+from tests.support.battle import demo_sites_client
 
 ATTACKER = "198.51.100.66"
 VISITORS = ("203.0.113.10", "203.0.113.11", "203.0.113.12")
@@ -28,10 +28,7 @@ VISITORS = ("203.0.113.10", "203.0.113.11", "203.0.113.12")
 
 @pytest.fixture
 async def http(session, monkeypatch, settings):
-    monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
-    monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
-    transport = httpx.ASGITransport(app=create_api())
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    async with demo_sites_client(monkeypatch, settings) as client:
         yield client
 
 

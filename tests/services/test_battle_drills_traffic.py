@@ -12,11 +12,11 @@ import httpx
 import pytest
 
 from secdash.ai.tasks.defense_plan import DefensePlan, DefensePlanTask
-from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.services.battle import corpora, defense, demo_app, recipes, request_log, sender
 from secdash.services.battle.defense import DefenseConfig
 from secdash.services.errors import Invalid
+from tests.support.battle import demo_sites_client
 
 SLUG_FOR = {  # each type against a different site, gem included (its pages are the slow ones)
     "ddos": "gem",
@@ -48,10 +48,7 @@ OVER_BROAD = {
 
 @pytest.fixture
 async def http(session, monkeypatch, settings):
-    monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
-    monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
-    transport = httpx.ASGITransport(app=create_api())
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    async with demo_sites_client(monkeypatch, settings) as client:
         yield client
 
 
@@ -279,6 +276,7 @@ def _task(**overrides) -> DefensePlanTask:
         config_schema=DefenseConfig.model_json_schema(),
         offline_answer=recipes.offline_plan("xss", "tour", findings),
         agent_id="tour",
+        attack_label=corpora.LABELS["xss"],
     )
     return DefensePlanTask(**(values | overrides))
 

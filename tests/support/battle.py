@@ -3,6 +3,9 @@ sites believe its drill marks), with Gem's slow pages and Shares' outage switche
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import httpx
 
 from secdash.api.main import create_api
@@ -23,3 +26,12 @@ async def in_process_demo_sites(session, monkeypatch, settings):
     monkeypatch.setattr(sender, "open_client", open_client)
     await init_default_sites(session=session, settings=settings)
     return app
+
+
+@asynccontextmanager
+async def demo_sites_client(monkeypatch, settings) -> AsyncIterator[httpx.AsyncClient]:
+    """A client for the demo sites' endpoints in-process (not a loopback peer: drill marks are checked)."""
+    monkeypatch.setattr(demo_site_routes, "GEM_DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_api()), base_url="http://testserver") as client:
+        yield client

@@ -22,14 +22,6 @@ from secdash.ai.tasks.base import Task
 Schema = TypeVar("Schema", bound=BaseModel)
 MAX_DATA_CHARS = 6000
 MAX_FEEDBACK_CHARS = 600
-LABELS = {
-    "ddos": "DDoS Attack",
-    "sql_injection": "SQL Injection",
-    "xss": "XSS Attack",
-    "malware": "Malware",
-    "brute_force": "Brute Force",
-    "phishing": "Phishing",
-}
 
 DEFENSE_RULES = (
     "Rules for the defense you write:\n"
@@ -75,11 +67,12 @@ class DefensePlanTask(Task):
     offline_answer: dict[str, Any]
     agent_id: str = "general"
     feedback: str = ""  # why a previous answer was refused (for one retry)
+    attack_label: str = ""  # the attack type's name as people read it ("SQL Injection"), given by the service
     kind = "defense_plan"
 
     @property
     def label(self) -> str:
-        return LABELS.get(self.attack_type, self.attack_type)
+        return self.attack_label or self.attack_type
 
     def system(self) -> str:
         agent = get_agent(self.agent_id) or AGENTS["general"]

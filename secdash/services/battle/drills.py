@@ -333,6 +333,7 @@ async def _write_defense(ctx: JobContext, *, op_id: int, attack_type: str, slug:
         attack_type=attack_type, site=SITE_NAMES[slug], findings=findings,
         current_config=current.model_dump(mode="json"), config_schema=DefenseConfig.model_json_schema(),
         offline_answer=recipes.offline_plan(attack_type, slug, findings), agent_id=agent,
+        attack_label=corpora.LABELS[attack_type],
     )
     await ctx.log(f"{AGENTS[agent].name} is writing a defense ({calls.name}, {calls.model})")
     feedback = ""

@@ -117,3 +117,28 @@ async def test_the_served_by_header_names_the_worker_only_when_asked(client, ses
     monkeypatch.setattr(settings, "SERVED_BY_HEADER", True)
     response = await client.get(f"/api/jobs/{scan['jobId']}", headers=admin)
     assert response.headers["x-served-by"] == runner.worker_id()
+
+
+async def test_scripts_run_the_scan_under_api_scans(client, session, code_dir, held_scan):
+    """POST /api/scans, GET /api/scans/current, POST /api/scans/current/stop: the same scan, roles and conflicts."""
+    entered, release = held_scan
+    for method, path in (("POST", "/api/scans"), ("GET", "/api/scans/current"), ("POST", "/api/scans/current/stop")):
+        assert (await client.request(method, path, json={"scanType": "quick"})).status_code == 401, path
+    admin = await signed_in(client, session, "root@example.com", "admin")
+    viewer = await signed_in(client, session, "viewer@example.com", "limited")
+    assert (await client.get("/api/scans/current", headers=admin)).status_code == 404
+    assert (await client.post("/api/scans", json={"scanType": "deep"}, headers=admin)).status_code == 400
+    assert (await client.post("/api/scans", json={"scanType": "quick"}, headers=viewer)).status_code == 403
+    started = await client.post("/api/scans", json={"scanType": "quick"}, headers=admin)
+    assert started.status_code == 202 and started.json()["scanType"] == "quick"
+    again = await client.post("/api/scans", json={"scanType": "full"}, headers=admin)
+    assert again.status_code == 409 and again.json() == {"message": "A scan is already running"}
+    assert (await client.get("/api/scans/current", headers=viewer)).json()["jobId"] == started.json()["jobId"]
+    assert await asyncio.to_thread(entered.wait, 30)
+    assert (await client.post("/api/scans/current/stop", headers=viewer)).status_code == 403
+    stop = await client.post("/api/scans/current/stop", headers=admin)
+    assert stop.status_code == 200
+    release.set()
+    assert await runner.wait_for(started.json()["jobId"]) == "stopped"
+    assert (await client.get("/api/scans/current", headers=admin)).json()["status"] == "stopped"
+    assert (await client.post("/api/scans/current/stop", headers=admin)).status_code == 404

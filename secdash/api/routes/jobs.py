@@ -1,4 +1,5 @@
-"""Jobs and the Security Scan: GET /api/jobs/{id}, its log from a sequence on, stop; start/stop/read the scan.
+"""Jobs and the Security Scan: GET /api/jobs/{id}, its log from a sequence on, stop; start/stop/read the scan
+(under /api/security-scan and, for scripts, /api/scans).
 
 Any worker answers for any job: the job is stored, and a stop is a flag the running handler reads.
 """
@@ -73,4 +74,23 @@ async def start_scan(body: ScanIn, user: CurrentUser, session: DbSession) -> Sca
 
 @router.post("/security-scan/stop", response_model=ScanPublic, responses=errors(403, 404))
 async def stop_scan(user: CurrentUser, session: DbSession) -> ScanPublic:
+    return _scan(await scans.stop_scan(session=session, actor=user))
+
+
+# The Security Scan for scripts (issue 11's names): the same services as /api/security-scan.
+@router.post("/scans", status_code=202, response_model=ScanPublic, responses=errors(403, 409))
+async def start_scan_job(body: ScanIn, user: CurrentUser, session: DbSession) -> ScanPublic:
+    """Start a quick or full scan (admins); 409 while one runs."""
+    return _scan(await scans.start_scan(session=session, actor=user, scan_type=body.scanType))
+
+
+@router.get("/scans/current", response_model=ScanPublic, responses=errors(404))
+async def read_current_scan(user: CurrentUser, session: DbSession) -> ScanPublic:
+    """The newest scan (running or finished)."""
+    return await read_scan(user, session)
+
+
+@router.post("/scans/current/stop", response_model=ScanPublic, responses=errors(403, 404))
+async def stop_current_scan(user: CurrentUser, session: DbSession) -> ScanPublic:
+    """Ask the running scan to stop (admins); 404 when none runs."""
     return _scan(await scans.stop_scan(session=session, actor=user))

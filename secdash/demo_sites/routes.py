@@ -1,10 +1,15 @@
 """Serves the demo sites under /demo/{slug}/, each with its own security posture.
 
 - stock: every recommended security header (grade A+), fast;
-- tour: no CSP and no X-Frame-Options (grade E: CHECKING);
+- tour: no CSP and no X-Frame-Options (grade E: CHECKING), as its headers.json ships;
 - gem: good headers but slow (about 2.5 s: CHECKING);
 - shares: answers 500 during one minute in five (ALERT now and then; SECDASH_DEMO_SHARES_OUTAGE=down or up
   pins it, so tests do not depend on the clock).
+
+Each site's pages and its own response headers (`headers.json`: a JSON object of header name to value,
+secdash/demo_sites/site_headers.py) live in its code root, `sources/<slug>/`; once Fix Mode made a workspace
+of the demo sources, the sites serve the workspace instead (fixed pages and fixed headers). A page is any file
+of that folder except `headers.json` and `.py` files (the sites' server-side code, never served).
 
 They are served by the console's own origin, where the console keeps its sign-in token: every demo
 response also carries `Content-Security-Policy: sandbox allow-scripts allow-forms` as a header of its
@@ -38,19 +43,11 @@ from starlette.datastructures import UploadFile
 from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.demo_sites import site_headers
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.demo_app import RequestFacts
 from secdash.services.battle.request_log import DrillMark
 
-SOURCES = Path(__file__).resolve().parent / "sources"
-STRONG_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'",
-    "Strict-Transport-Security": "max-age=63072000; includeSubDomains",
-    "X-Frame-Options": "DENY",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
-}
-WEAK_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 SANDBOX_POLICY = "sandbox allow-scripts allow-forms"
 GEM_DELAY_SECONDS = 2.5
 
@@ -66,9 +63,12 @@ def shares_failing(now: float | None = None, outage: str | None = None) -> bool:
 
 
 def _file(slug: str, name: str) -> Path | None:
-    root = (SOURCES / slug).resolve()
+    """The page file `name` of the site's folder; None for anything outside it, its headers file and code."""
+    root = site_headers.site_folder(slug).resolve()
     path = (root / (name or "index.html")).resolve()
-    if root not in path.parents or not path.is_file() or path.suffix == ".py":
+    if root not in path.parents or not path.is_file():
+        return None
+    if path.suffix.lower() == ".py" or path.name.lower() == site_headers.HEADERS_FILE:
         return None
     return path
 
@@ -123,7 +123,7 @@ async def demo_other_method(slug: str, name: str = "") -> Response:
 async def _demo_response(slug: str, name: str) -> Response:
     if slug not in {"stock", "tour", "gem", "shares"}:
         return JSONResponse({"message": "Not found"}, status_code=404)
-    headers = WEAK_HEADERS if slug == "tour" else STRONG_HEADERS
+    headers = site_headers.headers_of(slug)
     if slug == "gem":
         await asyncio.sleep(GEM_DELAY_SECONDS)
     if slug == "shares" and shares_failing():
@@ -143,7 +143,7 @@ MAX_QUERY_TEXT = 2000  # characters of one query parameter the endpoints use
 
 
 def _site_headers(slug: str) -> dict[str, str]:
-    return WEAK_HEADERS if slug == "tour" else STRONG_HEADERS
+    return site_headers.headers_of(slug)
 
 
 def _html(slug: str, text: str, status_code: int = 200) -> Response:

@@ -12,12 +12,13 @@ import pytest
 
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
+from secdash.demo_sites import site_headers
 from secdash.services.header_grade import grade_headers
 from secdash.services.probe import ProbeResult, site_status
 from tests.support.web_servers import STRONG_HEADERS
 
 SANDBOX = "sandbox allow-scripts allow-forms"
-STRONG_DEMO_CSP = demo.STRONG_HEADERS["Content-Security-Policy"]
+STRONG_DEMO_CSP = site_headers.headers_of("stock")["Content-Security-Policy"]  # the policy stock's file sets
 
 
 @pytest.fixture

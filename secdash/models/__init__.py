@@ -7,6 +7,7 @@ from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
 from secdash.models.battle import AttackType, BattleOperation, DemoDefense, DemoRequest, DrillTraffic, OperationStatus
 from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
+from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
 from secdash.models.public import HistoryLogPublic, UserPublic
@@ -53,4 +54,7 @@ __all__ = [
     "AttackType",
     "BattleOperation",
     "OperationStatus",
+    "Fix",
+    "FixKind",
+    "FixStatus",
 ]

@@ -43,6 +43,45 @@ def defense_plan(messages: list[dict], model: str) -> dict:
     return {"strategy": f"Model plan: narrow {attack} rules on the attacked endpoint only", "config": DEFENSE_PLANS[attack]}
 
 
+# Fix Mode: a "model" fixes code the way the offline recipes do (a real diff of the file in its prompt), and sets the
+# headers a site finding names; the model "fix-broken" answers a diff whose context is not in the file.
+SITE_FIX_HEADERS = {
+    "content-security-policy": {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'"},
+    "x-frame-options": {"X-Frame-Options": "DENY"},
+    "x-content-type-options": {"X-Content-Type-Options": "nosniff"},
+    "referrer-policy": {"Referrer-Policy": "strict-origin-when-cross-origin"},
+    "strict-transport-security": {"Strict-Transport-Security": "max-age=63072000; includeSubDomains"},
+}
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    head = text.find(start)
+    tail = text.find(end, head + len(start)) if head >= 0 else -1
+    return text[head + len(start):tail] if tail >= 0 else None
+
+
+def fix_proposal(messages: list[dict], model: str) -> dict:
+    from secdash.services.code_scan import Finding
+    from secdash.services.fix.recipes import propose
+
+    system = str(messages[0].get("content", "")) if messages else ""
+    finding = json.loads(_between(system, "--- FINDING ---\n", "\n--- END FINDING ---") or "{}")
+    if "rule" not in finding:  # a site finding
+        text = str(finding.get("finding", "")).lower()
+        headers = next((value for key, value in SITE_FIX_HEADERS.items() if key in text), {"X-Frame-Options": "DENY"})
+        return {"headers": headers, "explanation": f"Model fix: sets {', '.join(headers)}",
+                "risk": "Model risk: a strict policy can block inline scripts."}
+    path = finding["file"]
+    file_text = _between(system, f"--- FILE {path} ---\n", f"\n--- END FILE {path} ---") or ""
+    if model == "fix-broken":
+        diff = f"--- a/{path}\n+++ b/{path}\n@@ -1,1 +1,1 @@\n-this line is not in the file\n+nor is this one\n"
+    else:
+        known = {key: finding[key] for key in ("file", "line", "rule", "severity", "message", "tool", "code") if key in finding}
+        diff = propose(file_text, Finding(**known)) or ""
+    return {"diff": diff or "no diff", "explanation": f"Model fix for {finding['rule']} in {path}",
+            "risk": "Model risk: review the changed line."}
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -95,6 +134,13 @@ class FakeOpenAI:
                 schema_name = body.get("response_format", {}).get("json_schema", {}).get("name")
                 if schema_name == "DefensePlan" or "DefensePlan" in str(body["messages"][0].get("content", ""))[:200]:
                     content = json.dumps(defense_plan(body["messages"], model))
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(content),
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": content}}]})
+                if schema_name in ("CodeFixProposal", "SiteFixProposal") or (
+                        "FixProposal" in str(body["messages"][0].get("content", ""))):
+                    content = json.dumps(fix_proposal(body["messages"], model))
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
                                             "usage": usage(content),
                                             "choices": [{"index": 0, "finish_reason": "stop",

@@ -4,7 +4,8 @@ A status change is a problem, not a headline: a site that turns ALERT (or CHECKI
 for that kind of problem; when it is SECURE again the monitor closes it ("Recovered at ...") and the
 recovery itself is activity only. A site that fails again within REOPEN_WINDOW of its recovery
 reopens the same event (occurrences, first and last seen in its details): a flapping site is one
-ongoing problem, not a stream of alerts.
+ongoing problem, not a stream of alerts. Each security-header finding of a probe that got an answer is a
+problem of its own, closed when a probe no longer sees it (site_findings.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
-from secdash.services import activities, agents, events, sites
+from secdash.services import activities, agents, events, site_findings, sites
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
 from secdash.services.unit import commit, mark_changed
 
@@ -70,6 +71,8 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     ))
     mark_changed(session, sites.TOPIC)
     mark_changed(session, sites.site_topic(site.id))
+    if result.error is None and result.status_code is not None:  # only an answer tells the site's findings
+        await site_findings.reconcile_site_findings(session, site, list(result.findings), as_utc(result.checked_at))
     changed = status != previous and not (previous is None and status == SiteStatus.secure.value)
     if not changed:
         return None

@@ -20,6 +20,7 @@ from secdash.pages.not_found import not_found
 from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
 from secdash.services.battle.threats import run_threat_simulation
+from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the "fix" job kind)
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation

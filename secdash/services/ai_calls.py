@@ -28,7 +28,7 @@ from secdash.services import audit, quotas
 from secdash.services.unit import commit, mark_changed
 
 # The audit action per feature; today's chats keep the entry they always had.
-ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan"}
+ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan", "fix_proposal": "AI fix proposal"}
 
 TOPIC = "ai_calls"  # published when a model call is recorded
 

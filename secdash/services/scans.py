@@ -172,14 +172,16 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
 
 async def close_unseen(
     session: AsyncSession, job_id: int, scan_type: str, seen: dict[tuple[str, str], set[str]],
-    rules_seen: dict[str, set[str]],
+    rules_seen: dict[str, set[str]], *, label: str | None = None,
 ) -> int:
     """After a complete scan: close the open findings of the scanned files (and of the rules this scan type
     checks) that it no longer saw, each with a vulnerability_fixed event naming the scan; caller commits.
 
     seen maps (root, file) to the fingerprints found there; rules_seen maps a file to its rules found, to
-    tell an older line-based event whose finding moved (superseded) from one whose code is gone (fixed)."""
+    tell an older line-based event whose finding moved (superseded) from one whose code is gone (fixed).
+    `label` names what looked ("Scan #12 (full)" by default; a fix's re-scan names the fix)."""
     now = utcnow()
+    label = label or f"Scan #{job_id} ({scan_type})"
     closed = 0
     for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected, any_site=True):
         details = event.details or {}
@@ -200,16 +202,16 @@ async def close_unseen(
                 )
                 continue
         events.close_by_system(
-            session, event, by="scanner", at=now, note=f"Fixed: scan #{job_id} ({scan_type}) no longer finds it",
+            session, event, by="scanner", at=now, note=f"Fixed: {label} no longer finds it",
         )
         record = events.record(
             session, event_type=EventType.vulnerability_fixed, severity=EventSeverity(event.severity),
-            description=f"Scan #{job_id} no longer finds {rule} in {file}: event #{event.id} is fixed",
+            description=f"{label} no longer finds {rule} in {file}: event #{event.id} is fixed",
             site_id=event.site_id, source="scanner",
             details={"scanId": job_id, "eventId": event.id, "file": file, "rule": rule, "root": details.get("root"),
                      "line": details.get("line")},
         )
-        events.close_by_system(session, record, by="scanner", at=now, note=f"Recorded by scan #{job_id}")
+        events.close_by_system(session, record, by="scanner", at=now, note=f"Recorded by {label}")
         closed += 1
     return closed
 

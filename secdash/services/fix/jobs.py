@@ -1,0 +1,292 @@
+"""The "fix" job: the agent writes a proposal (step "propose"), or an applied fix is checked (step "verify").
+
+Propose: the site's agent (the configured model, or the offline engine's recipe) answers a structured fix; the
+server validates it (a diff must parse, stay in the code root, touch only the finding's file, stay small and
+apply exactly; headers must be security headers with sane values). A refused answer is sent back once with the
+reason; a second refusal fails the fix with that reason.
+
+Verify: a code fix re-scans the changed files (the whole file, every rule, as a full scan does): the problem is
+closed with a vulnerability_fixed event when its finding is gone, and findings the fix introduced are flagged. A
+site fix probes the site at once; the monitor's reconciliation closes the header finding when it is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from secdash.ai.agents import AGENTS
+from secdash.ai.base import LLMError
+from secdash.ai.tasks.fix_proposal import CodeFixProposal, FixProposalTask, SiteFixProposal
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.jobs import JobContext, register
+from secdash.models import EventType, LogCategory, LogSeverity, SecurityEvent, Site, User, UserPublic, utcnow
+from secdash.models.fixes import Fix, FixKind, FixStatus
+from secdash.models.jobs import JobLevel
+from secdash.services import activities, ai_calls, audit, code_roots, events, monitor, scans
+from secdash.services.code_scan import ScanTarget, scan_file
+from secdash.services.errors import DomainError, Invalid
+from secdash.services.fix import patches, problems, recipes, site_fixes
+from secdash.services.fix.problems import ProblemFacts
+from secdash.services.probe import ProbeClients, probe_site
+from secdash.services.unit import commit, mark_changed
+
+log = logging.getLogger(__name__)
+
+KIND = "fix"
+TOPIC = "fixes"
+
+
+class FixFailed(Exception):
+    """No valid fix: the message is stored on the fix and shown to the reviewer."""
+
+
+async def _load(fix_id: int) -> tuple[Fix, ProblemFacts, UserPublic | None]:
+    async with session_scope() as session:
+        fix = await session.get(Fix, fix_id)
+        if fix is None:
+            raise FixFailed(f"Fix #{fix_id} no longer exists")
+        event = await session.get(SecurityEvent, fix.event_id)
+        if event is None:
+            raise FixFailed(f"Problem #{fix.event_id} no longer exists")
+        site = await session.get(Site, event.site_id) if event.site_id is not None else None
+        user = await session.get(User, fix.proposed_by) if fix.proposed_by else None
+        return fix, problems.facts_of(event, site), UserPublic.from_user(user) if user else None
+
+
+async def _update(fix_id: int, **fields: Any) -> None:
+    async with session_scope() as session:
+        fix = await session.get(Fix, fix_id)
+        if fix is None:
+            return
+        for name, value in fields.items():
+            setattr(fix, name, value)
+        fix.updated_at = utcnow()
+        session.add(fix)
+        mark_changed(session, TOPIC)
+        await commit(session)
+
+
+# --- propose ------------------------------------------------------------------------------------------------------
+
+
+def _current_headers(facts: ProblemFacts) -> dict[str, str]:
+    if facts.root is None:
+        return {}
+    try:
+        return site_fixes.parse_headers_file((code_roots.source_of(facts.root) / facts.file).read_text())
+    except (OSError, Invalid):
+        return {}
+
+
+def _offline(facts: ProblemFacts, file_text: str) -> dict[str, Any]:
+    """The offline engine's answer ({} when it has no recipe for this problem)."""
+    if facts.kind == FixKind.code:
+        recipe = recipes.recipe_for(facts.rule)
+        diff = recipes.propose(file_text, facts.finding(), path=facts.file) if recipe else None
+        return {"diff": diff, "explanation": recipe.explanation, "risk": recipe.risk} if recipe and diff else {}
+    header = site_fixes.recipe_for(facts.rule)
+    return {"headers": header.headers, "explanation": header.explanation, "risk": header.risk} if header else {}
+
+
+def _check(facts: ProblemFacts, answer: CodeFixProposal | SiteFixProposal) -> tuple[str, dict[str, Any]]:
+    """(diff, change) of a valid answer; Invalid / PatchRefused with the reason otherwise."""
+    if isinstance(answer, CodeFixProposal):
+        assert facts.root is not None
+        patches.validate_patch(answer.diff, code_roots.source_of(facts.root), allowed_files={facts.file})
+        return answer.diff, {}
+    headers = site_fixes.validate_headers(answer.headers)
+    if facts.root is None:  # a site SecDash does not serve: the change is the whole fix
+        return "", {"headers": headers}
+    current = _current_headers(facts)
+    after = site_fixes.render_headers_file(site_fixes.merged(current, headers))
+    before = (code_roots.source_of(facts.root) / facts.file).read_text() if current else ""
+    if after == before:
+        raise Invalid("the site already sends these headers; the change would do nothing")
+    return patches.unified_diff(facts.file, before, after), {"headers": headers}
+
+
+async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPublic | None) -> None:
+    file_text = ""
+    if facts.kind == FixKind.code:
+        assert facts.root is not None
+        try:
+            file_text = (code_roots.source_of(facts.root) / facts.file).read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FixFailed(f"{facts.file} cannot be read: {type(exc).__name__}") from None
+    settings = get_settings()
+    calls = (ai_calls.for_user(settings=settings, user=owner, feature="fix_proposal", agent=facts.agent_id) if owner
+             else ai_calls.for_system(settings=settings, feature="fix_proposal", agent=facts.agent_id))
+    offline = _offline(facts, file_text)
+    if calls.name == "offline" and not offline:
+        raise FixFailed(f"The offline engine has no recipe for {facts.rule}; configure a model (SECDASH_LLM_BASE_URL) "
+                        "to have an agent write this fix, or fix it by hand")
+    agent = AGENTS.get(facts.agent_id, AGENTS["general"])
+    await ctx.log(f"{agent.name} is writing a fix for {facts.rule} "
+                  f"{'in ' + facts.file if facts.kind == FixKind.code else 'on ' + facts.site_name} "
+                  f"({calls.name}, {calls.model})")
+    await ctx.progress(force=True, phase="propose", percent=20)
+    schema = CodeFixProposal if facts.kind == FixKind.code else SiteFixProposal
+    task = FixProposalTask(kind_of_fix=facts.kind.value, site=facts.site_name, finding=facts.facts_for_agent(),
+                           offline_answer=offline, path=facts.file, file_text=file_text,
+                           current_headers=_current_headers(facts), agent_id=facts.agent_id)
+    feedback = ""
+    for attempt in (1, 2):
+        if feedback:
+            task = FixProposalTask(**{**task.__dict__, "feedback": feedback})
+        try:
+            answer = await calls.structured(task, schema)
+        except LLMError as exc:
+            raise FixFailed(f"The AI agent could not write a fix: {exc.message}") from None
+        except DomainError as exc:  # the user's AI budget
+            raise FixFailed(exc.message) from None
+        try:
+            diff, change = _check(facts, answer)
+        except (patches.PatchRefused, Invalid) as exc:
+            feedback = exc.message if isinstance(exc, Invalid) else str(exc)
+            await ctx.log(f"Proposal refused by validation (attempt {attempt}): {feedback}", JobLevel.warning)
+            await ctx.progress(force=True, phase="propose", percent=60)
+            continue
+        await _update(fix.id or 0, status=FixStatus.proposed, diff=diff, change=change,
+                      explanation=answer.explanation[:2000], risk=answer.risk[:2000], provider=calls.name,
+                      model=calls.model, error=None)
+        await ctx.log(f"Fix proposed: {answer.explanation[:300]}", JobLevel.success)
+        return
+    raise FixFailed(f"The agent's fix was refused twice: {feedback}")
+
+
+# --- verify -------------------------------------------------------------------------------------------------------
+
+
+def _rescan(root: Path, files: list[str]) -> list[tuple[str, list[Any]]]:
+    """Each changed file's findings as a full scan sees it now (in the workspace)."""
+    source = code_roots.source_of(root)
+    results = []
+    for relative in files:
+        path = source / relative
+        with path.open("rb") as handle:
+            lines = sum(1 for _ in handle)
+        results.append((relative, scan_file(ScanTarget(path=path, display=relative, lines=lines), "full")))
+    return results
+
+
+async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:
+    assert facts.root is not None
+    root = str(facts.root)
+    files = sorted(fix.applied) or [facts.file]
+    await ctx.log(f"Re-scanning {', '.join(files)} (every rule, as a full scan)")
+    scanned = await asyncio.to_thread(_rescan, facts.root, files)
+    label = f"Fix #{fix.id}'s re-scan"
+    async with session_scope() as session:
+        before = {e.fingerprint for e in await events.open_of_type(
+            session=session, event_type=EventType.vulnerability_detected, any_site=True) if e.fingerprint}
+        seen: dict[tuple[str, str], set[str]] = {}
+        rules_seen: dict[str, set[str]] = {}
+        found = []
+        for relative, findings in scanned:
+            seen[(root, relative)] = await scans.record_findings(session, ctx.job_id, findings, root=root) \
+                if findings else set()
+            rules_seen.setdefault(relative, set()).update(f.rule for f in findings)
+            found += findings
+        await scans.close_unseen(session, ctx.job_id, "full", seen, rules_seen, label=label)
+        await session.flush()
+        event = await session.get(SecurityEvent, fix.event_id)
+        gone = event is None or event.resolved
+        new = [f for f in found if scans.fingerprint(f, root) not in before]
+        await commit(session)
+    still = [f"{f.rule} at {f.file}:{f.line}" for f in found if f.rule == facts.rule]
+    return {"method": "rescan", "files": files, "fixed": gone, "stillSeen": [] if gone else still,
+            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new]}
+
+
+async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:
+    async with session_scope() as session:
+        site = await session.get(Site, facts.event.site_id) if facts.event.site_id is not None else None
+        if site is None:
+            raise FixFailed("The site of this problem no longer exists")
+        url, allow_private = site.url, site.is_demo or site.allow_private
+    await ctx.log(f"Probing {url} now")
+    async with ProbeClients() as clients:
+        result = await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private)
+    async with session_scope() as session:
+        site = await session.get(Site, facts.event.site_id)
+        if site is None:
+            raise FixFailed("The site of this problem no longer exists")
+        await monitor.apply_probe(session, site, result)
+        await commit(session)
+        event = await session.get(SecurityEvent, fix.event_id)
+        gone = event is None or event.resolved
+        grade = site.grade
+    if result.error:
+        return {"method": "probe", "fixed": False, "grade": grade, "stillSeen": [f"the probe failed: {result.error}"],
+                "newFindings": []}
+    still = [f for f in result.findings if site_fixes.finding_text(f) == facts.rule]
+    return {"method": "probe", "fixed": gone, "grade": grade, "stillSeen": [] if gone else (still or [facts.rule]),
+            "newFindings": []}
+
+
+async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
+    await ctx.progress(force=True, phase="verify", percent=30)
+    outcome = await (_verify_code(ctx, fix, facts) if facts.kind == FixKind.code and facts.root
+                     else _verify_site(ctx, fix, facts))
+    outcome["checkedAt"] = utcnow().isoformat().replace("+00:00", "Z")
+    status = FixStatus.verified if outcome["fixed"] else FixStatus.not_verified
+    where = facts.file if facts.kind == FixKind.code else facts.site_name
+    async with session_scope() as session:
+        row = await session.get(Fix, fix.id)
+        if row is None:
+            return
+        row.status, row.verification, row.updated_at = status, outcome, utcnow()
+        if status == FixStatus.verified:
+            row.verified_at = row.updated_at
+        session.add(row)
+        if status == FixStatus.verified:
+            activities.record(session, activity_type="patch", target=facts.site_name,
+                              description=f"Fix #{fix.id} verified: {facts.rule} in {where} is gone")
+        audit.record(
+            session, category=LogCategory.security,
+            action="Fix verified" if status == FixStatus.verified else "Fix not verified",
+            severity=LogSeverity.info if status == FixStatus.verified else LogSeverity.warning,
+            description=(f"Fix #{fix.id} for problem #{fix.event_id}: {facts.rule} in {where} is gone"
+                         if status == FixStatus.verified else
+                         f"Fix #{fix.id} for problem #{fix.event_id}: still seen ({'; '.join(outcome['stillSeen'])[:300]})")
+            + (f"; it introduced {len(outcome['newFindings'])} new finding(s)" if outcome["newFindings"] else ""),
+            details={"fixId": fix.id, "problemId": fix.event_id, **{k: v for k, v in outcome.items() if k != "files"}},
+        )
+        mark_changed(session, TOPIC)
+        await commit(session)
+    level = JobLevel.success if status == FixStatus.verified else JobLevel.warning
+    await ctx.log(f"Verified: {facts.rule} is gone" if status == FixStatus.verified
+                  else f"Not verified: still seen ({'; '.join(outcome['stillSeen'])})", level)
+    for text in outcome["newFindings"]:
+        await ctx.log(f"New finding introduced by this fix: {text}", JobLevel.warning)
+    await ctx.progress(force=True, phase="done", percent=100)
+
+
+@register(KIND, topic=TOPIC, shared=True)
+async def run_fix(ctx: JobContext) -> dict[str, Any]:
+    fix_id, step = int(ctx.params["fixId"]), ctx.params.get("step", "propose")
+    failed = FixStatus.failed if step == "propose" else FixStatus.not_verified
+    try:
+        fix, facts, owner = await _load(fix_id)
+        if step == "propose":
+            await _propose(ctx, fix, facts, owner)
+        else:
+            await _verify(ctx, fix, facts)
+        return {"fixId": fix_id, "step": step}
+    except FixFailed as exc:
+        await ctx.log(str(exc), JobLevel.error)
+        await _update(fix_id, status=failed, error=str(exc)[:1000],
+                      **({"verification": {"fixed": False, "stillSeen": [], "error": str(exc)[:500]}}
+                         if step == "verify" else {}))
+        return {"fixId": fix_id, "step": step, "error": str(exc)}
+    except asyncio.CancelledError:
+        await asyncio.shield(_update(fix_id, status=failed, error="The fix job was stopped"))
+        raise
+    except Exception:
+        log.exception("fix %s (%s) failed", fix_id, step)
+        await _update(fix_id, status=failed, error="The fix job failed on the server (see the server log)")
+        raise

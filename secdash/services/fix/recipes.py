@@ -11,8 +11,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import html
+import io
 import json
+import os
 import re
+import shutil
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -160,31 +164,48 @@ def _secret_literal(content: str, finding: Finding) -> re.Match[str] | None:
     return literals[0] if len(literals) == 1 else None
 
 
-def _ensure_import_os(text: str) -> str | None:
-    if re.search(r"^import\s+(?:[\w.]+\s*,\s*)*os(?:\.\w+)?\s*(?:,|$|#)", text, re.MULTILINE):
+def _ensure_import(text: str, module: str) -> str | None:
+    """The text with a top-level `import <module>` (unchanged when the file has one).
+
+    The new import goes among the file's first block of imports, before the first plain `import` that sorts after
+    it (else after the last one), so a file with sorted imports keeps them sorted.
+    """
+    if re.search(rf"^import\s+(?:[\w.]+\s*,\s*)*{re.escape(module)}(?:\.\w+)?\s*(?:,|$|#)", text, re.MULTILINE):
         return text
     try:
-        module = ast.parse(text)
+        tree = ast.parse(text)
     except SyntaxError:
         return None
     lines = split_lines(text)
     ending = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     at = 0
-    imports = [node for node in module.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
     regular = [node for node in imports if not (isinstance(node, ast.ImportFrom) and node.module == "__future__")]
     if regular:
-        at = regular[0].lineno - 1
+        block = [regular[0]]
+        for node in regular[1:]:
+            if node.lineno != (block[-1].end_lineno or block[-1].lineno) + 1:
+                break
+            block.append(node)
+        plain = [node for node in block if isinstance(node, ast.Import)]
+        later = next((node for node in plain if node.names[0].name.lower() > module.lower()), None)
+        if later is not None:
+            at = later.lineno - 1
+        elif plain:
+            at = plain[-1].end_lineno or plain[-1].lineno
+        else:
+            at = block[0].lineno - 1
     elif imports:
         at = imports[-1].end_lineno or imports[-1].lineno
-    elif module.body and isinstance(module.body[0], ast.Expr) and isinstance(getattr(module.body[0], "value", None),
-                                                                             ast.Constant):
-        at = module.body[0].end_lineno or 1
+    elif tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None),
+                                                                         ast.Constant):
+        at = tree.body[0].end_lineno or 1
     else:
         while at < len(lines) and lines[at].startswith("#"):
             at += 1
     if at >= len(lines) and lines and not lines[-1].endswith("\n"):
         lines[-1] += ending
-    lines.insert(at, "import os" + ending)
+    lines.insert(at, f"import {module}{ending}")
     return "".join(lines)
 
 
@@ -204,7 +225,7 @@ def _fix_secret(text: str, finding: Finding) -> str | None:
         return None
     lookup = f'os.environ.get("{name}", "")' if suffix in PY_SUFFIXES else f"process.env.{name}"
     new_text = _replace_line(lines, finding.line, content[:literal.start()] + lookup + content[literal.end():], ending)
-    return _ensure_import_os(new_text) if suffix in PY_SUFFIXES else new_text
+    return _ensure_import(new_text, "os") if suffix in PY_SUFFIXES else new_text
 
 
 # --- JavaScript rules ------------------------------------------------------------------------------------------
@@ -481,6 +502,220 @@ def _fix_pickle(text: str, finding: Finding) -> str | None:
                   count=1, flags=re.MULTILINE)
 
 
+_LITERAL = re.compile(r"""(?P<prefix>[rRuUfF]{0,2})(?P<q>'''|\"\"\"|'|")(?P<body>.*)(?P=q)""", re.DOTALL)
+# The calls bandit's shell_injection rules check, by last name: the program or command is their first argument.
+_PROCESS_CALLS = {"Popen", "call", "check_call", "check_output", "run", "system", "popen", "popen2", "popen3", "popen4",
+                  "Popen3", "Popen4", "getoutput", "getstatusoutput", "execl", "execle", "execlp", "execlpe", "execv",
+                  "execve", "execvp", "execvpe", "startfile"}
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
+def _segment(lines: list[str], node: ast.expr) -> tuple[int, int]:
+    return (_text_offset(lines, node.lineno, node.col_offset),
+            _text_offset(lines, node.end_lineno, node.end_col_offset))  # type: ignore[arg-type]
+
+
+def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def _same_literal(source: str, expected: ast.expr) -> bool:
+    """Whether Python reads `source` as exactly `expected` (a string or f-string), so a rewrite keeps the value."""
+    try:
+        parsed = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return False
+    return ast.dump(parsed) == ast.dump(expected)
+
+
+_TMP = "/tmp"  # noqa: S108 - the fixed path the B108 recipe looks for, not one it uses
+_TMP_PREFIX = _TMP + "/"
+
+
+def _tmp_replacement(source: str, node: ast.Constant | ast.JoinedStr) -> str | None:
+    """`os.path.join(tempfile.gettempdir(), <the rest>)` for a "/tmp/..." literal, in the literal's own spelling."""
+    literal = _LITERAL.fullmatch(source)
+    if literal is None:
+        return None
+    prefix, quote, body = literal.group("prefix", "q", "body")
+    first = node if isinstance(node, ast.Constant) else node.values[0] if node.values else None
+    if not isinstance(first, ast.Constant) or not isinstance(first.value, str):
+        return None
+    if first is node and first.value == body == _TMP:
+        return "tempfile.gettempdir()"
+    if not (first.value.startswith(_TMP_PREFIX) and body.startswith(_TMP_PREFIX)):
+        return None  # "/tmpfiles", or a /tmp spelled with escapes: not simply a path under /tmp
+    rest = prefix + quote + body[len(_TMP_PREFIX):] + quote
+    if isinstance(node, ast.Constant):
+        expected: ast.expr = ast.Constant(value=first.value[len(_TMP_PREFIX):])
+    else:
+        trimmed = first.value[len(_TMP_PREFIX):]
+        expected = ast.JoinedStr(values=([ast.Constant(value=trimmed)] if trimmed else []) + node.values[1:])
+    if not _same_literal(rest, expected):
+        return None  # implicit concatenation or an unusual spelling: the rest would not read back the same
+    return f"os.path.join(tempfile.gettempdir(), {rest})"
+
+
+def _fix_hardcoded_tmp(text: str, finding: Finding) -> str | None:
+    """Every "/tmp/..." string literal on the flagged line joins the system's temp directory instead."""
+    tree = _parse(text)
+    if _suffix(finding) not in PY_SUFFIXES or tree is None:
+        return None
+    lines = split_lines(text)
+    fixed: set[int] = set()  # strings that must stay literals: docstrings, parts of f-strings, match patterns
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            fixed.add(id(node.value))
+        elif isinstance(node, (ast.JoinedStr, ast.pattern)):
+            fixed.update(id(child) for child in ast.walk(node) if child is not node or isinstance(node, ast.pattern))
+    edits = []
+    for node in ast.walk(tree):
+        if id(node) in fixed or getattr(node, "lineno", None) != finding.line:
+            continue
+        if isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str):
+            start, end = _segment(lines, node)
+            replacement = _tmp_replacement(text[start:end], node)
+            if replacement is not None:
+                edits.append((start, end, replacement))
+    if not edits:
+        return None
+    new_text = _ensure_import(_splice(text, edits), "tempfile")
+    if new_text is not None and any(replacement.startswith("os.") for _, _, replacement in edits):
+        new_text = _ensure_import(new_text, "os")
+    return new_text if new_text is not None and _parse(new_text) is not None else None
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _absolute_program(source: str, value: str, whole: bool) -> str | None:
+    """The literal naming a program (the whole string, or its first word when `whole` is False) rewritten to the
+    program's absolute path on this server, or None when it is not a bare name or PATH has no such program."""
+    literal = _LITERAL.fullmatch(source)
+    word = re.match(r"[\w+-][\w.+-]*", value)
+    if literal is None or "f" in literal.group("prefix").lower() or word is None:
+        return None
+    name = word.group(0)
+    if name != value if whole else value[len(name):len(name) + 1] not in ("", " ", "\t"):
+        return None
+    prefix, quote, body = literal.group("prefix", "q", "body")
+    found = shutil.which(name)
+    if found is None or not os.path.isabs(found) or quote in found or not body.startswith(name):
+        return None
+    if not whole and re.search(r"""[\s"'$`\\|&;<>()*?\[\]{}~!#]""", found):
+        return None  # a command line: a path with spaces or shell characters would need quoting
+    spelled = found if "r" in prefix.lower() else found.replace("\\", "\\\\")
+    new = prefix + quote + spelled + body[len(name):] + quote
+    return new if _same_literal(new, ast.Constant(value=found + value[len(name):])) else None
+
+
+def _fix_partial_path(text: str, finding: Finding) -> str | None:
+    """The program that starts the command (an argument list's first item, or a command string's first word)
+    becomes the absolute path `shutil.which` finds for it on this server now."""
+    tree = _parse(text)
+    if _suffix(finding) not in PY_SUFFIXES or tree is None:
+        return None
+    lines = split_lines(text)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == finding.line
+             and node.args and _call_name(node) in _PROCESS_CALLS]
+    edits = []
+    for call in calls:
+        program, whole = call.args[0], False
+        if isinstance(program, ast.List) and program.elts:
+            program, whole = program.elts[0], True
+        if not (isinstance(program, ast.Constant) and isinstance(program.value, str)):
+            continue
+        start, end = _segment(lines, program)
+        replacement = _absolute_program(text[start:end], program.value, whole)
+        if replacement is None:
+            return None
+        edits.append((start, end, replacement))
+    return _splice(text, edits) if edits else None
+
+
+_NOSEC = re.compile(r"#\s*nosec:?\s*(?P<tests>\w+(?:\s*,\s*\w+)*)?")  # as bandit reads it (its NOSEC_COMMENT)
+
+
+def _mark_reviewed(text: str, number: int, test_id: str) -> str | None:
+    """The line with bandit's `# nosec <test>` marker added (after any comment, or into the line's nosec list).
+
+    Only a comment changes: the rewrite is refused unless the file's syntax tree stays exactly the same.
+    """
+    found = _line_at(text, number)
+    tree = _parse(text)
+    if found is None or tree is None:
+        return None
+    lines, content, ending = found
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if any(token.start[0] <= number < token.end[0] for token in tokens if token.type == tokenize.STRING):
+        return None  # the line ends inside a multi-line string: a "comment" there would be text
+    comment = next((token for token in tokens if token.type == tokenize.COMMENT and token.start[0] == number), None)
+    nosec = _NOSEC.search(comment.string) if comment else None
+    if comment is not None and nosec is not None:
+        if not nosec.group("tests"):
+            return None  # a bare `# nosec` already silences everything on the line
+        at = comment.start[1] + nosec.end("tests")  # tokenize counts characters, not bytes
+        new = content[:at] + f", {test_id}" + content[at:]
+    else:
+        new = content.rstrip(" \t") + f"  # nosec {test_id}"
+    new_text = _replace_line(lines, number, new, ending)
+    new_tree = _parse(new_text)
+    return new_text if new_tree is not None and ast.dump(new_tree) == ast.dump(tree) else None
+
+
+def _has_shell(call: ast.Call) -> bool:
+    """bandit's reading of `shell=`: true unless it is a false constant (any expression may be true)."""
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return True  # **options may carry shell=True
+        if keyword.arg == "shell":
+            value = keyword.value
+            if isinstance(value, ast.Constant):
+                return bool(value.value)
+            if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+                return bool(value.elts)
+            return not (isinstance(value, ast.Dict) and not value.keys)
+    return False
+
+
+def _fix_subprocess_reviewed(text: str, finding: Finding) -> str | None:
+    """Marks a call that passes an argument list without a shell as reviewed (bandit B603)."""
+    tree = _parse(text)
+    if _suffix(finding) not in PY_SUFFIXES or tree is None:
+        return None
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+             and _call_name(node) in _PROCESS_CALLS
+             and (node.lineno == finding.line or any(k.arg == "shell" and k.value.lineno == finding.line
+                                                     for k in node.keywords))]
+    if not calls or any(_has_shell(call) or not isinstance(call.args[0], (ast.List, ast.Tuple)) for call in calls):
+        return None
+    return _mark_reviewed(text, finding.line, "B603")
+
+
+def _fix_import_subprocess_reviewed(text: str, finding: Finding) -> str | None:
+    """Marks `import subprocess` as reviewed (bandit B404); each call stays checked on its own line."""
+    tree = _parse(text)
+    if _suffix(finding) not in PY_SUFFIXES or tree is None:
+        return None
+    imports = [node for node in ast.walk(tree) if getattr(node, "lineno", None) == finding.line and (
+        isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "subprocess" for alias in node.names)
+        or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "subprocess" and not node.level)]
+    return _mark_reviewed(text, finding.line, "B404") if imports else None
+
+
 RECIPES: tuple[Recipe, ...] = (
     Recipe("secret:", "Reads the credential from an environment variable instead of the source file.",
            "The program needs that variable set where it runs; the old value is still in version history, so "
@@ -508,14 +743,30 @@ RECIPES: tuple[Recipe, ...] = (
            "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.", _fix_pickle),
     Recipe("bandit:B403", "Replaces the pickle module with json throughout the file.",
            "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.", _fix_pickle),
+    Recipe("bandit:B108", "Uses the system's temp directory (tempfile.gettempdir()) instead of a fixed, shared /tmp "
+           "path.",
+           "The path now follows TMPDIR; files still land in a shared temp directory, so for secrets prefer "
+           "tempfile.mkstemp or tempfile.TemporaryDirectory (private, unpredictable names).", _fix_hardcoded_tmp),
+    Recipe("bandit:B607", "Starts the program by its absolute path, found with shutil.which on this server when the "
+           "fix was made, instead of searching PATH each time it runs.",
+           "The absolute path may differ on other machines (the program may live elsewhere or be missing there).",
+           _fix_partial_path),
+    Recipe("bandit:B603", "Changes no behaviour: it only adds bandit's own `# nosec B603` marker to the line, recording "
+           "that this call was reviewed (an argument list, no shell) so bandit stops reporting it.",
+           "Bandit no longer reports later changes to this line; re-review it if the command starts taking input "
+           "from users.", _fix_subprocess_reviewed),
+    Recipe("bandit:B404", "Changes no behaviour: it only adds bandit's own `# nosec B404` marker to the import line, "
+           "recording that using subprocess was reviewed so bandit stops reporting it (each call is still checked "
+           "on its own line).",
+           "Bandit no longer reports later changes to this line; re-review the file's commands if they start taking "
+           "input from users.", _fix_import_subprocess_reviewed),
 )
 
 
 def recipe_for(rule: str) -> Recipe | None:
     """The recipe for a scanner rule (a Recipe is callable: `recipe(text, finding)`), or None when there is none.
 
-    Rules without one (for example bandit:B404, importing subprocess, which is a reminder rather than a flaw) need
-    a person or a model.
+    Rules without one need a person or a model.
     """
     for recipe in RECIPES:
         if rule == recipe.rule_prefix or (recipe.rule_prefix.endswith(":") and rule.startswith(recipe.rule_prefix)):

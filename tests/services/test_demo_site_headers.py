@@ -13,7 +13,7 @@ import pytest
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
-from secdash.services import code_roots
+from secdash.services import code_roots, headers_file
 from secdash.services.header_grade import grade_headers
 
 SANDBOX = "sandbox allow-scripts allow-forms"
@@ -64,7 +64,7 @@ def test_each_sites_file_holds_its_headers_in_canonical_form():
     for slug in code_roots.DEMO_SLUGS:
         text = (code_roots.DEMO_SOURCES / slug / site_headers.HEADERS_FILE).read_text()
         headers = site_headers.parse_headers(text)
-        assert site_headers.render_headers(headers) == text
+        assert headers_file.render_headers(headers) == text
         assert headers["X-Content-Type-Options"] == "nosniff"
     tour = site_headers.parse_headers((code_roots.DEMO_SOURCES / "tour" / "headers.json").read_text())
     assert "Content-Security-Policy" not in tour and "X-Frame-Options" not in tour
@@ -85,7 +85,7 @@ async def test_a_fixed_headers_file_in_the_workspace_changes_what_tour_serves_an
     before = await client.get("/demo/tour/")
     assert grade_headers(before.headers, is_https=False).grade == "E"
     fixed = site_headers.parse_headers((workspace / "tour" / "headers.json").read_text()) | TOUR_FIX
-    _write(workspace, "tour", "headers.json", site_headers.render_headers(fixed))
+    _write(workspace, "tour", "headers.json", headers_file.render_headers(fixed))
 
     after = await client.get("/demo/tour/")
     assert after.status_code == 200
@@ -145,7 +145,7 @@ async def test_an_invalid_headers_file_sends_no_site_headers_and_does_not_fail(c
     assert len(warnings) == 1, [r.getMessage() for r in warnings]  # once per change of the file, not per request
     assert grade_headers(first.headers, is_https=False).grade == "E"  # no CSP, no X-Frame-Options
 
-    _write(workspace, "stock", "headers.json", site_headers.render_headers({"X-Frame-Options": "SAMEORIGIN"}))
+    _write(workspace, "stock", "headers.json", headers_file.render_headers({"X-Frame-Options": "SAMEORIGIN"}))
     assert (await client.get("/demo/stock/")).headers["x-frame-options"] == "SAMEORIGIN"  # a valid file again
 
 
@@ -164,7 +164,7 @@ def test_the_file_is_parsed_again_only_when_it_changes(workspace, monkeypatch):
     for _ in range(3):
         assert site_headers.headers_of("gem")["X-Frame-Options"] == "DENY"
     assert len(calls) == 1
-    _write(workspace, "gem", "headers.json", site_headers.render_headers({"X-Frame-Options": "SAMEORIGIN"}))
+    _write(workspace, "gem", "headers.json", headers_file.render_headers({"X-Frame-Options": "SAMEORIGIN"}))
     for _ in range(2):
         assert site_headers.headers_of("gem") == {"X-Frame-Options": "SAMEORIGIN"}
     assert len(calls) == 2
@@ -205,7 +205,7 @@ def test_parse_headers_refuses_what_a_site_must_not_send(text, message):
 
 def test_parse_headers_accepts_the_limits():
     headers = {f"X-Header-{i}": "v" for i in range(29)} | {"X-" + "a" * 62: "b" * 2000}
-    assert site_headers.parse_headers(site_headers.render_headers(headers)) == headers
+    assert site_headers.parse_headers(headers_file.render_headers(headers)) == headers
     assert site_headers.parse_headers("{}") == {}
     assert site_headers.parse_headers('{"X-Tab": "a\\tb", "X-Latin": "caf\\u00e9"}') == {"X-Tab": "a\tb",
                                                                                          "X-Latin": "café"}

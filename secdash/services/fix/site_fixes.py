@@ -8,13 +8,13 @@ their own server and SecDash verifies it with a probe.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
+from secdash.services import headers_file
 from secdash.services.errors import Invalid
 
-HEADERS_FILE = "headers.json"
+HEADERS_FILE = headers_file.HEADERS_FILE
 MAX_HEADERS = 10
 MAX_VALUE_CHARS = 2000
 # The headers a fix may set: security policies only (never Set-Cookie, Location, caching or CORS).
@@ -106,18 +106,18 @@ def validate_headers(value: object) -> dict[str, str]:
 
 
 def parse_headers_file(text: str) -> dict[str, str]:
-    """A site's headers file as {name: value}; Invalid when it is not a JSON object of strings."""
+    """A site's headers file as {name: value}; Invalid saying what is wrong with it."""
     try:
-        data = json.loads(text)
+        return headers_file.parse_headers(text)
     except ValueError as exc:
-        raise Invalid(f"{HEADERS_FILE} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise Invalid(f"{HEADERS_FILE} must be a JSON object of header names to text values")
-    return data
+        raise Invalid(str(exc)) from None
 
 
 def render_headers_file(headers: dict[str, str]) -> str:
-    return json.dumps(headers, indent=2) + "\n"
+    """The file's text with these headers, checked as the demo sites will read it."""
+    text = headers_file.render_headers(headers)
+    parse_headers_file(text)
+    return text
 
 
 def merged(current: dict[str, str], change: dict[str, str]) -> dict[str, str]:

@@ -276,3 +276,30 @@ async def test_the_offline_engine_without_a_recipe_says_so(session, code_dir):
     problem_id = await problem(session, "gem/check.py", "bandit:B101")
     fix = await settle(session, await fixes.propose(session=session, actor=admin, problem_id=problem_id))
     assert fix.status == "failed" and "no recipe for bandit:B101" in fix.error
+
+
+async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(session, code_dir):
+    """The issue's loop with no model: propose, apply and verify until the Problem Database has no open code
+    finding; fixes that bring new findings (B602's argument list) are followed by fixes of those."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    await full_scan(session, admin)
+    first = {(row.file, row.rule) for row in await problems.list_problems(session=session, kind="code")}
+    assert len(first) == 10
+    verified = []
+    for _round in range(30):
+        open_rows = [row for row in await problems.list_problems(session=session, kind="code") if row.state != "failed"]
+        if not open_rows:
+            break
+        row = open_rows[0]
+        fix = await settle(session, await fixes.propose(session=session, actor=admin, problem_id=row.problem_id))
+        assert fix.status == "proposed", (row.rule, fix.error)
+        await fixes.apply(session=session, actor=admin, fix_id=fix.id)
+        fix = await settle(session, fix)
+        assert fix.status == "verified", (row.rule, fix.verification)
+        verified.append(row.rule)
+    assert await problems.list_problems(session=session, kind="code") == []
+    # B301's recipe replaces pickle throughout the file, so B403 (importing pickle) closes with it.
+    assert {rule for _file, rule in first} - set(verified) <= {"bandit:B403"}
+    assert {"bandit:B108", "bandit:B603"} <= set(verified)  # brought by the B602 fix, then fixed too
+    await full_scan(session, admin)  # a full scan of the workspace agrees
+    assert await problems.list_problems(session=session, kind="code") == []

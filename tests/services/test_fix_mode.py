@@ -303,3 +303,23 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
     assert {"bandit:B108", "bandit:B603"} <= set(verified)  # brought by the B602 fix, then fixed too
     await full_scan(session, admin)  # a full scan of the workspace agrees
     assert await problems.list_problems(session=session, kind="code") == []
+
+
+async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(session, code_dir, monkeypatch):
+    admin = await make_user(session, "root@example.com", role="admin")
+    await full_scan(session, admin)
+    lines = (code_dir / DEMO_EVAL).read_text().splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines, 1) if "eval(" in line)
+    old = lines[number - 1]
+    new = old.replace("eval(formula)", "eval(String(formula))")
+    diff = f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},1 @@\n-{old}+{new}"
+    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: FixedProvider(
+        {"diff": diff, "explanation": "wraps the input", "risk": "none"}))
+    fix = await settle(session, await fixes.propose(session=session, actor=admin,
+                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    assert fix.status == "proposed", fix.error
+    await fixes.apply(session=session, actor=admin, fix_id=fix.id)
+    fix = await settle(session, fix)
+    assert fix.status == "not_verified"
+    assert any("js:eval" in seen and "new finding" in seen for seen in fix.verification["stillSeen"])
+    assert any(row.rule == "js:eval" for row in await problems.list_problems(session=session))

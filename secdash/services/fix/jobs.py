@@ -197,9 +197,13 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         gone = event is None or event.resolved
         new = [f for f in found if scans.fingerprint(f, root) not in before]
         await commit(session)
-    still = [f"{f.rule} at {f.file}:{f.line}" for f in found if f.rule == facts.rule]
-    return {"method": "rescan", "files": files, "fixed": gone, "stillSeen": [] if gone else still,
-            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new]}
+    # The flagged line rewritten but still breaking the same rule is a new finding, not a fix.
+    moved = [f for f in new if f.rule == facts.rule and f.file == facts.file]
+    fixed = gone and not moved
+    still = [f"{f.rule} at {f.file}:{f.line}" + (" (recorded as a new finding)" if f in moved else "")
+             for f in found if f.rule == facts.rule and f.file == facts.file]
+    return {"method": "rescan", "files": files, "fixed": fixed, "stillSeen": [] if fixed else still,
+            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new if f not in moved]}
 
 
 async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:

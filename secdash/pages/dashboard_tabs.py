@@ -4,6 +4,7 @@ import reflex as rx
 
 from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
+from secdash.routes import FIX_MODE_ROUTE
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
     MAX_NOTE_LENGTH,
@@ -279,13 +280,24 @@ def _problem_row(event: EventView) -> rx.Component:
         ),
         rx.el.td(event.event_type, class_name=f"text-xs text-slate-400 {_CELL}"),
         rx.el.td(
-            rx.cond(
-                event.resolved,
-                pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
-                rx.cond(AuthState.is_admin,
-                        rx.el.button("Resolve", on_click=ProblemsTab.open_resolve(event.id),
-                                     class_name="rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800"),
-                        pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
+            rx.el.div(
+                rx.cond(
+                    event.resolved,
+                    pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+                    rx.cond(AuthState.is_admin,
+                            rx.el.button("Resolve", on_click=ProblemsTab.open_resolve(event.id),
+                                         class_name="rounded-md border border-slate-700 px-2 py-1 text-xs "
+                                         "hover:bg-slate-800"),
+                            pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
+                ),
+                rx.cond(
+                    ~event.resolved & (event.event_type == "vulnerability_detected"),
+                    rx.link("Fix", href=FIX_MODE_ROUTE, aria_label="Fix this problem in Fix Mode",
+                            class_name="rounded-md border border-cyan-700 px-2 py-1 text-xs text-cyan-300 "
+                            "hover:bg-slate-800"),
+                    rx.fragment(),
+                ),
+                class_name="flex items-center gap-2",
             ),
             class_name="max-md:ml-auto",
         ),

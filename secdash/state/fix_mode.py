@@ -1,0 +1,446 @@
+"""Fix Mode (/fix-mode): the open fixable problems by site, and the fix panel (diff, verification, live job log).
+
+Everything is read through services/fix/overview.py and changed through services/fix/fixes.py, which check the
+role (limited users read only) and conflicts; this state turns their domain errors into toasts. The page follows
+the "fixes" topic (fix rows and every fix job's log line and progress) and "events" (new findings, closed ones)
+and re-reads at least every MAX_STALENESS_SECONDS; the open fix's job log is read from the last line this tab has.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import reflex as rx
+
+from secdash.models import UserPublic, as_utc
+from secdash.models.fixes import FixStatus
+from secdash.models.fixes_public import FixableProblemPublic, FixPublic
+from secdash.models.jobs_public import JobLogPublic
+from secdash.services import events
+from secdash.services.errors import DomainError, PermissionDenied
+from secdash.services.fix import fixes
+from secdash.services.fix.diff_view import DiffRow, side_by_side
+from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
+from secdash.services.fix.overview import FixModeRead, read_fix_mode
+from secdash.services.scoped import in_session
+from secdash.state import follow
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, refusal_events
+from secdash.state.browser_actions import toast
+
+PAGE = "fix-mode"
+TOPICS = (FIX_TOPIC, events.TOPIC)
+MAX_STALENESS_SECONDS = 5.0
+LOG_KEPT = 80  # log lines a tab shows
+SEVERITY_CHOICES = ("all", "high", "medium", "low")
+KIND_CHOICES = ("all", "code", "site")
+MAX_FILTER_CHARS = 16
+DIFF_MODES = ("unified", "split")
+OPEN_STATES = {FixStatus.proposing.value, FixStatus.proposed.value, FixStatus.applied.value}
+RUNNING_STATES = {FixStatus.proposing.value, FixStatus.applied.value}
+STATE_LABELS = {FixStatus.not_verified.value: "not verified"}
+PATCH_URL = "/api/fixes/{id}/patch"
+
+
+@dataclasses.dataclass
+class ProblemRow:
+    problem_id: int = 0
+    kind: str = ""
+    site: str = ""
+    severity: str = ""
+    title: str = ""
+    location: str = ""  # file:line (code) or "" (site)
+    rule: str = ""
+    snippet: str = ""
+    state: str = "open"
+    state_label: str = "open"
+    fix_id: int = 0
+    recipe: bool = False
+    busy: bool = False  # a fix of it is open (proposing, proposed or applied): no new proposal
+
+
+@dataclasses.dataclass
+class SiteGroup:
+    site: str = ""
+    problems: list[ProblemRow] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class SiteOption:
+    value: str = ""
+    label: str = ""
+
+
+@dataclasses.dataclass
+class FixRow:
+    """A recent fix in the list under the problems."""
+
+    id: int = 0
+    status: str = ""
+    status_label: str = ""
+    site: str = ""
+    what: str = ""
+
+
+@dataclasses.dataclass
+class FixView:
+    id: int = 0
+    problem_id: int = 0
+    kind: str = ""
+    status: str = ""
+    status_label: str = ""
+    site: str = ""
+    file: str = ""
+    rule: str = ""
+    explanation: str = ""
+    risk: str = ""
+    diff: str = ""
+    error: str = ""
+    engine: str = ""
+    served: bool = False
+    running: bool = False
+    can_apply: bool = False
+    can_reject: bool = False
+    can_revert: bool = False
+    patch_url: str = ""
+    checked: bool = False  # a verification result is there
+    fixed: bool = False
+    method: str = ""  # rescan | probe
+    grade: str = ""
+    verification_error: str = ""
+
+
+@dataclasses.dataclass
+class HeaderChange:
+    name: str = ""
+    value: str = ""
+
+
+@dataclasses.dataclass
+class LogLine:
+    seq: int = 0
+    level: str = "info"
+    message: str = ""
+    time: str = ""
+
+
+def state_label(state: str) -> str:
+    return STATE_LABELS.get(state, state)
+
+
+def problem_row(row: FixableProblemPublic) -> ProblemRow:
+    location = f"{row.file}:{row.line}" if row.file and row.line else row.file
+    return ProblemRow(
+        problem_id=row.problem_id, kind=row.kind.value, site=row.site, severity=row.severity.value, title=row.title,
+        location=location, rule=row.rule, snippet=row.snippet, state=row.state, state_label=state_label(row.state),
+        fix_id=row.fix_id or 0, recipe=row.offline_recipe, busy=row.state in OPEN_STATES,
+    )
+
+
+def group_by_site(rows: list[FixableProblemPublic]) -> list[SiteGroup]:
+    """The problems by site (sites in the order of their first, most severe, problem)."""
+    groups: dict[str, SiteGroup] = {}
+    for row in rows:
+        groups.setdefault(row.site, SiteGroup(site=row.site)).problems.append(problem_row(row))
+    return list(groups.values())
+
+
+def fix_row(fix: FixPublic) -> FixRow:
+    what = f"{fix.rule} in {fix.file}" if fix.kind == "code" else fix.rule
+    return FixRow(id=fix.id, status=fix.status.value, status_label=state_label(fix.status.value), site=fix.site,
+                  what=what)
+
+
+def fix_view(fix: FixPublic) -> FixView:
+    status = fix.status.value
+    verification = fix.verification or {}
+    checked = "fixed" in verification
+    return FixView(
+        id=fix.id, problem_id=fix.problem_id, kind=fix.kind.value, status=status, status_label=state_label(status),
+        site=fix.site, file=fix.file, rule=fix.rule, explanation=fix.explanation, risk=fix.risk, diff=fix.diff,
+        error=fix.error or "", engine=f"{fix.provider} ({fix.model})" if fix.provider else "", served=fix.served,
+        running=status in RUNNING_STATES, can_apply=status == FixStatus.proposed,
+        can_reject=status == FixStatus.proposed,
+        can_revert=status in (FixStatus.verified, FixStatus.not_verified) and fix.served,
+        patch_url=PATCH_URL.format(id=fix.id) if fix.diff else "", checked=checked,
+        fixed=verification.get("fixed") is True, method=str(verification.get("method", "")),
+        grade=str(verification.get("grade") or ""), verification_error=str(verification.get("error", "")),
+    )
+
+
+def header_changes(fix: FixPublic) -> list[HeaderChange]:
+    headers = (fix.change or {}).get("headers") or {}
+    return [HeaderChange(name=str(name), value=str(value)) for name, value in headers.items()] \
+        if isinstance(headers, dict) else []
+
+
+def texts(value: Any) -> list[str]:
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
+def log_line(line: JobLogPublic) -> LogLine:
+    return LogLine(seq=line.seq, level=line.level.value, message=line.message,
+                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
+
+
+def outcome_toast(fix: FixPublic, before: str) -> rx.event.EventSpec | None:
+    """The toast for a fix this tab watched move on from a running step (None when nothing ended)."""
+    status = fix.status
+    if before == status.value or before not in RUNNING_STATES:
+        return None
+    if status == FixStatus.proposed:
+        return toast.success("Fix proposed", description=f"Fix #{fix.id} is ready for review")
+    if status == FixStatus.verified:
+        return toast.success("Fix verified", description=f"Fix #{fix.id}: {fix.rule} is gone")
+    if status == FixStatus.not_verified:
+        return toast.warning("Fix not verified", description=f"Fix #{fix.id}: the problem is still seen")
+    if status == FixStatus.failed:
+        return toast.error("Fix failed", description=(fix.error or f"Fix #{fix.id} failed")[:300])
+    return None
+
+
+class FixModeState(AuthState):
+    """State of /fix-mode."""
+
+    loading: bool = True
+    groups: list[SiteGroup] = []
+    problem_count: int = 0
+    site_options: list[SiteOption] = []
+    filter_site: str = "all"
+    filter_severity: str = "all"
+    filter_kind: str = "all"
+    recent: list[FixRow] = []
+    selected_problem: int = 0  # the problem whose row was chosen (0: none)
+    problem: ProblemRow = ProblemRow()  # that problem while it is open (its fix may not exist yet)
+    has_problem: bool = False
+    fix: FixView = FixView()
+    has_fix: bool = False
+    can_propose: bool = False  # the shown problem is open with no open fix
+    diff_rows: list[DiffRow] = []
+    headers: list[HeaderChange] = []
+    still_seen: list[str] = []
+    new_findings: list[str] = []
+    progress_phase: str = ""
+    progress_percent: int = 0
+    log: list[LogLine] = []
+    diff_mode: str = "unified"  # unified | split (side by side)
+    _fix_id: int = 0
+    _fix_status: str = ""  # the shown fix's status at the last read (a change from a running step is toasted)
+    _log_job: int = 0
+    _log_seq: int = 0
+
+    # --- applying reads -------------------------------------------------------------------------------
+
+    def _filters(self) -> dict[str, Any]:
+        return {"site_id": int(self.filter_site) if self.filter_site.isdigit() else None,
+                "severity": None if self.filter_severity == "all" else self.filter_severity,
+                "kind": None if self.filter_kind == "all" else self.filter_kind}
+
+    async def _read(self, viewer: UserPublic, **filters: Any) -> FixModeRead:
+        """A read under the page's filters (or the given ones: Invalid when they are bad)."""
+        return await read_fix_mode(viewer=viewer, **{**self._filters(), **filters}, fix_id=self._fix_id,
+                                   log_job=self._log_job, log_after=self._log_seq)
+
+    def _apply(self, data: FixModeRead) -> list[rx.event.EventSpec]:
+        """Apply a read; return the toasts it calls for."""
+        self.groups = group_by_site(data.problems)
+        self.problem_count = len(data.problems)
+        self.site_options = [SiteOption(value=str(site_id), label=name) for site_id, name in data.sites]
+        self.recent = [fix_row(fix) for fix in data.recent]
+        rows = {row.problem_id: row for row in data.problems}
+        out: list[rx.event.EventSpec] = []
+        fix = data.fix
+        if fix is not None and self.selected_problem and fix.problem_id != self.selected_problem:
+            fix = None  # a read that started before another problem was chosen
+        shown = rows.get(self.selected_problem)
+        self.has_problem = shown is not None
+        if shown is not None:
+            self.problem = problem_row(shown)
+            if shown.fix_id and shown.fix_id != self._fix_id and (fix is None or shown.fix_id > fix.id):
+                # a newer fix of this problem (proposed elsewhere): read it next, its log from the start
+                self._fix_id, self._fix_status, self._log_job, self._log_seq = shown.fix_id, "", 0, 0
+        self.can_propose = shown is not None and shown.state not in OPEN_STATES
+        self.has_fix = fix is not None
+        if fix is None:
+            self._fix_status, self.diff_rows, self.headers, self.still_seen, self.new_findings = "", [], [], [], []
+            self.fix, self.log, self._log_job, self._log_seq = FixView(), [], 0, 0
+        else:
+            if self._fix_status:
+                toast_event = outcome_toast(fix, self._fix_status)
+                if toast_event is not None:
+                    out.append(toast_event)
+            self._fix_status = fix.status.value
+            if fix.diff != self.fix.diff or fix.id != self.fix.id:
+                self.diff_rows = side_by_side(fix.diff)
+            self.fix = fix_view(fix)
+            self.headers = header_changes(fix)
+            self.still_seen = texts((fix.verification or {}).get("stillSeen"))
+            self.new_findings = texts((fix.verification or {}).get("newFindings"))
+            self._apply_log(data.log_job, data.log)
+            percent = data.progress.get("percent", 0)
+            self.progress_percent = max(0, min(100, percent)) if isinstance(percent, int) else 0
+            self.progress_phase = str(data.progress.get("phase", ""))[:40]
+        self.loading = False
+        return out
+
+    def _apply_log(self, job_id: int, lines: list[JobLogPublic]) -> None:
+        if job_id != self._log_job:  # the fix's next step (propose, then verify): its log from the start
+            self._log_job, self._log_seq, self.log = job_id, 0, []
+        fresh = [line for line in lines if line.seq > self._log_seq]
+        if fresh:
+            self._log_seq = fresh[-1].seq
+            self.log = [*self.log, *(log_line(line) for line in fresh)][-LOG_KEPT:]
+
+    def _show_fix(self, fix_id: int, problem_id: int) -> None:
+        """Open a fix (0: none) of a problem in the panel; its log is read from its start."""
+        if fix_id != self._fix_id:
+            self._fix_id, self._fix_status, self._log_job, self._log_seq, self.log = fix_id, "", 0, 0, []
+        self.selected_problem = problem_id
+
+    async def _refresh(self, user: UserPublic) -> list[rx.event.EventSpec]:
+        return self._apply(await self._read(user))
+
+    # --- handlers -------------------------------------------------------------------------------------
+
+    @protected(reads_only=True)
+    async def load(self, user: UserPublic):
+        self._fix_status = ""  # outcomes older than this visit are not toasted
+        try:
+            self._apply(await self._read(user))
+        except DomainError as exc:  # filters kept from an earlier visit that no longer hold
+            self.filter_site = self.filter_severity = self.filter_kind = "all"
+            return toast.error("Error", description=exc.message)
+        return FixModeState.follow_changes
+
+    @protected(reads_only=True)
+    async def stop_following(self):
+        """The page left the screen: end its follow loop."""
+        follow.stop_following(self.router.session.client_token, PAGE)
+        return None
+
+    async def _set_filter(self, user: UserPublic, name: str, value: Any, allowed: tuple[str, ...] | None):
+        text = str(value).strip()[:MAX_FILTER_CHARS] if value is not None else ""
+        if allowed is not None and text not in allowed:
+            return toast.error("Error", description=f"{name} must be one of: {', '.join(allowed)}")
+        if allowed is None and text != "all" and not (text.isdigit() and len(text) <= 12):
+            return toast.error("Error", description="site must be all or a site id")
+        attribute = f"filter_{name}"
+        before = getattr(self, attribute)
+        setattr(self, attribute, text)
+        try:
+            return self._apply(await self._read(user))
+        except DomainError as exc:  # the service refused the filter: nothing changes
+            setattr(self, attribute, before)
+            return toast.error("Error", description=exc.message)
+
+    @protected(reads_only=True)
+    async def set_filter_site(self, user: UserPublic, value: str):
+        return await self._set_filter(user, "site", value, None)
+
+    @protected(reads_only=True)
+    async def set_filter_severity(self, user: UserPublic, value: str):
+        return await self._set_filter(user, "severity", value, SEVERITY_CHOICES)
+
+    @protected(reads_only=True)
+    async def set_filter_kind(self, user: UserPublic, value: str):
+        return await self._set_filter(user, "kind", value, KIND_CHOICES)
+
+    @protected(reads_only=True)
+    async def set_diff_mode(self, mode: str):
+        if mode in DIFF_MODES:
+            self.diff_mode = mode
+        return None
+
+    @protected(reads_only=True)
+    async def select_problem(self, user: UserPublic, problem_id: int):
+        """Open a problem in the panel, with its latest fix."""
+        try:
+            wanted = fixes.parse_id(problem_id, "problemId")
+        except DomainError as exc:
+            return toast.error("Error", description=exc.message)
+        row = next((p for group in self.groups for p in group.problems if p.problem_id == wanted), None)
+        if row is None:
+            return toast.error("Error", description=f"Problem #{wanted} is not in the list (it may have been fixed)")
+        self._show_fix(row.fix_id, row.problem_id)
+        return await self._refresh(user)
+
+    @protected(reads_only=True)
+    async def select_fix(self, user: UserPublic, fix_id: int):
+        """Open a fix from the recent fixes in the panel."""
+        try:
+            wanted = fixes.parse_id(fix_id, "fixId")
+        except DomainError as exc:
+            return toast.error("Error", description=exc.message)
+        row = next((r for r in self.recent if r.id == wanted), None)
+        if row is None:
+            return toast.error("Error", description=f"Fix #{wanted} is not among the recent fixes")
+        self._show_fix(wanted, 0)
+        data = await self._read(user)
+        if data.fix is not None:
+            self.selected_problem = data.fix.problem_id
+        return self._apply(data)
+
+    @protected
+    async def propose(self, user: UserPublic, problem_id: int):
+        """Ask the problem's agent for a fix (admins; one open fix per problem: the server says so otherwise)."""
+        try:
+            fix = await in_session(fixes.propose, actor=user, problem_id=problem_id)
+        except PermissionDenied as exc:
+            return toast.error("Access denied", description=exc.message)
+        except DomainError as exc:  # Conflict (a fix is open), Invalid or NotFound: nothing changed
+            return [toast.error("Error", description=exc.message), *await self._refresh(user)]
+        self._show_fix(fix.id, fix.problem_id)
+        self._fix_status = fix.status.value
+        events_out = await self._refresh(user)
+        return [toast.info("Fix requested", description=f"Fix #{fix.id}: the agent is writing it"), *events_out]
+
+    async def _decide(self, user: UserPublic, action, done: str):
+        if not self._fix_id:
+            return toast.error("Error", description="Open a fix first")
+        try:
+            fix = await in_session(action, actor=user, fix_id=self._fix_id)
+        except PermissionDenied as exc:
+            return toast.error("Access denied", description=exc.message)
+        except DomainError as exc:  # the fix moved on meanwhile, or no longer applies
+            return [toast.error("Error", description=exc.message), *await self._refresh(user)]
+        self._fix_status = fix.status.value
+        return [toast.success(done, description=f"Fix #{fix.id} is {state_label(fix.status.value)}"),
+                *await self._refresh(user)]
+
+    @protected
+    async def apply_fix(self, user: UserPublic):
+        """Write the open (proposed) fix and start its verification (admins)."""
+        return await self._decide(user, fixes.apply, "Fix applied")
+
+    @protected
+    async def reject_fix(self, user: UserPublic):
+        return await self._decide(user, fixes.reject, "Fix rejected")
+
+    @protected
+    async def revert_fix(self, user: UserPublic):
+        """Write back what the open (checked) fix replaced (admins)."""
+        return await self._decide(user, fixes.revert, "Fix reverted")
+
+    @protected(reads_only=True, background=True)
+    async def follow_changes(self):
+        """Re-read on every fix change (rows, job log lines, progress) and on new or closed problems."""
+        async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
+            user = await self._still_signed_in()
+            if user is None:
+                yield refusal_events()
+                return
+            async with self:
+                fix_id, filters = self._fix_id, self._filters()
+                log_job, log_seq = self._log_job, self._log_seq
+            try:
+                data = await read_fix_mode(viewer=user, **filters, fix_id=fix_id, log_job=log_job,
+                                           log_after=log_seq)  # outside the state lock
+            except DomainError:
+                continue
+            async with self:
+                if self._fix_id != fix_id or self._filters() != filters:  # the tab moved on: a fresh read follows
+                    continue
+                out = self._apply(data)
+            if out:
+                yield out

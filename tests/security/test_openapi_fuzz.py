@@ -11,6 +11,7 @@ engine belongs to pytest's loop). Bounded: a fixed number of derandomized exampl
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from typing import Any
 
@@ -33,7 +34,7 @@ from secdash.api.main import create_api
 from secdash.core import db
 from secdash.core.config import get_settings
 from secdash.demo_sites import routes as demo_site_routes
-from secdash.services import quotas
+from secdash.services import code_roots, quotas
 from secdash.services.battle import sender
 from tests.factories import DEFAULT_PASSWORD, make_user
 
@@ -68,9 +69,13 @@ async def _prepare_database() -> None:
 
 
 @pytest.fixture(scope="module")
-def fuzz_client(migrated_db):
+def fuzz_client(migrated_db, tmp_path_factory):
     """A TestClient on create_api() with its own engine, tokens for both users, generous AI budgets."""
+    # Scans and fixes the fuzzer starts read and patch a copy of the demo sources (a workspace of its own).
+    sources = tmp_path_factory.mktemp("fuzz") / "sources"
+    shutil.copytree(code_roots.DEMO_SOURCES, sources)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(get_settings(), "SCAN_PATHS", str(sources))
         patch.setattr(db, "_engine", None)
         patch.setattr(db, "_sessionmaker", None)
         patch.setattr(quotas, "_limiters", {})  # a limiter made in this loop
@@ -97,6 +102,7 @@ def fuzz_client(migrated_db):
                 yield client, headers
             finally:
                 client.portal.call(db.dispose_engine)
+                shutil.rmtree(code_roots.workspace_for(sources), ignore_errors=True)
     print(f"\nschemathesis: {len(OPERATIONS)} operations, {sum(TALLY.values())} cases, statuses {dict(TALLY)}")
 
 

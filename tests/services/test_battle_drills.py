@@ -10,7 +10,6 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from secdash.ai.base import Structured
 from secdash.jobs import runner
 from secdash.models import AgentRecord, BattleOperation, EventType, HistoryLog, SecurityEvent
 from secdash.models.ai import AiCall
@@ -21,27 +20,12 @@ from tests.factories import make_user
 from tests.support.battle import in_process_demo_sites
 from tests.support.fake_openai import DEFENSE_PLANS as FAKE_PLANS
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.fixed_provider import FixedProvider
 
 
 @pytest.fixture
 async def demo(session, monkeypatch, settings):
     return await in_process_demo_sites(session, monkeypatch, settings)
-
-
-class FixedProvider:
-    """A model that answers every defense plan with the same object (to test what the server does with it)."""
-
-    name, model = "fake", "fixed-answer"
-
-    def __init__(self, answer: dict) -> None:
-        self.answer, self.calls = answer, 0
-
-    def stream(self, task):  # pragma: no cover - drills ask for structured output only
-        raise NotImplementedError
-
-    async def structured(self, task, schema):
-        self.calls += 1
-        return Structured(schema.model_validate(self.answer))
 
 
 async def run(session, admin, attack_type, **kwargs) -> BattleOperation:

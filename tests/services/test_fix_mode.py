@@ -8,7 +8,6 @@ import shutil
 import pytest
 from sqlmodel import select
 
-from secdash.ai.base import Structured
 from secdash.jobs import runner
 from secdash.models import EventType, HistoryLog, SecurityEvent
 from secdash.models.events import AiActivity
@@ -18,6 +17,7 @@ from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenie
 from secdash.services.fix import fixes, problems
 from tests.factories import make_user
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.fixed_provider import FixedProvider
 
 DEMO_EVAL = "gem/appraise.js"
 
@@ -29,22 +29,6 @@ def code_dir(tmp_path, settings, monkeypatch):
     monkeypatch.setattr(settings, "SCAN_PATHS", str(root))
     yield root
     shutil.rmtree(code_roots.workspace_for(root), ignore_errors=True)
-
-
-class FixedProvider:
-    """A model that answers every fix with the same object."""
-
-    name, model = "fake", "fixed-answer"
-
-    def __init__(self, answer: dict) -> None:
-        self.answer, self.calls = answer, 0
-
-    def stream(self, task):  # pragma: no cover - fixes ask for structured output only
-        raise NotImplementedError
-
-    async def structured(self, task, schema):
-        self.calls += 1
-        return Structured(schema.model_validate(self.answer))
 
 
 async def full_scan(session, admin) -> None:

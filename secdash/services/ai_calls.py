@@ -12,9 +12,10 @@ provider.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import dataclasses
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from secdash.ai.agents import AGENTS
 from secdash.ai.base import Provider
@@ -31,6 +32,8 @@ from secdash.services.unit import commit, mark_changed
 ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan", "fix_proposal": "AI fix proposal"}
 
 TOPIC = "ai_calls"  # published when a model call is recorded
+Answer = TypeVar("Answer")
+Checked = TypeVar("Checked")
 
 
 def _audit_outcome(record: CallRecord) -> str:
@@ -97,3 +100,32 @@ def for_system(*, settings: Settings, feature: str, agent: str, provider: Provid
     """Calls made by the server itself (a simulated threat's drill): recorded and audited without a user."""
     return AICalls(provider or get_provider(settings), feature=feature, agent=agent, user_id=None,
                    record=recorder(None), admit=_system_admission)
+
+
+class AnswerRefused(Exception):
+    """Every answer the model gave was refused by the server's checks; `reason` is the last refusal."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def structured_checked(
+    calls: AICalls, task: Any, schema: type[Answer], check: Callable[[Answer], Checked], *,
+    refusals: tuple[type[Exception], ...], on_refused: Callable[[int, str], Awaitable[None]], attempts: int = 2,
+) -> tuple[Answer, Checked]:
+    """A structured answer and what `check` makes of it; an answer `check` refuses (one of `refusals`) is asked
+    again with the reason in the task's `feedback` (a dataclass field), up to `attempts` times in all.
+
+    Model errors (LLMError) and the user's AI budget (DomainError) go to the caller; AnswerRefused when every
+    answer was refused."""
+    feedback = ""
+    for attempt in range(1, attempts + 1):
+        asked = dataclasses.replace(task, feedback=feedback) if feedback else task
+        answer = await calls.structured(asked, schema)
+        try:
+            return answer, check(answer)
+        except refusals as exc:
+            feedback = getattr(exc, "message", None) or str(exc)
+            await on_refused(attempt, feedback)
+    raise AnswerRefused(feedback)

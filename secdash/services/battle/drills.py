@@ -336,24 +336,25 @@ async def _write_defense(ctx: JobContext, *, op_id: int, attack_type: str, slug:
         attack_label=corpora.LABELS[attack_type],
     )
     await ctx.log(f"{AGENTS[agent].name} is writing a defense ({calls.name}, {calls.model})")
-    feedback = ""
-    for attempt in (1, 2):
-        if feedback:
-            task = DefensePlanTask(**{**task.__dict__, "feedback": feedback})
-        try:
-            plan = await calls.structured(task, DefensePlan)
-        except LLMError as exc:
-            raise DrillFailed(f"The AI agent could not write a defense: {exc.message}") from None
-        except DomainError as exc:  # the user's AI budget
-            raise DrillFailed(exc.message) from None
-        try:
-            addition = defense.parse_config(plan.config)
-            recipes.merge(current, addition)  # the merged defense must be valid too (limits)
-            return plan, addition, calls
-        except Invalid as exc:
-            feedback = exc.message
-            await ctx.log(f"Defense refused by validation (attempt {attempt}): {exc.message}", JobLevel.warning)
-    raise DrillFailed(f"The agent's defense was refused twice: {feedback}")
+
+    def check(plan: DefensePlan) -> DefenseConfig:
+        addition = defense.parse_config(plan.config)
+        recipes.merge(current, addition)  # the merged defense must be valid too (limits)
+        return addition
+
+    async def refused(attempt: int, reason: str) -> None:
+        await ctx.log(f"Defense refused by validation (attempt {attempt}): {reason}", JobLevel.warning)
+
+    try:
+        plan, addition = await ai_calls.structured_checked(calls, task, DefensePlan, check, refusals=(Invalid,),
+                                                           on_refused=refused)
+    except LLMError as exc:
+        raise DrillFailed(f"The AI agent could not write a defense: {exc.message}") from None
+    except DomainError as exc:  # the user's AI budget
+        raise DrillFailed(exc.message) from None
+    except ai_calls.AnswerRefused as exc:
+        raise DrillFailed(f"The agent's defense was refused twice: {exc.reason}") from None
+    return plan, addition, calls
 
 
 async def _send(ctx: JobContext, client: Any, slug: str, corpus: Any, op_id: int, run: int, phase: str) -> Any:

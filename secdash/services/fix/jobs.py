@@ -133,29 +133,25 @@ async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPu
     task = FixProposalTask(kind_of_fix=facts.kind.value, site=facts.site_name, finding=facts.facts_for_agent(),
                            offline_answer=offline, path=facts.file, file_text=file_text,
                            current_headers=_current_headers(facts), agent_id=facts.agent_id)
-    feedback = ""
-    for attempt in (1, 2):
-        if feedback:
-            task = FixProposalTask(**{**task.__dict__, "feedback": feedback})
-        try:
-            answer = await calls.structured(task, schema)
-        except LLMError as exc:
-            raise FixFailed(f"The AI agent could not write a fix: {exc.message}") from None
-        except DomainError as exc:  # the user's AI budget
-            raise FixFailed(exc.message) from None
-        try:
-            diff, change = _check(facts, answer)
-        except (patches.PatchRefused, Invalid) as exc:
-            feedback = exc.message if isinstance(exc, Invalid) else str(exc)
-            await ctx.log(f"Proposal refused by validation (attempt {attempt}): {feedback}", JobLevel.warning)
-            await ctx.progress(force=True, phase="propose", percent=60)
-            continue
-        await _update(fix.id or 0, status=FixStatus.proposed, diff=diff, change=change,
-                      explanation=answer.explanation[:2000], risk=answer.risk[:2000], provider=calls.name,
-                      model=calls.model, error=None)
-        await ctx.log(f"Fix proposed: {answer.explanation[:300]}", JobLevel.success)
-        return
-    raise FixFailed(f"The agent's fix was refused twice: {feedback}")
+
+    async def refused(attempt: int, reason: str) -> None:
+        await ctx.log(f"Proposal refused by validation (attempt {attempt}): {reason}", JobLevel.warning)
+        await ctx.progress(force=True, phase="propose", percent=60)
+
+    try:
+        answer, (diff, change) = await ai_calls.structured_checked(
+            calls, task, schema, lambda answer: _check(facts, answer), refusals=(patches.PatchRefused, Invalid),
+            on_refused=refused)
+    except LLMError as exc:
+        raise FixFailed(f"The AI agent could not write a fix: {exc.message}") from None
+    except DomainError as exc:  # the user's AI budget
+        raise FixFailed(exc.message) from None
+    except ai_calls.AnswerRefused as exc:
+        raise FixFailed(f"The agent's fix was refused twice: {exc.reason}") from None
+    await _update(fix.id or 0, status=FixStatus.proposed, diff=diff, change=change,
+                  explanation=answer.explanation[:2000], risk=answer.risk[:2000], provider=calls.name,
+                  model=calls.model, error=None)
+    await ctx.log(f"Fix proposed: {answer.explanation[:300]}", JobLevel.success)
 
 
 # --- verify -------------------------------------------------------------------------------------------------------

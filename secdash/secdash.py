@@ -12,6 +12,7 @@ from secdash.pages.ai_systems import ai_systems_content
 from secdash.pages.battle_station import battle_station_content
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
+from secdash.pages.fix_mode import fix_mode_content
 from secdash.pages.history import history_content
 from secdash.pages.landing import landing
 from secdash.pages.login import login_page
@@ -71,6 +72,12 @@ app.add_page(
     shell(battle_station_content(), routes.BATTLE_STATION_ROUTE),
     route=routes.BATTLE_STATION_ROUTE,
     title="Battle Station - SecDash",
+    on_load=AuthState.check_auth,
+)
+app.add_page(
+    shell(fix_mode_content(), routes.FIX_MODE_ROUTE),
+    route=routes.FIX_MODE_ROUTE,
+    title="Fix Mode - SecDash",
     on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():

@@ -307,3 +307,22 @@ async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(sessio
     assert fix.status == "not_verified"
     assert any("js:eval" in seen and "new finding" in seen for seen in fix.verification["stillSeen"])
     assert any(row.rule == "js:eval" for row in await problems.list_problems(session=session))
+
+
+async def test_a_committed_secret_is_never_shown_whole(session, code_dir):
+    """The snippet and the fix's diff show the key's first characters only; the exact patch is for admins."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    viewer = await make_user(session, "viewer@example.com", role="limited")
+    await full_scan(session, admin)
+    key = "AKIAZ7QWERTYU2ASDF3G"
+    row = next(row for row in await problems.list_problems(session=session) if row.rule.startswith("secret:"))
+    assert key not in row.snippet and "AKIA****" in row.snippet
+    fix = await settle(session, await fixes.propose(session=session, actor=admin, problem_id=row.problem_id))
+    assert key in fix.diff  # stored exactly: it is what gets applied
+    shown = await fixes.get_fix(session=session, viewer=viewer, fix_id=fix.id)
+    assert key not in shown.diff and "AKIA****" in shown.diff
+    assert all(key not in item.diff for item in await fixes.list_fixes(session=session, viewer=viewer))
+    with pytest.raises(PermissionDenied):
+        await fixes.patch_file(session=session, viewer=viewer, fix_id=fix.id)
+    _name, text = await fixes.patch_file(session=session, viewer=admin, fix_id=fix.id)
+    assert key in text

@@ -45,7 +45,10 @@ async def _facts(session: AsyncSession, fix: Fix) -> ProblemFacts:
 async def public(session: AsyncSession, fix: Fix) -> FixPublic:
     site = await session.get(Site, fix.site_id) if fix.site_id is not None else None
     served = fix.kind == FixKind.code or bool(fix.root)
-    return FixPublic.of(fix, site=site.name if site else "Unassigned", served=served)
+    view = FixPublic.of(fix, site=site.name if site else "Unassigned", served=served)
+    if problems.is_secret_rule(fix.rule):
+        view.diff = problems.mask_secrets(view.diff)
+    return view
 
 
 async def _get(session: AsyncSession, fix_id: int) -> Fix:
@@ -241,6 +244,8 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
 async def patch_file(*, session: AsyncSession, viewer: UserPublic, fix_id: int) -> tuple[str, str]:
     """(file name, text) of a fix's diff, as `git apply` reads it from the code root."""
     fix = await _get(session, fix_id)
+    if problems.is_secret_rule(fix.rule):
+        require_admin(viewer, "download the patch of a committed secret's fix (it holds the secret)")
     if not fix.diff:
         raise NotFound(f"Fix #{fix_id} has no diff" + (" yet" if fix.status == FixStatus.proposing else
                                                            " (it is a header change for the site's own server)"))

@@ -23,6 +23,9 @@ from secdash.services.fix import recipes, site_fixes
 
 SNIPPET_CONTEXT = 2  # lines shown above and below a finding
 _LOCATION = re.compile(r"\s*\([^()]*:\d+\)\s*$")
+# A quoted token long enough to be a key, with a digit (what the secret scanner flags; not a path): shown with its
+# first 4 characters only.
+_SECRET_LITERAL = re.compile(r"""(["'])(?=[A-Za-z0-9+/=_\-.]*\d)([A-Za-z0-9+/=_\-.]{4})([A-Za-z0-9+/=_\-.]{12,})\1""")
 KINDS = ("code", "site")
 SEVERITIES = tuple(severity.value for severity in EventSeverity)
 
@@ -102,6 +105,16 @@ async def load(session: AsyncSession, problem_id: int) -> ProblemFacts:
     return facts_of(event, site)
 
 
+def is_secret_rule(rule: str) -> bool:
+    return rule.startswith("secret:")
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with key-like string literals cut to their first 4 characters (the page and the API never show a
+    committed secret whole; the patch download, for admins, keeps the exact bytes)."""
+    return _SECRET_LITERAL.sub(lambda m: f"{m[1]}{m[2]}{'*' * 8}{m[1]}", text)
+
+
 def snippet(facts: ProblemFacts) -> str:
     """The lines around a code finding as the scan reads them now, numbered ("" when unreadable)."""
     if facts.kind != FixKind.code or facts.root is None or not facts.line:
@@ -113,7 +126,8 @@ def snippet(facts: ProblemFacts) -> str:
     lines = text.splitlines()
     first = max(1, facts.line - SNIPPET_CONTEXT)
     last = min(len(lines), facts.line + SNIPPET_CONTEXT)
-    return "\n".join(f"{number:>4} {lines[number - 1]}" for number in range(first, last + 1))
+    text = "\n".join(f"{number:>4} {lines[number - 1]}" for number in range(first, last + 1))
+    return mask_secrets(text) if is_secret_rule(facts.rule) else text
 
 
 def has_recipe(facts: ProblemFacts) -> bool:

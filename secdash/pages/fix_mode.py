@@ -507,7 +507,9 @@ def _panel() -> rx.Component:
             ),
         ),
         id="fix-panel",
-        class_name="scroll-mt-20 rounded-xl border border-slate-800 bg-slate-900/60 p-4 lg:sticky lg:top-20",
+        # Beside the list on a desktop it stays in view, scrolling on its own when taller than the window.
+        class_name="scroll-mt-20 rounded-xl border border-slate-800 bg-slate-900/60 p-4 lg:sticky lg:top-20 "
+        "lg:max-h-[calc(100vh-6rem)] lg:overflow-y-auto",
         aria_label="Fix", data_testid="fix-panel",
     )
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import reflex as rx
 
-from secdash.models import UserPublic, as_utc
+from secdash.models import Role, UserPublic, as_utc
 from secdash.models.fixes import FixStatus
 from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.services import events
 from secdash.services.errors import DomainError, PermissionDenied
-from secdash.services.fix import fixes
+from secdash.services.fix import fixes, problems
 from secdash.services.fix.diff_view import DiffRow, side_by_side
 from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
 from secdash.services.fix.overview import FixModeRead, read_fix_mode
@@ -152,8 +152,11 @@ def fix_row(fix: FixPublic) -> FixRow:
                   what=what)
 
 
-def fix_view(fix: FixPublic) -> FixView:
+def fix_view(fix: FixPublic, *, admin: bool = False) -> FixView:
+    """The panel's fix. The patch link is left out where the server refuses it: a committed secret's exact patch
+    is for admins only."""
     status = fix.status.value
+    downloadable = bool(fix.diff) and (admin or not problems.is_secret_rule(fix.rule))
     verification = fix.verification or {}
     checked = "fixed" in verification
     return FixView(
@@ -163,7 +166,7 @@ def fix_view(fix: FixPublic) -> FixView:
         running=status in RUNNING_STATES, can_apply=status == FixStatus.proposed,
         can_reject=status == FixStatus.proposed,
         can_revert=status in (FixStatus.verified, FixStatus.not_verified) and fix.served,
-        patch_url=PATCH_URL.format(id=fix.id) if fix.diff else "", checked=checked,
+        patch_url=PATCH_URL.format(id=fix.id) if downloadable else "", checked=checked,
         fixed=verification.get("fixed") is True, method=str(verification.get("method", "")),
         grade=str(verification.get("grade") or ""), verification_error=str(verification.get("error", "")),
     )
@@ -229,6 +232,7 @@ class FixModeState(AuthState):
     _fix_status: str = ""  # the shown fix's status at the last read (a change from a running step is toasted)
     _log_job: int = 0
     _log_seq: int = 0
+    _admin: bool = False  # the verified user of the newest read is an admin (what the panel offers to download)
 
     # --- applying reads -------------------------------------------------------------------------------
 
@@ -239,6 +243,7 @@ class FixModeState(AuthState):
 
     async def _read(self, viewer: UserPublic, **filters: Any) -> FixModeRead:
         """A read under the page's filters (or the given ones: Invalid when they are bad)."""
+        self._admin = viewer.role == Role.admin
         return await read_fix_mode(viewer=viewer, **{**self._filters(), **filters}, fix_id=self._fix_id,
                                    log_job=self._log_job, log_after=self._log_seq)
 
@@ -273,7 +278,7 @@ class FixModeState(AuthState):
             self._fix_status = fix.status.value
             if fix.diff != self.fix.diff or fix.id != self.fix.id:
                 self.diff_rows = side_by_side(fix.diff)
-            self.fix = fix_view(fix)
+            self.fix = fix_view(fix, admin=self._admin)
             self.headers = header_changes(fix)
             self.still_seen = texts((fix.verification or {}).get("stillSeen"))
             self.new_findings = texts((fix.verification or {}).get("newFindings"))
@@ -439,8 +444,9 @@ class FixModeState(AuthState):
             except DomainError:
                 continue
             async with self:
-                if self._fix_id != fix_id or self._filters() != filters:  # the tab moved on: a fresh read follows
+                if self._fix_id != fix_id or self._filters() != filters:  # the tab moved on (and read afresh)
                     continue
+                self._admin = user.role == Role.admin
                 out = self._apply(data)
             if out:
                 yield out

@@ -130,6 +130,26 @@ async def test_a_limited_user_reads_everything_but_cannot_propose_apply_reject_o
         assert "Access denied" in str(events) and "administrators" in str(events).lower(), name
     rows = await _fixes(session)
     assert [(fix.event_id, fix.status) for fix in rows] == [(problem_id, "proposed")]
+    assert state.fix.patch_url == f"/api/fixes/{state.fix.id}/patch"
+
+
+async def test_a_committed_secrets_patch_link_is_offered_to_admins_only(session, code_dir):
+    """The server refuses the exact patch of a secret's fix to limited users: their panel has no link to it."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    await make_user(session, "viewer@example.com", role="limited")
+    await _full_scan(session, admin)
+    admin_state = _state(await sign_in(session, "root@example.com"))
+    await _call(admin_state, "load")
+    secret = next(row for row in _rows(admin_state) if row.rule.startswith("secret:"))
+    await _call(admin_state, "propose", problem_id=secret.problem_id)
+    await _settle(session, admin_state.fix.id)
+    await _call(admin_state, "select_problem", problem_id=secret.problem_id)
+    assert admin_state.fix.status == "proposed" and admin_state.fix.patch_url.endswith("/patch")
+
+    state = _state(await sign_in(session, "viewer@example.com"))
+    await _call(state, "load")
+    await _call(state, "select_problem", problem_id=secret.problem_id)
+    assert state.fix.status == "proposed" and state.fix.diff and state.fix.patch_url == ""
 
 
 async def test_a_signed_out_tab_changes_nothing(session, code_dir):

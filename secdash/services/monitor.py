@@ -54,7 +54,12 @@ def status_reason(result: ProbeResult, status: str) -> str:
 
 
 async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str | None:
-    """Store the check on the site and in its history; return the new status if it changed."""
+    """Store the check on the site and in its history; return the new status if it changed.
+
+    A probe that started before the last one applied but answered after it (a monitor round overtaken by a fix's
+    immediate probe) is stale: it is dropped, so it cannot undo what the newer probe saw."""
+    if site.last_checked_at is not None and as_utc(result.checked_at) < as_utc(site.last_checked_at):
+        return None
     status = site_status(result)
     previous = site.status if site.last_checked_at is not None else None
     site.status = status

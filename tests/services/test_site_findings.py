@@ -189,3 +189,15 @@ async def test_the_demo_tour_site_as_served_opens_its_two_header_problems(sessio
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert [e.details["finding"] for e in rows] == ["Content-Security-Policy header missing",
                                                     "X-Frame-Options header missing"]
+
+
+async def test_a_probe_older_than_the_last_one_applied_is_ignored(session):
+    """A fix's probe (started later, answered first) and a monitor round's probe (started before the fix was
+    written, answered after): the older answer must not reopen what the newer one saw fixed."""
+    site = await _site(session)
+    await _probe(session, site, _answer(T0, TOUR_HEADERS))
+    await _probe(session, site, _answer(T0 + timedelta(seconds=10), FIXED_HEADERS))
+    await _probe(session, site, _answer(T0 + timedelta(seconds=9), TOUR_HEADERS))  # stale: started earlier
+    rows = await _rows(session, site, EventType.vulnerability_detected)
+    assert len(rows) == 2 and all(e.resolved for e in rows)
+    assert site.grade == "A" and site.last_checked_at.replace(tzinfo=UTC) == T0 + timedelta(seconds=10)

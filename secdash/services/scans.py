@@ -155,6 +155,8 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
             event.fingerprint = print_
             event.details = (event.details or {}) | {"root": root}
         if event is not None:
+            if event.site_id is None and root:  # recorded before its root was linked to a site
+                event.site_id = site_of(Path(root) / finding.file)
             if (event.details or {}).get("line") != finding.line or event.description != description:
                 event.details = (event.details or {}) | {"line": finding.line}
                 event.description = description[:2000]

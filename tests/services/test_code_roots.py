@@ -52,6 +52,8 @@ async def test_a_folder_named_like_a_site_is_not_that_site_until_its_root_is_sto
     (code_dir / "gem" / "more.js").write_text("document.write(z);\n")
     await _scan(session, admin)
     assert [event.site_id for event in await _findings(session)][-1] == gem_id
+    # Findings recorded before the root was linked (a scan before the sites existed) now belong to it too.
+    assert {event.site_id for event in await _findings(session)} == {gem_id}
 
 
 async def test_the_bundled_demo_sources_store_one_root_per_demo_site(session, settings, monkeypatch):

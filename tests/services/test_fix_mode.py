@@ -269,7 +269,7 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
     await full_scan(session, admin)
     first = {(row.file, row.rule) for row in await problems.list_problems(session=session, kind="code")}
     assert len(first) == 10
-    verified = []
+    verified, introduced = [], {}
     for _round in range(30):
         open_rows = [row for row in await problems.list_problems(session=session, kind="code") if row.state != "failed"]
         if not open_rows:
@@ -281,10 +281,14 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
         fix = await settle(session, fix)
         assert fix.status == "verified", (row.rule, fix.verification)
         verified.append(row.rule)
+        introduced[row.rule] = sorted(text.split(" at ")[0] for text in fix.verification["newFindings"])
     assert await problems.list_problems(session=session, kind="code") == []
     # B301's recipe replaces pickle throughout the file, so B403 (importing pickle) closes with it.
     assert {rule for _file, rule in first} - set(verified) <= {"bandit:B403"}
     assert {"bandit:B108", "bandit:B603"} <= set(verified)  # brought by the B602 fix, then fixed too
+    # Only the argument-list fix brings findings; a later fix that rewrites their line does not re-announce them.
+    assert {rule: found for rule, found in introduced.items() if found} == {
+        "bandit:B602": ["bandit:B108", "bandit:B603", "bandit:B607"]}
     await full_scan(session, admin)  # a full scan of the workspace agrees
     assert await problems.list_problems(session=session, kind="code") == []
 

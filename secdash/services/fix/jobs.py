@@ -177,8 +177,12 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     scanned = await asyncio.to_thread(_rescan, facts.root, files)
     label = f"Fix #{fix.id}'s re-scan"
     async with session_scope() as session:
-        before = {e.fingerprint for e in await events.open_of_type(
-            session=session, event_type=EventType.vulnerability_detected, any_site=True) if e.fingerprint}
+        open_before = await events.open_of_type(session=session, event_type=EventType.vulnerability_detected,
+                                                any_site=True)
+        before = {e.fingerprint for e in open_before if e.fingerprint}
+        # A finding the file already had (same rule) whose line this fix rewrote gets a new identity; it is not new.
+        had = {((e.details or {}).get("file"), (e.details or {}).get("rule")) for e in open_before
+               if (e.details or {}).get("root") == root and e.id != fix.event_id}
         seen: dict[tuple[str, str], set[str]] = {}
         rules_seen: dict[str, set[str]] = {}
         found = []
@@ -199,7 +203,8 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     still = [f"{f.rule} at {f.file}:{f.line}" + (" (recorded as a new finding)" if f in moved else "")
              for f in found if f.rule == facts.rule and f.file == facts.file]
     return {"method": "rescan", "files": files, "fixed": fixed, "stillSeen": [] if fixed else still,
-            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new if f not in moved]}
+            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new
+                            if f not in moved and (f.file, f.rule) not in had]}
 
 
 async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:

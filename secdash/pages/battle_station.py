@@ -9,14 +9,14 @@ import reflex as rx
 
 from secdash.components.cards import card
 from secdash.components.clock import utc_clock
+from secdash.components.job_log import log_line
 from secdash.components.screens import page_header
 from secdash.services.battle.corpora import ATTACK_TYPES, LABELS
 from secdash.state.auth import AuthState
-from secdash.state.battle import BattleState, DefenseRow, LogLine, OperationView
+from secdash.state.battle import BattleState, DefenseRow, OperationView
 
 ICONS = {"ddos": "zap", "sql_injection": "database", "xss": "code", "malware": "bug", "brute_force": "key-round",
          "phishing": "fish"}
-LOG_COLOURS = {"success": "text-emerald-300", "warning": "text-amber-300", "error": "text-red-300"}
 _BADGE = "inline-flex items-center gap-1.5 rounded-md border px-2.5 py-1 text-xs font-bold tracking-wide"
 
 
@@ -70,21 +70,13 @@ def _attack_card() -> rx.Component:
     )
 
 
-def _log_line(line: LogLine) -> rx.Component:
-    return rx.el.li(
-        rx.el.span(line.time, class_name="mr-2 text-slate-400"),
-        rx.el.span(line.message, class_name=rx.match(line.level, *LOG_COLOURS.items(), "text-slate-300")),
-        class_name="whitespace-pre-wrap break-words",
-    )
-
-
 def _execution_log() -> rx.Component:
     # column-reverse keeps the scroll position at the newest line while lines arrive (no script needed)
     return rx.el.div(
         rx.el.h3("Live execution log", class_name="mb-1 text-xs font-semibold text-slate-400"),
         rx.el.div(
             rx.el.ol(
-                rx.cond(BattleState.log.length() > 0, rx.foreach(BattleState.log, _log_line),
+                rx.cond(BattleState.log.length() > 0, rx.foreach(BattleState.log, log_line),
                         rx.el.li("Waiting for the drill to start...", class_name="text-slate-400")),
                 class_name="flex flex-col gap-0.5",
             ),

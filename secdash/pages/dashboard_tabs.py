@@ -4,13 +4,13 @@ import reflex as rx
 
 from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
+from secdash.components.job_log import log_line
 from secdash.routes import FIX_MODE_ROUTE
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
     MAX_NOTE_LENGTH,
     DefenseTab,
     ProblemsTab,
-    ScanLogLine,
     ScanTab,
     TrafficTab,
     UserScanTab,
@@ -111,24 +111,13 @@ def _scan_figure(label: str, value) -> rx.Component:
                      rx.el.div(value, class_name="text-lg font-semibold text-slate-100"))
 
 
-LOG_COLOURS = {"success": "text-emerald-300", "warning": "text-amber-300", "error": "text-red-300"}
-
-
-def _scan_log_line(line: ScanLogLine) -> rx.Component:
-    return rx.el.li(
-        rx.el.span(line.time, class_name="mr-2 text-slate-400"),
-        rx.el.span(line.message, class_name=rx.match(line.level, *LOG_COLOURS.items(), "text-slate-300")),
-        class_name="break-all",
-    )
-
-
 def _scan_log() -> rx.Component:
     """What the scan job writes, line by line (the newest last)."""
     return rx.cond(
         ScanTab.scan_log.length() > 0,
         rx.el.div(
             rx.el.div("Scan log", class_name="mb-1 text-xs text-slate-400"),
-            rx.el.ol(rx.foreach(ScanTab.scan_log, _scan_log_line),
+            rx.el.ol(rx.foreach(ScanTab.scan_log, lambda line: log_line(line, wrap="break-all")),
                      class_name="max-h-48 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/60 p-2 "
                      "font-mono text-xs", aria_live="polite", data_testid="scan-log"),
             class_name="mt-3",

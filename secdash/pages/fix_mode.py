@@ -10,11 +10,12 @@ from reflex_components_code.code import Theme
 
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card
+from secdash.components.job_log import log_line
 from secdash.components.screens import page_header
 from secdash.routes import DASHBOARD_ROUTE
 from secdash.services.fix.diff_view import DiffRow
 from secdash.state.auth import AuthState
-from secdash.state.fix_mode import FixModeState, FixRow, HeaderChange, LogLine, ProblemRow, SiteGroup, SiteOption
+from secdash.state.fix_mode import FixModeState, FixRow, HeaderChange, ProblemRow, SiteGroup, SiteOption
 
 _SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-200"
 _FOCUS = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-cyan-400"
@@ -37,7 +38,6 @@ STATE_CLASSES = (
     ("reverted", "bg-violet-500/15 text-violet-300 border-violet-500/40"),
 )
 _BADGE = "inline-flex items-center rounded-md border px-2 py-0.5 text-xs font-semibold uppercase tracking-wide"
-LOG_COLOURS = {"success": "text-emerald-300", "warning": "text-amber-300", "error": "text-red-300"}
 # On a phone the panel is under the list: opening a problem scrolls to it (compiled into the bundle, no eval).
 _SCROLL_TO_PANEL = rx.call_function(rx.vars.FunctionStringVar.create(
     "() => { if (window.matchMedia('(max-width: 1023px)').matches) "
@@ -222,21 +222,13 @@ def _progress() -> rx.Component:
     )
 
 
-def _log_line(line: LogLine) -> rx.Component:
-    return rx.el.li(
-        rx.el.span(line.time, class_name="mr-2 text-slate-400"),
-        rx.el.span(line.message, class_name=rx.match(line.level, *LOG_COLOURS.items(), "text-slate-300")),
-        class_name="whitespace-pre-wrap break-words",
-    )
-
-
 def _job_log() -> rx.Component:
     # column-reverse keeps the newest line in view while lines arrive (no script needed)
     return _section(
         "Job log",
         rx.el.div(
             rx.el.ol(
-                rx.cond(FixModeState.log.length() > 0, rx.foreach(FixModeState.log, _log_line),
+                rx.cond(FixModeState.log.length() > 0, rx.foreach(FixModeState.log, log_line),
                         rx.el.li("Waiting for the job to start...", class_name="text-slate-400")),
                 class_name="flex flex-col gap-0.5",
             ),

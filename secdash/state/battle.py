@@ -29,6 +29,7 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
 from secdash.state.browser_actions import toast
+from secdash.state.job_log_view import LogLine
 
 PAGE = "battle-station"
 TOPICS = (drills.TOPIC,)
@@ -73,14 +74,6 @@ class OperationView:
 
 
 @dataclasses.dataclass
-class LogLine:
-    seq: int = 0
-    level: str = "info"
-    message: str = ""
-    time: str = ""
-
-
-@dataclasses.dataclass
 class DefenseRow:
     slug: str = ""
     name: str = ""
@@ -109,11 +102,6 @@ def operation_view(op: OperationPublic) -> OperationView:
         site=op.site_name, time_label=as_utc(op.timestamp).strftime("%b %d, %Y %H:%M:%S UTC"), counts=counts,
         mitre_id=op.mitre.id, mitre_name=op.mitre.name, mitre_url=op.mitre.url, simulated=op.simulated,
     )
-
-
-def log_line(line: JobLogPublic) -> LogLine:
-    return LogLine(seq=line.seq, level=line.level.value, message=line.message,
-                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
 
 
 def defense_row(site: SiteDefense) -> DefenseRow:
@@ -227,7 +215,7 @@ class BattleState(AuthState):
         fresh = [line for line in lines if line.seq > self._log_seq]
         if fresh:
             self._log_seq = fresh[-1].seq
-            self.log = [*self.log, *(log_line(line) for line in fresh)][-LOG_KEPT:]
+            self.log = [*self.log, *(LogLine.of(line) for line in fresh)][-LOG_KEPT:]
 
     def _show(self, drill: ActiveBattlePublic | None) -> None:
         self.has_active = drill is not None

@@ -9,7 +9,6 @@ Problem Database is open.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,6 +35,7 @@ from secdash.state.dashboard_views import (
     site_view,
     snapshot_time_label,
 )
+from secdash.state.job_log_view import LogLine
 
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 # What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
@@ -286,17 +286,7 @@ class UserScanTab(DashboardState):
 SCAN_LOG_KEPT = 12  # log lines a tab shows
 
 
-@dataclasses.dataclass
-class ScanLogLine:
-    seq: int = 0
-    level: str = "info"
-    message: str = ""
-    time: str = ""
-
-    @classmethod
-    def of(cls, line: JobLogPublic) -> ScanLogLine:
-        return cls(seq=line.seq, level=line.level.value, message=line.message,
-                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
+ScanLogLine = LogLine  # the scan's log, as every job log
 
 
 class ScanTab(DashboardState):

@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from secdash.models import Role, UserPublic, as_utc
+from secdash.models import Role, UserPublic
 from secdash.models.fixes import FixStatus
 from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.models.jobs_public import JobLogPublic
@@ -28,6 +28,7 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected, refusal_events
 from secdash.state.browser_actions import toast
+from secdash.state.job_log_view import LogLine
 
 PAGE = "fix-mode"
 TOPICS = (FIX_TOPIC, events.TOPIC)
@@ -117,14 +118,6 @@ class HeaderChange:
     value: str = ""
 
 
-@dataclasses.dataclass
-class LogLine:
-    seq: int = 0
-    level: str = "info"
-    message: str = ""
-    time: str = ""
-
-
 def state_label(state: str) -> str:
     return STATE_LABELS.get(state, state)
 
@@ -180,11 +173,6 @@ def header_changes(fix: FixPublic) -> list[HeaderChange]:
 
 def texts(value: Any) -> list[str]:
     return [str(item) for item in value] if isinstance(value, list) else []
-
-
-def log_line(line: JobLogPublic) -> LogLine:
-    return LogLine(seq=line.seq, level=line.level.value, message=line.message,
-                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
 
 
 def outcome_toast(fix: FixPublic, before: str) -> rx.event.EventSpec | None:
@@ -295,7 +283,7 @@ class FixModeState(AuthState):
         fresh = [line for line in lines if line.seq > self._log_seq]
         if fresh:
             self._log_seq = fresh[-1].seq
-            self.log = [*self.log, *(log_line(line) for line in fresh)][-LOG_KEPT:]
+            self.log = [*self.log, *(LogLine.of(line) for line in fresh)][-LOG_KEPT:]
 
     def _show_fix(self, fix_id: int, problem_id: int) -> None:
         """Open a fix (0: none) of a problem in the panel; its log is read from its start."""

@@ -148,7 +148,9 @@ async def test_progress_is_reported_per_batch_and_a_stop_is_honoured_between_bat
     result = await sender.send_corpus(http, "tour", corpus, operation_id="op-stop", run=0, on_batch=on_batch,
                                       should_stop=stop_after_two_batches)
     total = len(corpus.requests)
-    assert reports[0] == (25, total, 25) and reports[1][0] == 50
+    # Each report counts what its partial result holds: at least a batch, then at least a batch more.
+    assert all(done == held for done, _total, held in reports) and all(t == total for _d, t, _h in reports)
+    assert reports[0][0] >= 25 and reports[1][0] >= reports[0][0] + 25
     assert len(result.outcomes) < total  # stopped early
     assert reports[-1][0] == len(result.outcomes) == (await request_log.operation_counts(session, "op-stop")).attack_sent + (
         await request_log.operation_counts(session, "op-stop")

@@ -171,7 +171,8 @@ async def send_corpus(
 ) -> RunResult:
     """Send the corpus (concurrency and rate respected) and return each request's outcome in corpus order.
 
-    `on_batch(done, total, partial)` is awaited after every BATCH_SIZE answered requests and once at the end;
+    `on_batch(done, total, partial)` is awaited once at least BATCH_SIZE more requests were answered, and once at the
+    end (`done` is the number of outcomes in `partial`);
     `should_stop()` is asked before every batch is started: when true, no more requests are started, the
     ones under way finish, and the partial result is returned.
     """
@@ -189,9 +190,12 @@ async def send_corpus(
 
     async def report(final: bool = False) -> None:
         nonlocal reported
-        while on_batch is not None and (len(results) - reported >= BATCH_SIZE or (final and len(results) > reported)):
-            reported = min(len(results), reported + BATCH_SIZE) if not final else len(results)
-            await on_batch(reported, total, partial())
+        # Once per BATCH_SIZE answers or more: the count reported is what the partial result holds (answers go on
+        # arriving while the loop waits for a slot, so a report may come a few answers after the boundary).
+        if on_batch is not None and (len(results) - reported >= BATCH_SIZE or (final and len(results) > reported)):
+            snapshot = partial()
+            reported = len(snapshot.outcomes)
+            await on_batch(reported, total, snapshot)
 
     async def run_one(index: int) -> None:
         try:

@@ -13,9 +13,8 @@ from secdash.components.cards import card
 from secdash.components.job_log import log_line
 from secdash.components.screens import page_header
 from secdash.routes import DASHBOARD_ROUTE
-from secdash.services.fix.diff_view import DiffRow
 from secdash.state.auth import AuthState
-from secdash.state.fix_mode import FixModeState, FixRow, HeaderChange, ProblemRow, SiteGroup, SiteOption
+from secdash.state.fix_mode import DiffRow, FixModeState, FixRow, HeaderChange, ProblemRow, SiteGroup, SiteOption
 
 _SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-200"
 _FOCUS = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-cyan-400"

@@ -34,7 +34,7 @@ async def _drain(gen) -> list:
 
 async def _messages(session) -> list[DefenseChatMessage]:
     session.expire_all()
-    return list(await session.exec(select(DefenseChatMessage)))
+    return list(await session.exec(select(DefenseChatMessage).order_by(DefenseChatMessage.id)))  # PostgreSQL gives no order without one
 
 
 @pytest.mark.parametrize("state_cls", CHAT_STATES)

@@ -10,6 +10,7 @@ from secdash.components.shell import shell
 from secdash.jobs.runner import run_job_workers
 from secdash.pages.ai_systems import ai_systems_content
 from secdash.pages.battle_station import battle_station_content
+from secdash.pages.code_builder import code_builder_content
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
 from secdash.pages.fix_mode import fix_mode_content
@@ -21,6 +22,7 @@ from secdash.pages.not_found import not_found
 from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
 from secdash.services.battle.threats import run_threat_simulation
+from secdash.services.builder import build_job  # noqa: F401  (registers the "build" job kind)
 from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the "fix" job kind)
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
@@ -78,6 +80,12 @@ app.add_page(
     shell(fix_mode_content(), routes.FIX_MODE_ROUTE),
     route=routes.FIX_MODE_ROUTE,
     title="Fix Mode - SecDash",
+    on_load=AuthState.check_auth,
+)
+app.add_page(
+    shell(code_builder_content(), routes.CODE_MODE_ROUTE),
+    route=routes.CODE_MODE_ROUTE,
+    title="Live Code Builder - SecDash",
     on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():

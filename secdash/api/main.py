@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from secdash.ai.base import LLMError
 from secdash.api.middleware import RequestGuard, SecurityHeaders
-from secdash.api.routes import ai_systems, auth, battle, dashboard, defense, fixes, history, jobs
+from secdash.api.routes import ai_systems, auth, battle, code_project, dashboard, defense, fixes, history, jobs, preview
 from secdash.api.schemas import COMMON_ERRORS
 from secdash.core.config import get_settings
 from secdash.demo_sites.routes import router as demo_sites_router
@@ -116,7 +116,7 @@ def create_api() -> FastAPI:
     api.add_exception_handler(Exception, _unexpected_error)
     routers = (
         health_router, auth.router, history.router, dashboard.router, defense.router, jobs.router, demo_sites_router,
-        ai_systems.router, battle.router, fixes.router,
+        ai_systems.router, battle.router, fixes.router, code_project.router, preview.router,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)

@@ -6,6 +6,7 @@ from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
 from secdash.models.battle import AttackType, BattleOperation, DemoDefense, DemoRequest, DrillTraffic, OperationStatus
+from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
 from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
@@ -57,4 +58,10 @@ __all__ = [
     "Fix",
     "FixKind",
     "FixStatus",
+    "CodeProject",
+    "ProjectFile",
+    "ProjectStatus",
+    "BuildLog",
+    "BuildLogType",
+    "FileChange",
 ]

@@ -6,7 +6,6 @@ from secdash import routes
 from secdash.components.screens import not_yet_available
 
 PENDING_MODULES = {
-    routes.CODE_MODE_ROUTE: ("Live Code Builder", "The live multi-file project builder will appear here."),
     routes.CODE_ARTIFACTS_ROUTE: ("Code Mode - HTML Artifacts", "Versioned HTML artifacts will appear here."),
 }
 

@@ -82,6 +82,41 @@ def fix_proposal(messages: list[dict], model: str) -> dict:
             "risk": "Model risk: review the changed line."}
 
 
+BUILD_INDEX = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Model Page</title>\n'
+               '<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<h1 id="title">Model Page</h1>\n'
+               '<button id="go" type="button">Go</button>\n<script src="app.js"></script>\n</body>\n</html>\n')
+BUILD_CSS = "body { font-family: sans-serif; color: #222; }\nh1 { color: teal; }\n"
+BUILD_JS = ("document.getElementById('go').addEventListener('click', () => {\n"
+            "  document.getElementById('title').textContent = 'Clicked';\n});\n")
+BUILD_PLAN = {"name": "Model Page", "description": "A page the test model wrote",
+              "files": [{"path": "index.html", "language": "html", "description": "The page"},
+                        {"path": "style.css", "language": "css", "description": "Its style"},
+                        {"path": "app.js", "language": "javascript", "description": "Its behaviour"}]}
+
+
+def project_reply(messages: list[dict], model: str) -> str:
+    """A Live Code Builder answer, by model: builder (the file protocol), builder-fenced (fenced blocks with file
+    names), builder-nofiles (prose only), builder-cut (the answer stops inside a file), builder-bad (a JavaScript
+    syntax error and a planted AWS key); a continue (the current files are in the prompt) changes style.css only."""
+    def block(path: str, text: str) -> str:
+        return f"=== FILE: {path} ===\n{text}=== END FILE ===\n"
+
+    if "--- CURRENT PROJECT ---" in str(messages[0].get("content", "")):
+        return "Making the heading purple.\n" + block("style.css", BUILD_CSS.replace("teal", "purple"))
+    if model == "builder-nofiles":
+        return "I would write an HTML page with a heading and a button, styled simply."
+    if model == "builder-fenced":
+        return ("Here is the project.\n\n**index.html**\n```html\n" + BUILD_INDEX + "```\n\n```css style.css\n"
+                + BUILD_CSS + "```\n\napp.js:\n```javascript\n" + BUILD_JS + "```\n")
+    if model == "builder-cut":
+        return block("index.html", BUILD_INDEX) + "=== FILE: app.js ===\ndocument.getElementById('go').addEventListener('click', () => {\n  document."
+    if model == "builder-bad":
+        bad_js = BUILD_JS + "function broken( {\n"
+        secret = "const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"
+        return block("index.html", BUILD_INDEX) + block("style.css", BUILD_CSS) + block("app.js", secret + bad_js)
+    return block("index.html", BUILD_INDEX) + block("style.css", BUILD_CSS) + block("app.js", BUILD_JS)
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -145,6 +180,12 @@ class FakeOpenAI:
                                             "usage": usage(content),
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": content}}]})
+                if schema_name == "ProjectPlan" or "ProjectPlan" in str(body["messages"][0].get("content", "")):
+                    content = json.dumps(BUILD_PLAN)
+                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
+                                            "usage": usage(content),
+                                            "choices": [{"index": 0, "finish_reason": "stop",
+                                                         "message": {"role": "assistant", "content": content}}]})
                 if kind in ("json_object", "json_schema"):
                     content = {"badjson": "Sure! {threatLevel: high", "fencedjson":
                                'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
@@ -158,6 +199,8 @@ class FakeOpenAI:
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": content}}]})
                 reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
+                if "=== FILE:" in str(body["messages"][0].get("content", "")):
+                    reply = project_reply(body["messages"], model)
                 if not body.get("stream"):
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
                                             "usage": usage(reply),

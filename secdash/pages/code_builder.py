@@ -1,0 +1,304 @@
+"""Live Code Builder (/code-mode), as shared/SPEC.md section 2 lays it out: a header (Save, Preview, Download,
+Clear All, New Project, the status badge), the build log and the prompt on the left (Ctrl+Enter sends), the
+project card, the file list and the file viewer on the right; the preview dialog and the Clear All dialog.
+
+Everything a model wrote (file contents, log lines) is shown as text, never as markup; the preview is a frame
+with `sandbox="allow-scripts"` (no same-origin) on the isolated /preview/ route, whose own CSP makes it an opaque
+origin too.
+"""
+
+import reflex as rx
+
+from secdash.components.cards import card
+from secdash.state.code_builder import BuildLine, CodeBuilderState, DiffLine, FileRow
+
+_FOCUS = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-cyan-400"
+_BUTTON = (f"inline-flex items-center justify-center gap-1.5 rounded-md border px-3 py-1.5 text-sm font-semibold "
+           f"transition-colors {_FOCUS} disabled:cursor-not-allowed disabled:border-slate-700 disabled:bg-slate-800/60 "
+           "disabled:text-slate-400")
+_PRIMARY = f"{_BUTTON} border-cyan-500/50 bg-cyan-500/15 text-cyan-200 hover:bg-cyan-500/25"
+_DANGER = f"{_BUTTON} border-red-500/50 bg-red-500/10 text-red-200 hover:bg-red-500/20"
+_QUIET = f"{_BUTTON} border-slate-600 text-slate-200 hover:bg-slate-800"
+_BADGE = "inline-flex items-center rounded-md border px-2 py-0.5 text-xs font-semibold uppercase tracking-wide"
+STATUS_CLASSES = (
+    ("planning", "bg-blue-500/15 text-blue-300 border-blue-500/40"),
+    ("building", "bg-yellow-500/15 text-yellow-300 border-yellow-500/40"),
+    ("testing", "bg-purple-500/15 text-purple-300 border-purple-500/40"),
+    ("complete", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+)
+LOG_CLASSES = (
+    ("error", "text-red-300"),
+    ("success", "text-emerald-300"),
+    ("code", "font-mono text-slate-200 whitespace-pre overflow-x-auto"),
+)
+DIFF_CLASSES = (
+    ("added", "bg-emerald-500/10 text-emerald-200"),
+    ("removed", "bg-red-500/10 text-red-200"),
+    ("hunk", "text-cyan-300"),
+)
+CHANGE_LABELS = (("created", "new"), ("updated", "changed"))
+EMPTY_LOG = "Connected to secure development environment..."
+
+
+def status_badge() -> rx.Component:
+    status = CodeBuilderState.project.status
+    return rx.el.span(status.upper(),
+                      class_name=rx.match(status, *[(k, f"{_BADGE} {v}") for k, v in STATUS_CLASSES],
+                                          f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40"),
+                      data_testid="project-status")
+
+
+def _header() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            rx.el.h1("Live Code Builder", class_name="text-2xl font-bold text-slate-100"),
+            rx.cond(CodeBuilderState.has_project, status_badge(), rx.fragment()),
+            class_name="flex flex-wrap items-center gap-3",
+        ),
+        rx.el.div(
+            rx.cond(CodeBuilderState.has_project,
+                    rx.el.button(rx.icon("save", class_name="h-4 w-4"), "Save", on_click=CodeBuilderState.save,
+                                 type="button", disabled=CodeBuilderState.building, class_name=_QUIET),
+                    rx.fragment()),
+            rx.cond(CodeBuilderState.has_files,
+                    rx.fragment(
+                        rx.el.button(rx.icon("eye", class_name="h-4 w-4"), "Preview",
+                                     on_click=CodeBuilderState.open_preview, type="button", class_name=_QUIET),
+                        rx.el.button(rx.icon("download", class_name="h-4 w-4"), "Download",
+                                     on_click=CodeBuilderState.download_all, type="button", class_name=_QUIET),
+                    ),
+                    rx.fragment()),
+            rx.el.button(rx.icon("trash-2", class_name="h-4 w-4"), "Clear All",
+                         on_click=CodeBuilderState.open_clear_dialog, type="button", class_name=_DANGER),
+            rx.el.button(rx.icon("plus", class_name="h-4 w-4"), "New Project", on_click=CodeBuilderState.new_project,
+                         type="button", class_name=_PRIMARY),
+            class_name="flex flex-wrap gap-2",
+        ),
+        class_name="mb-4 flex flex-wrap items-center justify-between gap-3",
+    )
+
+
+# --- left: the log and the prompt ------------------------------------------------------------------------------
+
+
+def _log_line(line: BuildLine) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(line.time, class_name="mr-2 shrink-0 text-slate-500"),
+        rx.el.span(line.message, class_name=rx.match(line.type, *LOG_CLASSES, "text-slate-300")
+                   + " min-w-0 whitespace-pre-wrap break-words"),
+        class_name="flex gap-1", data_testid="log-line", data_type=line.type,
+    )
+
+
+def _log() -> rx.Component:
+    building_badge = rx.cond(
+        CodeBuilderState.building,
+        rx.el.span(rx.icon("loader-circle", class_name="h-3.5 w-3.5 animate-spin"), "BUILDING",
+                   class_name=f"{_BADGE} gap-1 bg-yellow-500/15 text-yellow-300 border-yellow-500/40",
+                   data_testid="building-badge"),
+        rx.fragment(),
+    )
+    return card(
+        rx.el.ol(
+            rx.cond(CodeBuilderState.log.length() > 0, rx.foreach(CodeBuilderState.log, _log_line),
+                    rx.el.li(EMPTY_LOG, class_name="text-slate-400")),
+            class_name="flex h-72 flex-col gap-1 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/80 p-2 "
+                       "font-mono text-xs lg:h-[26rem]",
+            aria_live="polite", aria_label="Build log", tab_index=0, data_testid="build-log",
+        ),
+        title="Build Progress", extra=building_badge,
+    )
+
+
+def _prompt() -> rx.Component:
+    label = rx.cond(CodeBuilderState.has_project, "Continue", "Build")
+    return card(
+        rx.el.label("Describe what to build" + rx.cond(CodeBuilderState.has_project, " or change", ""),
+                    html_for="builder-prompt", class_name="mb-1 block text-sm text-slate-300"),
+        rx.el.textarea(
+            id="builder-prompt", value=CodeBuilderState.prompt, on_change=CodeBuilderState.set_prompt,
+            on_key_down=CodeBuilderState.key_down,
+            placeholder=rx.cond(CodeBuilderState.has_project, "Change something: e.g. make it dark, add a footer...",
+                                "e.g. a landing page for a coffee shop called Bean There"),
+            class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
+                       f"text-slate-100 {_FOCUS}",
+            data_testid="builder-prompt",
+        ),
+        rx.el.div(
+            rx.el.span("Ctrl+Enter to send", class_name="text-xs text-slate-400"),
+            rx.cond(CodeBuilderState.building,
+                    rx.el.button(rx.icon("square", class_name="h-4 w-4"), "Stop",
+                                 on_click=CodeBuilderState.stop_build, type="button", class_name=_DANGER),
+                    rx.fragment()),
+            rx.el.button(rx.icon("hammer", class_name="h-4 w-4"), label, on_click=CodeBuilderState.submit,
+                         type="button", disabled=~CodeBuilderState.can_send, class_name=_PRIMARY,
+                         data_testid="builder-send"),
+            class_name="mt-2 flex items-center justify-end gap-2 [&>span]:mr-auto",
+        ),
+    )
+
+
+# --- right: the project, its files, the viewer ------------------------------------------------------------------
+
+
+def _project_card() -> rx.Component:
+    project = CodeBuilderState.project
+    return card(
+        rx.cond(
+            CodeBuilderState.has_project,
+            rx.el.div(
+                rx.el.h2(project.name, class_name="break-words text-lg font-semibold text-slate-100",
+                         data_testid="project-name"),
+                rx.el.p(project.description, class_name="break-words text-sm text-slate-300"),
+                rx.el.p("Started ", project.started,
+                        rx.cond(project.engine != "", rx.el.span(" · ", project.engine), ""),
+                        class_name="text-xs text-slate-400"),
+                rx.cond(project.checks != "", rx.el.p("Checks: ", project.checks, class_name="text-xs text-slate-300",
+                                                      data_testid="project-checks"), rx.fragment()),
+                rx.cond(project.error != "", rx.el.p(project.error, class_name="text-sm text-red-300",
+                                                     role="alert"), rx.fragment()),
+                class_name="flex flex-col gap-1",
+            ),
+            rx.el.p("No project yet: describe one and press Build.", class_name="text-sm text-slate-400"),
+        ),
+        title="Project", data_testid="project-card",
+    )
+
+
+def _file_row(row: FileRow) -> rx.Component:
+    selected = CodeBuilderState.selected_file == row.filename
+    return rx.el.li(
+        rx.el.button(
+            rx.el.div(
+                rx.el.span(row.filename, class_name="break-all font-mono text-sm text-cyan-200"),
+                rx.el.span(row.language, class_name="text-[11px] uppercase text-slate-400"),
+                rx.match(row.change, *[(k, rx.el.span(v, class_name="text-[11px] text-emerald-300"))
+                                       for k, v in CHANGE_LABELS], rx.fragment()),
+                rx.cond(row.writing, rx.el.span("writing...", class_name="text-[11px] text-yellow-300"),
+                        rx.fragment()),
+                rx.el.span(row.size, class_name="ml-auto text-[11px] text-slate-400"),
+                class_name="flex w-full flex-wrap items-center gap-2",
+            ),
+            rx.cond(row.description != "", rx.el.p(row.description, class_name="text-left text-xs text-slate-400"),
+                    rx.fragment()),
+            on_click=CodeBuilderState.select_file(row.filename), type="button", aria_pressed=selected,
+            class_name=rx.cond(selected, f"w-full rounded-md bg-cyan-500/10 p-2 ring-1 ring-cyan-500/40 {_FOCUS}",
+                               f"w-full rounded-md p-2 hover:bg-slate-800 {_FOCUS}"),
+        ),
+        data_testid="file-row", data_file=row.filename,
+    )
+
+
+def _files() -> rx.Component:
+    return card(
+        rx.cond(CodeBuilderState.has_files,
+                rx.el.ul(rx.foreach(CodeBuilderState.files, _file_row), class_name="flex flex-col gap-1"),
+                rx.el.p("No files yet.", class_name="text-sm text-slate-400")),
+        title="Files", data_testid="file-list",
+    )
+
+
+def _diff_line(line: DiffLine) -> rx.Component:
+    return rx.el.div(line.text, class_name=rx.match(line.kind, *DIFF_CLASSES, "text-slate-300") + " px-1",
+                     data_kind=line.kind)
+
+
+def _viewer() -> rx.Component:
+    mode = CodeBuilderState.viewer_mode
+    tabs = rx.el.div(
+        rx.cond(CodeBuilderState.selected_changed,
+                rx.el.div(
+                    rx.el.button("Code", on_click=CodeBuilderState.set_viewer_mode("code"), type="button",
+                                 aria_pressed=mode == "code", class_name=_QUIET),
+                    rx.el.button("Changes", on_click=CodeBuilderState.set_viewer_mode("changes"), type="button",
+                                 aria_pressed=mode == "changes", class_name=_QUIET, data_testid="show-changes"),
+                    class_name="flex gap-1"),
+                rx.fragment()),
+        rx.cond(CodeBuilderState.selected_file != "",
+                rx.el.button(rx.icon("file-down", class_name="h-4 w-4"), "Download file",
+                             on_click=CodeBuilderState.download_file(CodeBuilderState.selected_file), type="button",
+                             class_name=_QUIET, data_testid="download-file"),
+                rx.fragment()),
+        class_name="flex flex-wrap gap-2",
+    )
+    body = rx.cond(
+        mode == "changes",
+        rx.el.div(rx.foreach(CodeBuilderState.viewer_diff, _diff_line),
+                  class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
+                             "bg-slate-950/80 py-2 font-mono text-xs", data_testid="file-diff", tab_index=0),
+        rx.el.pre(CodeBuilderState.viewer_content,
+                  class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
+                             "bg-slate-950/80 p-2 font-mono text-xs text-slate-200",
+                  data_testid="file-viewer", tab_index=0, aria_label="File content"),
+    )
+    return card(
+        rx.cond(CodeBuilderState.selected_file != "",
+                rx.el.div(tabs, body, class_name="flex flex-col gap-2"),
+                rx.el.p("Select a file to see its content.", class_name="text-sm text-slate-400")),
+        title="Viewer", extra=rx.el.span(CodeBuilderState.selected_file, class_name="break-all font-mono text-xs "
+                                                                                     "text-slate-400"),
+    )
+
+
+# --- dialogs -----------------------------------------------------------------------------------------------------
+
+
+def _preview_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.el.div(
+                rx.dialog.title("Preview: ", CodeBuilderState.project.name, class_name="text-slate-100"),
+                rx.dialog.close(rx.el.button(rx.icon("x", class_name="h-4 w-4"), type="button", aria_label="Close",
+                                             class_name=_QUIET)),
+                class_name="mb-2 flex items-center justify-between gap-2",
+            ),
+            rx.el.p("Runs in an isolated sandbox: no access to SecDash, your session or the network.",
+                    class_name="mb-2 text-xs text-slate-400"),
+            rx.cond(CodeBuilderState.preview_url != "",
+                    rx.el.iframe(src=CodeBuilderState.preview_url, sandbox="allow-scripts", title="Project preview",
+                                 referrer_policy="no-referrer",
+                                 class_name="h-[70vh] w-full rounded-md border border-slate-700 bg-white",
+                                 data_testid="preview-frame"),
+                    rx.fragment()),
+            class_name="max-w-[min(96vw,1100px)] bg-slate-900",
+        ),
+        open=CodeBuilderState.preview_open,
+        on_open_change=CodeBuilderState.set_preview_open,
+    )
+
+
+def _clear_dialog() -> rx.Component:
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Clear All Projects?"),
+            rx.alert_dialog.description(
+                "This action will permanently delete all your code projects and cannot be undone. All files, build "
+                "logs, and project data will be removed.", class_name="text-sm text-slate-300"),
+            rx.el.div(
+                rx.alert_dialog.cancel(rx.el.button("Cancel", type="button", class_name=_QUIET)),
+                rx.alert_dialog.action(rx.el.button("Delete All Projects", type="button",
+                                                    on_click=CodeBuilderState.clear_all, class_name=_DANGER,
+                                                    data_testid="confirm-clear")),
+                class_name="mt-4 flex justify-end gap-2",
+            ),
+            class_name="bg-slate-900",
+        ),
+        open=CodeBuilderState.clear_dialog_open,
+        on_open_change=CodeBuilderState.set_clear_dialog,
+    )
+
+
+def code_builder_content() -> rx.Component:
+    return rx.el.div(
+        _header(),
+        rx.el.div(
+            rx.el.div(_log(), _prompt(), class_name="flex min-w-0 flex-col gap-4"),
+            rx.el.div(_project_card(), _files(), _viewer(), class_name="flex min-w-0 flex-col gap-4"),
+            class_name="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]",
+        ),
+        _preview_dialog(),
+        _clear_dialog(),
+        on_mount=CodeBuilderState.load,
+        on_unmount=CodeBuilderState.stop_following,
+        data_testid="code-builder",
+    )

@@ -1,0 +1,336 @@
+"""The "build" job: plan, write the files as the model streams them, run the checks (a build or a continue).
+
+Status follows the work: planning (the model plans the files), building (files are written: each appears in the
+project, and in every open page, while it is being written), testing (services/builder/checks.py over the files
+on disk), complete; failed with the reason in the log. A continue sends the current files as context and applies
+only the files the answer holds; a file the answer left unfinished, or one being rewritten when the build fails
+or is stopped, gets its previous content back, so nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import logging
+import time
+from typing import Any
+
+from sqlmodel import select
+
+from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
+from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, ProjectPlan
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.jobs import JobContext, register
+from secdash.models import User, UserPublic, utcnow
+from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.services import ai_calls
+from secdash.services.builder import checks, project_dir
+from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, size_text
+from secdash.services.builder.records import KIND, TOPIC, add_log, topic_of
+from secdash.services.errors import DomainError
+from secdash.services.unit import commit, mark_changed
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY_SECONDS = 0.25  # a file being written is saved (and shown) at most this often
+DIFF_LINES_LOGGED = 40
+NOTE_LINES_LOGGED = 6
+
+
+class BuildFailed(Exception):
+    """The build cannot go on; the message is shown in the log and as the project's error."""
+
+
+async def _log(project_id: int, message: str, kind: BuildLogType = BuildLogType.info) -> None:
+    async with session_scope() as session:
+        project = await session.get(CodeProject, project_id)
+        if project is not None:
+            add_log(session, project, message, kind)
+            await commit(session)
+
+
+async def _set(project_id: int, **fields: Any) -> CodeProject | None:
+    async with session_scope() as session:
+        project = await session.get(CodeProject, project_id)
+        if project is None:
+            return None
+        for name, value in fields.items():
+            setattr(project, name, value)
+        project.updated_at = utcnow()
+        session.add(project)
+        mark_changed(session, topic_of(project.owner_user_id))
+        await commit(session)
+        return project
+
+
+async def _current_files(project_id: int) -> dict[str, str]:
+    async with session_scope() as session:
+        rows = await session.exec(select(ProjectFile).where(ProjectFile.project_id == project_id))
+        return {row.filename: row.content for row in rows}
+
+
+async def _file(session: Any, project_id: int, path: str) -> ProjectFile | None:
+    query = select(ProjectFile).where(ProjectFile.project_id == project_id, ProjectFile.filename == path)
+    return (await session.exec(query)).first()
+
+
+def diff_text(before: str, after: str, path: str) -> tuple[str, int, int]:
+    """A unified diff of one file and its added / removed line counts."""
+    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), f"a/{path}", f"b/{path}", lineterm=""))
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    return "\n".join(lines), added, removed
+
+
+class FileWriter:
+    """Turns file events into project files: created or reset at FileStart, saved while written (at most every
+    FLUSH_EVERY_SECONDS), finished at FileEnd; limits on count and size end the build with a clear reason."""
+
+    def __init__(self, project: CodeProject, existing: dict[str, str], plan: ProjectPlan | None) -> None:
+        assert project.id is not None
+        self.project_id = project.id
+        self.owner_id = project.owner_user_id
+        self.existing = existing
+        self.described = {item.path: item.description for item in plan.files} if plan else {}
+        self.written: dict[str, str] = {}  # finished files of this answer
+        self.path: str | None = None
+        self.buffer: list[str] = []
+        self.size = 0
+        self.saved_at = 0.0
+
+    @property
+    def total_bytes(self) -> int:
+        files = {**self.existing, **self.written}
+        return sum(len(text.encode()) for text in files.values()) + self.size
+
+    async def _save(self, *, complete: bool, final: bool = False) -> None:
+        assert self.path is not None
+        content = "".join(self.buffer)
+        async with session_scope() as session:
+            file = await _file(session, self.project_id, self.path)
+            if file is None:
+                file = ProjectFile(project_id=self.project_id, filename=self.path,
+                                   language=project_dir.language_of(self.path),
+                                   description=self.described.get(self.path, "")[:300])
+            before = self.existing.get(self.path)
+            file.content = content
+            file.complete = complete
+            file.previous = before
+            file.change = (FileChange.created if before is None
+                           else FileChange.unchanged if final and before == content else FileChange.updated)
+            file.updated_at = utcnow()
+            session.add(file)
+            mark_changed(session, topic_of(self.owner_id))
+            await commit(session)
+        self.saved_at = time.monotonic()
+
+    async def start(self, path: str) -> None:
+        if self.path is not None:
+            await self.end(self.path, complete=False)
+        if path not in self.existing and path not in self.written and \
+                len({*self.existing, *self.written}) >= MAX_FILES:
+            raise BuildFailed(f"The answer holds more than {MAX_FILES} files, the limit of a project")
+        self.path, self.buffer, self.size = path, [], 0
+        await _log(self.project_id, f"Writing {path}...")
+        await self._save(complete=False)
+
+    async def append(self, text: str) -> None:
+        if self.path is None:
+            return
+        self.buffer.append(text)
+        self.size += len(text.encode())
+        if self.size > MAX_FILE_BYTES:
+            raise BuildFailed(f"{self.path} grew past {size_text(MAX_FILE_BYTES)}, the limit of one file")
+        if self.total_bytes > MAX_TOTAL_BYTES:
+            raise BuildFailed(f"The project grew past {size_text(MAX_TOTAL_BYTES)}, the limit of a project")
+        if time.monotonic() - self.saved_at >= FLUSH_EVERY_SECONDS:
+            await self._save(complete=False)
+
+    async def end(self, path: str, *, complete: bool = True) -> None:
+        if self.path != path:
+            return
+        content = "".join(self.buffer)
+        before = self.existing.get(path)
+        if not complete and before is not None:  # an unfinished rewrite: the previous content stays
+            await self.restore()
+            await _log(self.project_id, f"{path} was cut off before its end: its previous content is kept",
+                       BuildLogType.error)
+            return
+        await self._save(complete=complete, final=True)
+        self.written[path] = content
+        self.path = None
+        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+        if not complete:
+            await _log(self.project_id, f"{path} was cut off before its end ({size_text(self.size)} written)",
+                       BuildLogType.error)
+        elif before is None:
+            await _log(self.project_id, f"Created {path} ({lines} lines, {size_text(self.size)})", BuildLogType.success)
+        elif before == content:
+            await _log(self.project_id, f"{path} unchanged")
+        else:
+            diff, added, removed = diff_text(before, content, path)
+            await _log(self.project_id, f"Updated {path} (+{added} -{removed})", BuildLogType.success)
+            shown = diff.splitlines()
+            more = len(shown) - DIFF_LINES_LOGGED
+            await _log(self.project_id, "\n".join(shown[:DIFF_LINES_LOGGED]) + (f"\n... {more} more lines" if more > 0
+                                                                                 else ""), BuildLogType.code)
+
+    async def restore(self) -> None:
+        """The file being written goes back to what it was (or away, if it is new)."""
+        if self.path is None:
+            return
+        path, self.path = self.path, None
+        async with session_scope() as session:
+            file = await _file(session, self.project_id, path)
+            if file is not None:
+                before = self.existing.get(path)
+                if before is None:
+                    await session.delete(file)
+                else:
+                    file.content, file.previous, file.change, file.complete = before, None, FileChange.unchanged, True
+                    session.add(file)
+                mark_changed(session, topic_of(self.owner_id))
+                await commit(session)
+
+
+async def _plan(ctx: JobContext, calls: ai_calls.AICalls, project_id: int, prompt: str) -> ProjectPlan | None:
+    await _set(project_id, status=ProjectStatus.planning)
+    await ctx.progress(force=True, phase="planning")
+    await _log(project_id, "Planning the project's files...")
+    try:
+        plan = await calls.structured(PlanProjectTask(prompt=prompt), ProjectPlan)
+    except LLMError as exc:
+        if exc.kind != "format":
+            raise
+        await _log(project_id, "The model gave no usable plan; building without one", BuildLogType.error)
+        return None
+    await _set(project_id, name=plan.name[:100], description=plan.description[:500])
+    listed = ", ".join(item.path for item in plan.files)
+    await _log(project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} "
+                           f"({listed})")
+    return plan
+
+
+async def _write(ctx: JobContext, calls: ai_calls.AICalls, project: CodeProject, prompt: str,
+                 plan: ProjectPlan | None, existing: dict[str, str]) -> FileWriter:
+    assert project.id is not None
+    await _set(project.id, status=ProjectStatus.building)
+    await ctx.progress(force=True, phase="building")
+    writer = FileWriter(project, existing, plan)
+    notes: list[str] = []
+    task = BuildProjectTask(prompt=prompt, plan=plan, current=tuple(sorted(existing.items())))
+    try:
+        async for event in calls.stream(task):
+            if await ctx.should_stop():
+                raise BuildFailed("Stopped")
+            if isinstance(event, FileStart):
+                await writer.start(event.path)
+            elif isinstance(event, FileContent):
+                await writer.append(event.text)
+            elif isinstance(event, FileEnd):
+                await writer.end(event.path, complete=event.complete)
+            elif isinstance(event, TextDelta):
+                notes.append(event.text)
+    except BaseException:
+        await asyncio.shield(writer.restore())
+        raise
+    said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
+    for line in said[:NOTE_LINES_LOGGED]:
+        await _log(project.id, line[:300])
+    return writer
+
+
+async def _test(ctx: JobContext, project_id: int) -> dict[str, Any]:
+    await _set(project_id, status=ProjectStatus.testing)
+    await ctx.progress(force=True, phase="testing")
+    files = await _current_files(project_id)
+    await _log(project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
+    root = await asyncio.to_thread(project_dir.write, project_id, files)
+    report = await checks.run_checks(root, sorted(files))
+    for finding in report.findings:
+        where = f"{finding.file}:{finding.line}" if finding.line else finding.file
+        kind = BuildLogType.error if finding.level == "error" else BuildLogType.info
+        await _log(project_id, f"[{finding.check}] {where}: {finding.message}", kind)
+    warnings = len(report.findings) - report.errors
+    summary = {"errors": report.errors, "warnings": warnings, "counts": dict(report.counts)}
+    if report.ok:
+        await _log(project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})",
+                   BuildLogType.success)
+    else:
+        await _log(project_id, f"Checks found {report.errors} error{'s' if report.errors != 1 else ''} and "
+                               f"{warnings} warning{'s' if warnings != 1 else ''}", BuildLogType.error)
+    return summary
+
+
+async def _owner(user_id: int | None) -> UserPublic:
+    async with session_scope() as session:
+        user = await session.get(User, user_id) if user_id else None
+        if user is None:
+            raise BuildFailed("The project's owner no longer exists")
+        return UserPublic.from_user(user)
+
+
+async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict[str, Any]:
+    async with session_scope() as session:
+        project = await session.get(CodeProject, project_id)
+        if project is None:
+            raise BuildFailed(f"Project #{project_id} no longer exists")
+    owner = await _owner(ctx.owner_user_id)
+    calls = ai_calls.for_user(settings=get_settings(), user=owner, feature="code_builder", agent="general")
+    engine = "the offline template engine" if calls.name == "offline" else f"{calls.name} ({calls.model})"
+    await _set(project_id, engine=calls.name[:32], model=calls.model[:100])
+    await _log(project_id, f"Engine: {engine}")
+    existing = await _current_files(project_id) if mode == "continue" else {}
+    if mode == "continue":
+        await _reset_changes(project_id)
+    plan = await _plan(ctx, calls, project_id, prompt) if mode == "build" else None
+    writer = await _write(ctx, calls, project, prompt, plan, existing)
+    if not writer.written:
+        if mode == "build":
+            raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a "
+                              "file name)")
+        await _log(project_id, "No file changed")
+    summary = await _test(ctx, project_id)
+    await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
+    await _log(project_id, f"Build complete: {len(writer.written)} file{'s' if len(writer.written) != 1 else ''} "
+                           f"written", BuildLogType.success)
+    await ctx.progress(force=True, phase="complete")
+    return {"projectId": project_id, "files": sorted(writer.written), **summary}
+
+
+async def _reset_changes(project_id: int) -> None:
+    async with session_scope() as session:
+        for file in await session.exec(select(ProjectFile).where(ProjectFile.project_id == project_id)):
+            file.change, file.previous = FileChange.unchanged, None
+            session.add(file)
+        await commit(session)
+
+
+async def _fail(project_id: int, reason: str) -> None:
+    await _log(project_id, f"Build failed: {reason}", BuildLogType.error)
+    await _set(project_id, status=ProjectStatus.failed, error=reason[:1000])
+
+
+@register(KIND, topic=TOPIC)
+async def run_build(ctx: JobContext) -> dict[str, Any]:
+    project_id = int(ctx.params["projectId"])
+    prompt, mode = str(ctx.params.get("prompt", "")), str(ctx.params.get("mode", "build"))
+    try:
+        return await _run(ctx, project_id, prompt, mode)
+    except BuildFailed as exc:
+        await _fail(project_id, str(exc))
+        return {"projectId": project_id, "error": str(exc)}
+    except LLMError as exc:
+        await _fail(project_id, f"The model failed: {exc.message}")
+        return {"projectId": project_id, "error": exc.message}
+    except DomainError as exc:  # the user's AI budget
+        await _fail(project_id, exc.message)
+        return {"projectId": project_id, "error": exc.message}
+    except asyncio.CancelledError:
+        await asyncio.shield(_fail(project_id, "The server stopped during the build"))
+        raise
+    except Exception:
+        log.exception("build of project %s failed", project_id)
+        await _fail(project_id, "The build failed on the server (see the server log)")
+        raise

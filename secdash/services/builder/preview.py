@@ -1,0 +1,91 @@
+"""The isolated preview of a project: short-lived links, and the files served under them.
+
+A preview link `/preview/<token>/<path>` names one project; the token (a JWT signed with a key derived from
+the secret key, audience "preview", 30 minutes) is the only credential, because the sandboxed frame is an opaque
+origin: its requests carry no cookie and must not. Every response carries PREVIEW_CSP: `sandbox allow-scripts`
+makes the document an opaque origin even when opened top-level (no access to the app's storage, cookies or
+pages), `connect-src 'none'` stops fetch/XHR/WebSocket to anywhere, and nothing loads from other origins.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+from datetime import UTC, datetime, timedelta
+from pathlib import PurePosixPath
+
+import jwt
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.ai.files import safe_path
+from secdash.core.config import get_settings
+from secdash.models import UserPublic
+from secdash.models.builder import CodeProject, ProjectFile
+from secdash.services.builder.limits import parse_id
+from secdash.services.errors import NotFound
+
+PREVIEW_CSP = (
+    "sandbox allow-scripts; default-src 'none'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; media-src 'self' data:; "
+    "connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'"
+)
+TTL = timedelta(minutes=30)
+AUDIENCE = "preview"
+ALGORITHM = "HS256"
+ENTRY = "index.html"
+TEXT_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".html": "text/html",
+              ".htm": "text/html", ".json": "application/json", ".svg": "image/svg+xml", ".md": "text/plain",
+              ".py": "text/plain", ".txt": "text/plain"}
+
+
+def _key() -> str:
+    return hashlib.sha256(f"secdash-preview:{get_settings().secret_key()}".encode()).hexdigest()
+
+
+async def _owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
+    wanted = parse_id(project_id)
+    project = await session.get(CodeProject, wanted)
+    if project is None or project.owner_user_id != viewer.id:
+        raise NotFound(f"Project #{wanted} not found")
+    return project
+
+
+async def _file(session: AsyncSession, project_id: int, path: str) -> ProjectFile | None:
+    query = select(ProjectFile).where(ProjectFile.project_id == project_id, ProjectFile.filename == path)
+    return (await session.exec(query)).first()
+
+
+async def preview_url(*, session: AsyncSession, viewer: UserPublic, project_id: object) -> str:
+    """A fresh link to the project's index.html (NotFound when the project has none)."""
+    project = await _owned(session, viewer, project_id)
+    assert project.id is not None
+    if await _file(session, project.id, ENTRY) is None:
+        raise NotFound("No HTML file: build a project first to preview it")
+    now = datetime.now(UTC)
+    token = jwt.encode({"pid": project.id, "sub": str(viewer.id), "aud": AUDIENCE, "iat": now, "exp": now + TTL},
+                       _key(), algorithm=ALGORITHM)
+    return f"/preview/{token}/{ENTRY}"
+
+
+def media_type(path: str) -> str:
+    suffix = PurePosixPath(path).suffix.lower()
+    return TEXT_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+async def preview_file(*, session: AsyncSession, token: str, path: str) -> tuple[str, bytes]:
+    """(media type, body) of a project file under a valid link; NotFound for anything else."""
+    try:
+        claims = jwt.decode(token, _key(), algorithms=[ALGORITHM], audience=AUDIENCE,
+                            options={"require": ["exp", "iat", "aud", "sub"]})
+        project_id, owner_id = int(claims["pid"]), int(claims["sub"])
+    except (jwt.PyJWTError, KeyError, TypeError, ValueError):
+        raise NotFound("This preview link has expired or is not valid: open the preview again") from None
+    project = await session.get(CodeProject, project_id)
+    wanted = safe_path((path or ENTRY).removeprefix("./"))
+    if project is None or project.owner_user_id != owner_id or wanted is None:
+        raise NotFound("File not found in this project")
+    file = await _file(session, project_id, wanted)
+    if file is None:
+        raise NotFound(f"{wanted} is not a file of this project")
+    return media_type(wanted), file.content.encode()

@@ -1,0 +1,253 @@
+"""Code projects as their owners use them: build, continue, save, new, clear all, list, read, logs.
+
+A project belongs to one user; anyone else (admins included) is told it does not exist. The writing itself (plan,
+files, checks) happens in the "build" job (services/builder/build_job.py); a user runs one build at a time (the
+job's singleton key, so the database decides, not a prior read). Each user has at most one current project
+(`CodeProject.current_of`, unique).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, func, update
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.jobs import runner, store
+from secdash.models import LogCategory, UserPublic
+from secdash.models.builder import WORKING_STATUSES, BuildLog, BuildLogType, CodeProject, ProjectFile, ProjectStatus
+from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
+from secdash.services import audit
+from secdash.services.builder import build_job, project_dir  # noqa: F401  (build_job registers the "build" kind)
+from secdash.services.builder.limits import LOG_PAGE, MAX_PROJECTS, parse_after, parse_id, parse_prompt
+from secdash.services.builder.records import KIND, add_log, topic_of
+from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.unit import commit, mark_changed
+
+NAME_CHARS = 60
+INTERRUPTED = "The build was interrupted (the server stopped during it): run it again"
+
+
+def provisional_name(prompt: str) -> str:
+    """A name until the plan gives one: the prompt's first words."""
+    words = " ".join(prompt.split())
+    return words if len(words) <= NAME_CHARS else words[: NAME_CHARS - 1].rsplit(" ", 1)[0] + "…"
+
+
+async def _settled(session: AsyncSession, project: CodeProject) -> CodeProject:
+    """The project, marked failed if it says a build runs but its job has ended (the server stopped mid-build)."""
+    if project.status in WORKING_STATUSES:
+        job = await store.get(session, project.job_id) if project.job_id else None
+        if job is None or not store.is_active(job):
+            project.status, project.error = ProjectStatus.failed, INTERRUPTED
+            session.add(project)
+            add_log(session, project, f"Build failed: {INTERRUPTED}", BuildLogType.error)
+            await commit(session)
+            await session.refresh(project)
+    return project
+
+
+async def _owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
+    wanted = parse_id(project_id)
+    project = await session.get(CodeProject, wanted)
+    if project is None or project.owner_user_id != viewer.id:
+        raise NotFound(f"Project #{wanted} not found")
+    return await _settled(session, project)
+
+
+async def _files(session: AsyncSession, project_id: int) -> list[ProjectFile]:
+    query = select(ProjectFile).where(ProjectFile.project_id == project_id).order_by(col(ProjectFile.id))
+    return list(await session.exec(query))
+
+
+async def public(session: AsyncSession, project: CodeProject) -> CodeProjectPublic:
+    assert project.id is not None
+    return CodeProjectPublic.of(project, await _files(session, project.id))
+
+
+async def _make_current(session: AsyncSession, owner_id: int, project: CodeProject | None) -> None:
+    await session.exec(  # type: ignore[call-overload]
+        update(CodeProject).execution_options(synchronize_session=False)
+        .where(col(CodeProject.current_of) == owner_id).values(current_of=None)
+    )
+    if project is not None:
+        await session.flush()
+        project.current_of = owner_id
+        session.add(project)
+
+
+async def _room_for_one_more(session: AsyncSession, owner_id: int) -> None:
+    count = (await session.exec(select(func.count()).select_from(CodeProject)
+                                .where(CodeProject.owner_user_id == owner_id))).one()
+    if count >= MAX_PROJECTS:
+        raise Invalid(f"You have {count} projects, the limit: clear some before starting another")
+
+
+async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProject, prompt: str, mode: str) -> int:
+    assert project.id is not None
+    try:
+        job = await store.create(
+            session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{actor.id}",
+            params={"projectId": project.id, "prompt": prompt, "mode": mode},
+            progress={"phase": ProjectStatus.planning.value},
+        )
+    except store.ActiveJobExists:
+        raise Conflict("A build is already running: wait for it to finish or stop it") from None
+    assert job.id is not None
+    project.job_id = job.id
+    project.status = ProjectStatus.planning
+    project.error = None
+    session.add(project)
+    return job.id
+
+
+async def build(*, session: AsyncSession, actor: UserPublic, prompt: object) -> CodeProjectPublic:
+    """A new project from a prompt, made the user's current one; its build job starts."""
+    text = parse_prompt(prompt)
+    await _room_for_one_more(session, actor.id)
+    project = CodeProject(owner_user_id=actor.id, name=provisional_name(text), description=text[:500], prompt=text)
+    session.add(project)
+    await session.flush()
+    job_id = await _start_job(session, actor, project, text, "build")
+    await _make_current(session, actor.id, project)
+    add_log(session, project, f"Build started: {provisional_name(text)}")
+    audit.record(session, category=LogCategory.ai, action="Code project build started", actor_user_id=actor.id,
+                 description=f"{actor.email} started building project #{project.id}",
+                 details={"projectId": project.id, "jobId": job_id})
+    await commit(session)
+    await runner.dispatch(job_id)
+    await session.refresh(project)
+    return await public(session, project)
+
+
+async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id: object,
+                         prompt: object) -> CodeProjectPublic:
+    """Change an existing project (the current files go to the model as context); it becomes the current one."""
+    text = parse_prompt(prompt)
+    project = await _owned(session, actor, project_id)
+    if project.status in WORKING_STATUSES:
+        raise Conflict(f"Project #{project.id} is still {project.status.value}: wait for it to finish")
+    if not await _files(session, project.id or 0):
+        raise Invalid(f"Project #{project.id} has no files yet: start a new build instead")
+    job_id = await _start_job(session, actor, project, text, "continue")
+    await _make_current(session, actor.id, project)
+    add_log(session, project, f"Continue: {provisional_name(text)}")
+    audit.record(session, category=LogCategory.ai, action="Code project continued", actor_user_id=actor.id,
+                 description=f"{actor.email} asked for changes to project #{project.id}",
+                 details={"projectId": project.id, "jobId": job_id})
+    await commit(session)
+    await runner.dispatch(job_id)
+    await session.refresh(project)
+    return await public(session, project)
+
+
+async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
+    """A named snapshot of the project as it is now (a copy that later changes leave alone)."""
+    project = await _owned(session, actor, project_id)
+    if project.status in WORKING_STATUSES:
+        raise Conflict(f"Project #{project.id} is still {project.status.value}: save it when the build is done")
+    files = await _files(session, project.id or 0)
+    if not files:
+        raise Invalid(f"Project #{project.id} has no files to save yet")
+    await _room_for_one_more(session, actor.id)
+    stamp = project.updated_at.strftime("%Y-%m-%d %H:%M")
+    snapshot = CodeProject(
+        owner_user_id=actor.id, snapshot_of=project.id, name=f"{project.name[:70]} (saved {stamp})",
+        description=project.description, prompt=project.prompt, status=project.status, engine=project.engine,
+        model=project.model, checks=dict(project.checks or {}),
+    )
+    session.add(snapshot)
+    await session.flush()
+    assert snapshot.id is not None
+    for row in files:
+        session.add(ProjectFile(project_id=snapshot.id, filename=row.filename, language=row.language,
+                                description=row.description, content=row.content, complete=row.complete))
+    add_log(session, project, f"Saved as project #{snapshot.id}: {snapshot.name}", BuildLogType.success)
+    audit.record(session, category=LogCategory.ai, action="Code project saved", actor_user_id=actor.id,
+                 description=f"{actor.email} saved project #{project.id} as #{snapshot.id}",
+                 details={"projectId": project.id, "snapshotId": snapshot.id, "files": len(files)})
+    await commit(session)
+    await session.refresh(snapshot)
+    return await public(session, snapshot)
+
+
+async def new_project(*, session: AsyncSession, actor: UserPublic) -> None:
+    """No current project any more (the projects stay in the list)."""
+    await _make_current(session, actor.id, None)
+    mark_changed(session, topic_of(actor.id))
+    await commit(session)
+
+
+async def open_project(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
+    """Make one of the user's projects the current one."""
+    project = await _owned(session, actor, project_id)
+    await _make_current(session, actor.id, project)
+    mark_changed(session, topic_of(actor.id))
+    await commit(session)
+    await session.refresh(project)
+    return await public(session, project)
+
+
+async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
+    """Delete every project of the user (files, logs, directories); a running build is asked to stop first."""
+    rows = list(await session.exec(select(CodeProject).where(CodeProject.owner_user_id == actor.id)))
+    for project in rows:
+        if project.job_id is not None and project.status in WORKING_STATUSES:
+            job = await store.get(session, project.job_id)
+            if job is not None:
+                store.request_stop(session, job)
+    ids = [project.id for project in rows if project.id is not None]
+    if ids:
+        await session.exec(delete(BuildLog).where(col(BuildLog.project_id).in_(ids)))  # type: ignore[call-overload]
+        await session.exec(delete(ProjectFile).where(col(ProjectFile.project_id).in_(ids)))  # type: ignore[call-overload]
+        await session.exec(  # type: ignore[call-overload]
+            update(CodeProject).execution_options(synchronize_session=False)
+            .where(col(CodeProject.id).in_(ids)).values(snapshot_of=None, current_of=None))
+        await session.exec(delete(CodeProject).where(col(CodeProject.id).in_(ids)))  # type: ignore[call-overload]
+    audit.record(session, category=LogCategory.ai, action="Code projects cleared", actor_user_id=actor.id,
+                 description=f"{actor.email} deleted all {len(ids)} of their code projects", details={"count": len(ids)})
+    mark_changed(session, topic_of(actor.id))
+    await commit(session)
+    for project_id in ids:
+        project_dir.remove(project_id)
+    return len(ids)
+
+
+async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[ProjectSummaryPublic]:
+    """The user's projects, newest first, without file contents."""
+    counts = dict((await session.exec(
+        select(ProjectFile.project_id, func.count()).join(CodeProject, col(CodeProject.id) == ProjectFile.project_id)
+        .where(CodeProject.owner_user_id == viewer.id).group_by(col(ProjectFile.project_id)))).all())
+    rows = await session.exec(select(CodeProject).where(CodeProject.owner_user_id == viewer.id)
+                              .order_by(col(CodeProject.id).desc()))
+    return [ProjectSummaryPublic(id=row.id, name=row.name, description=row.description, status=row.status,
+                                 created_at=row.created_at, current=row.current_of is not None,
+                                 snapshot_of=row.snapshot_of, file_count=counts.get(row.id, 0)) for row in rows]
+
+
+async def current(*, session: AsyncSession, viewer: UserPublic) -> CodeProjectPublic | None:
+    row = (await session.exec(select(CodeProject).where(CodeProject.current_of == viewer.id))).first()
+    return await public(session, await _settled(session, row)) if row is not None else None
+
+
+async def get_project(*, session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProjectPublic:
+    return await public(session, await _owned(session, viewer, project_id))
+
+
+async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object,
+               after: object = None) -> list[BuildLogPublic]:
+    """The project's log lines after id `after`, oldest first (a page at a time)."""
+    project = await _owned(session, viewer, project_id)
+    query = (select(BuildLog).where(BuildLog.project_id == project.id, col(BuildLog.id) > parse_after(after))
+             .order_by(col(BuildLog.id)).limit(LOG_PAGE))
+    return [BuildLogPublic.of(row) for row in await session.exec(query)]
+
+
+async def stop(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
+    """Ask the project's running build to stop (its job ends the build as failed: "Stopped")."""
+    project = await _owned(session, actor, project_id)
+    job = await store.get(session, project.job_id) if project.job_id else None
+    if job is None or project.status not in WORKING_STATUSES or not store.request_stop(session, job):
+        raise Conflict(f"Project #{project.id} has no build running")
+    add_log(session, project, "Stop requested", BuildLogType.error)
+    await commit(session)
+    return await public(session, project)

@@ -1,0 +1,24 @@
+"""What the builder's request side and its job share: the job kind, the change topic and the log line."""
+
+from __future__ import annotations
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.models.builder import BuildLog, BuildLogType, CodeProject
+from secdash.services.builder.limits import MAX_LOG_CHARS
+from secdash.services.unit import mark_changed
+
+KIND = "build"
+TOPIC = "builder"  # every build job's row and log (the job system's area topic)
+
+
+def topic_of(user_id: int) -> str:
+    """The change topic of one user's projects (rows, files as they stream, log lines)."""
+    return f"builder:{user_id}"
+
+
+def add_log(session: AsyncSession, project: CodeProject, message: str, kind: BuildLogType = BuildLogType.info) -> None:
+    """A line of the project's build log, written with the caller's commit."""
+    assert project.id is not None
+    session.add(BuildLog(project_id=project.id, type=kind, message=message[:MAX_LOG_CHARS]))
+    mark_changed(session, topic_of(project.owner_user_id))

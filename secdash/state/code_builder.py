@@ -1,0 +1,378 @@
+"""Live Code Builder (/code-mode): the current project, its files as they are written, the build log, the
+prompt (Build / Continue on Ctrl+Enter), Save, New Project, Clear All, the isolated preview and the downloads.
+
+Every change goes through services/builder/ (ownership, limits, one build at a time per user: the job system's
+singleton key, so a second Build from another tab is refused by the server, not by a disabled button). The page
+follows the user's builder topic (project rows, files while they stream, log lines) and re-reads at least every
+MAX_STALENESS_SECONDS; the log is read from the last line this tab has.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+
+import reflex as rx
+
+from secdash.models import UserPublic, as_utc
+from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectFilePublic
+from secdash.services.builder import archive, preview, projects
+from secdash.services.builder.limits import MAX_PROMPT_CHARS, size_text
+from secdash.services.builder.overview import BuilderRead, read_builder
+from secdash.services.builder.records import topic_of
+from secdash.services.errors import DomainError
+from secdash.services.scoped import in_session
+from secdash.state import follow
+from secdash.state.auth import AuthState
+from secdash.state.base import protected, refusal_events
+from secdash.state.browser_actions import toast
+
+PAGE = "code-mode"
+MAX_STALENESS_SECONDS = 5.0
+LOG_KEPT = 300  # log lines a tab shows
+VIEWER_CHARS = 200_000
+DIFF_KEPT = 400
+
+
+@dataclasses.dataclass
+class BuildLine:
+    id: int = 0
+    type: str = "info"
+    message: str = ""
+    time: str = ""
+
+    @classmethod
+    def of(cls, line: BuildLogPublic) -> BuildLine:
+        return cls(id=line.id, type=line.type.value, message=line.message,
+                   time=as_utc(line.timestamp).strftime("%H:%M:%S"))
+
+
+@dataclasses.dataclass
+class FileRow:
+    filename: str = ""
+    language: str = ""
+    description: str = ""
+    size: str = ""
+    change: str = ""  # created | updated | unchanged
+    writing: bool = False  # still being written (or cut off)
+
+
+@dataclasses.dataclass
+class DiffLine:
+    kind: str = "context"  # added | removed | context | hunk
+    text: str = ""
+
+
+@dataclasses.dataclass
+class ProjectView:
+    id: int = 0
+    name: str = ""
+    description: str = ""
+    status: str = ""
+    started: str = ""
+    engine: str = ""
+    error: str = ""
+    checks: str = ""
+
+
+def file_row(file: ProjectFilePublic, working: bool) -> FileRow:
+    return FileRow(filename=file.filename, language=file.language, description=file.description,
+                   size=size_text(len(file.content.encode())), change=file.change.value,
+                   writing=working and not file.complete)
+
+
+def diff_lines(before: str, after: str) -> list[DiffLine]:
+    out: list[DiffLine] = []
+    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2):
+        if line.startswith(("---", "+++")):
+            continue
+        kind = ("hunk" if line.startswith("@@") else "added" if line.startswith("+")
+                else "removed" if line.startswith("-") else "context")
+        out.append(DiffLine(kind=kind, text=line))
+        if len(out) >= DIFF_KEPT:
+            out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
+            break
+    return out
+
+
+def project_view(project: CodeProjectPublic) -> ProjectView:
+    checks = project.checks or {}
+    summary = ""
+    if "errors" in checks:
+        summary = f"{checks.get('errors', 0)} errors, {checks.get('warnings', 0)} warnings"
+    engine = "offline template engine" if project.engine == "offline" else (
+        f"{project.engine} · {project.model}" if project.engine else "")
+    return ProjectView(id=project.id, name=project.name, description=project.description,
+                       status=project.status.value, started=as_utc(project.created_at).strftime("%Y-%m-%d %H:%M:%S"),
+                       engine=engine, error=project.error or "", checks=summary)
+
+
+class CodeBuilderState(AuthState):
+    """State of /code-mode."""
+
+    loading: bool = True
+    has_project: bool = False
+    project: ProjectView = ProjectView()
+    files: list[FileRow] = []
+    selected_file: str = ""
+    viewer_content: str = ""
+    viewer_mode: str = "code"  # code | changes
+    viewer_diff: list[DiffLine] = []
+    selected_changed: bool = False  # the selected file was changed by the newest continue
+    log: list[BuildLine] = []
+    prompt: str = ""
+    building: bool = False  # the server says a build or continue runs (planning, building, testing)
+    sending: bool = False  # a request of this tab is in flight
+    preview_open: bool = False
+    preview_url: str = ""
+    clear_dialog_open: bool = False
+    _log_project: int = 0
+    _log_after: int = 0
+    _status: str = ""  # the status at the last read (a change to complete or failed is toasted)
+    _files: dict[str, tuple[str, str]] = {}  # filename -> (content, previous) of the newest read
+
+    @rx.var
+    def has_files(self) -> bool:
+        return len(self.files) > 0
+
+    @rx.var
+    def can_send(self) -> bool:
+        return bool(self.prompt.strip()) and not self.sending and not self.building
+
+    # --- applying reads -------------------------------------------------------------------------------
+
+    def _apply(self, data: BuilderRead) -> list[rx.event.EventSpec]:
+        out: list[rx.event.EventSpec] = []
+        project = data.project
+        self.loading = False
+        if project is None:
+            self._clear()
+            return out
+        if project.id != self._log_project:
+            self._log_project, self._log_after, self.log, self._status = project.id, 0, [], ""
+            self.selected_file, self.viewer_mode = "", "code"
+        status = project.status.value
+        if self._status and self._status != status:
+            if status == "complete":
+                out.append(toast.success("Build Complete", description=f"{project.name}: {len(project.files)} files"))
+            elif status == "failed":
+                out.append(toast.error("Build Failed", description=(project.error or "The build failed")[:300]))
+        self._status = status
+        self.has_project = True
+        self.project = project_view(project)
+        self.building = project.building
+        self.files = [file_row(file, project.building) for file in project.files]
+        self._files = {file.filename: (file.content, file.previous or "") for file in project.files}
+        names = [file.filename for file in project.files]
+        if self.selected_file not in self._files:
+            writing = [file.filename for file in project.files if not file.complete]
+            self.selected_file = writing[-1] if writing and project.building else (
+                "index.html" if "index.html" in self._files else (names[0] if names else ""))
+        elif project.building:  # follow the file being written
+            writing = [file.filename for file in project.files if not file.complete]
+            if writing:
+                self.selected_file = writing[-1]
+        self._show_selected()
+        fresh = [line for line in data.log if line.id > self._log_after]
+        if fresh:
+            self._log_after = fresh[-1].id
+            self.log = [*self.log, *(BuildLine.of(line) for line in fresh)][-LOG_KEPT:]
+        return out
+
+    def _show_selected(self) -> None:
+        content, previous = self._files.get(self.selected_file, ("", ""))
+        row = next((row for row in self.files if row.filename == self.selected_file), None)
+        self.selected_changed = row is not None and row.change == "updated"
+        self.viewer_content = content[:VIEWER_CHARS]
+        self.viewer_diff = diff_lines(previous, content) if self.selected_changed else []
+        if not self.selected_changed:
+            self.viewer_mode = "code"
+
+    def _clear(self) -> None:
+        self.has_project, self.project, self.files, self._files = False, ProjectView(), [], {}
+        self.selected_file, self.viewer_content, self.viewer_diff, self.viewer_mode = "", "", [], "code"
+        self.selected_changed, self.log, self.building = False, [], False
+        self.preview_open, self.preview_url = False, ""
+        self._log_project, self._log_after, self._status = 0, 0, ""
+
+    async def _read(self, user: UserPublic) -> BuilderRead:
+        return await in_session(read_builder, viewer=user, log_project=self._log_project, log_after=self._log_after)
+
+    async def _refresh(self, user: UserPublic) -> list[rx.event.EventSpec]:
+        return self._apply(await self._read(user))
+
+    # --- handlers -------------------------------------------------------------------------------------
+
+    @protected(reads_only=True)
+    async def load(self, user: UserPublic):
+        self._status = ""
+        self._log_project, self._log_after, self.log = 0, 0, []
+        self._apply(await self._read(user))
+        return CodeBuilderState.follow_changes
+
+    @protected(reads_only=True)
+    async def stop_following(self):
+        follow.stop_following(self.router.session.client_token, PAGE)
+        return None
+
+    @protected(reads_only=True)
+    async def set_prompt(self, value: str):
+        self.prompt = str(value or "")[: MAX_PROMPT_CHARS + 1]
+        return None
+
+    @protected(reads_only=True)
+    async def key_down(self, key: str, info: dict):
+        """Ctrl+Enter (or Cmd+Enter) sends; handled after the text itself, so fast typing loses nothing."""
+        modifiers = info if isinstance(info, dict) else {}
+        if key == "Enter" and (modifiers.get("ctrl_key") or modifiers.get("meta_key")):
+            return CodeBuilderState.submit
+        return None
+
+    @protected
+    async def submit(self, user: UserPublic):
+        """Build (no current project) or Continue (one is open); the server decides whether a build may start."""
+        text = self.prompt.strip()
+        if not text or self.sending:
+            return None
+        self.sending = True
+        try:
+            if self.has_project:
+                project = await in_session(projects.continue_build, actor=user, project_id=self.project.id,
+                                           prompt=text)
+                started = toast.info("Continuing Build", description=project.name)
+            else:
+                project = await in_session(projects.build, actor=user, prompt=text)
+                started = toast.info("Build Started", description=project.name)
+        except DomainError as exc:
+            self.sending = False
+            return [toast.error("Build Failed", description=exc.message), *await self._refresh(user)]
+        self.sending = False
+        self.prompt = ""
+        self._status = project.status.value
+        return [started, *await self._refresh(user)]
+
+    @protected
+    async def stop_build(self, user: UserPublic):
+        if not self.has_project:
+            return None
+        try:
+            await in_session(projects.stop, actor=user, project_id=self.project.id)
+        except DomainError as exc:
+            return [toast.error("Error", description=exc.message), *await self._refresh(user)]
+        return toast.info("Stopping", description="The build stops at its next step")
+
+    @protected
+    async def save(self, user: UserPublic):
+        if not self.has_project:
+            return toast.error("Error", description="Build a project first.")
+        try:
+            snapshot = await in_session(projects.save, actor=user, project_id=self.project.id)
+        except DomainError as exc:
+            return toast.error("Error", description=exc.message)
+        return toast.success("Project Saved", description=snapshot.name)
+
+    @protected
+    async def new_project(self, user: UserPublic):
+        try:
+            await in_session(projects.new_project, actor=user)
+        except DomainError as exc:
+            return toast.error("Error", description=exc.message)
+        self._clear()
+        self.prompt, self.sending = "", False
+        return toast.info("New Project", description="Describe what to build")
+
+    @protected(reads_only=True)
+    async def open_clear_dialog(self):
+        self.clear_dialog_open = True
+        return None
+
+    @protected(reads_only=True)
+    async def set_clear_dialog(self, value: bool):
+        self.clear_dialog_open = bool(value)
+        return None
+
+    @protected
+    async def clear_all(self, user: UserPublic):
+        try:
+            await in_session(projects.clear_all, actor=user)
+        except DomainError:
+            return toast.error("Error", description="Failed to clear projects. Please try again.")
+        self._clear()
+        self.prompt, self.sending, self.clear_dialog_open = "", False, False
+        return toast.success("All Projects Cleared", description="Every project, file and build log was deleted")
+
+    @protected(reads_only=True)
+    async def select_file(self, filename: str):
+        if filename in self._files:
+            self.selected_file = filename
+            self._show_selected()
+        return None
+
+    @protected(reads_only=True)
+    async def set_viewer_mode(self, mode: str):
+        if mode in ("code", "changes") and (mode == "code" or self.selected_changed):
+            self.viewer_mode = mode
+        return None
+
+    @protected(reads_only=True)
+    async def open_preview(self, user: UserPublic):
+        if "index.html" not in self._files:
+            return toast.error("No HTML file", description="Build a project first to preview it.")
+        try:
+            self.preview_url = await in_session(preview.preview_url, viewer=user, project_id=self.project.id)
+        except DomainError as exc:
+            return toast.error("No HTML file", description=exc.message)
+        self.preview_open = True
+        return None
+
+    @protected(reads_only=True)
+    async def set_preview_open(self, value: bool):
+        self.preview_open = bool(value)
+        if not self.preview_open:
+            self.preview_url = ""
+        return None
+
+    @protected(reads_only=True)
+    async def download_all(self, user: UserPublic):
+        if not self._files:
+            return toast.error("No files to download", description="Build a project first.")
+        try:
+            name, body = await in_session(archive.project_zip, viewer=user, project_id=self.project.id)
+        except DomainError as exc:
+            return toast.error("No files to download", description=exc.message)
+        return [rx.download(data=body, filename=name, mime_type="application/zip"),
+                toast.success("Files Downloaded", description=f"{name} ({len(self._files)} files)")]
+
+    @protected(reads_only=True)
+    async def download_file(self, filename: str):
+        if filename not in self._files:
+            return toast.error("No files to download", description="Build a project first.")
+        content, _previous = self._files[filename]
+        return [rx.download(data=content, filename=filename.rsplit("/", 1)[-1], mime_type="text/plain"),
+                toast.success("Files Downloaded", description=filename)]
+
+    @protected(reads_only=True, background=True)
+    async def follow_changes(self):
+        """Re-read on every change of the user's projects (rows, streamed files, log lines)."""
+        user = await self._still_signed_in()
+        if user is None:
+            yield refusal_events()
+            return
+        async for _changed in follow.updates(self, PAGE, topic_of(user.id), timeout=MAX_STALENESS_SECONDS):
+            user = await self._still_signed_in()
+            if user is None:
+                yield refusal_events()
+                return
+            async with self:
+                log_project, log_after = self._log_project, self._log_after
+            try:
+                data = await in_session(read_builder, viewer=user, log_project=log_project, log_after=log_after)
+            except DomainError:
+                continue
+            async with self:
+                if (self._log_project, self._log_after) != (log_project, log_after) and data.project is not None \
+                        and data.project.id == self._log_project:
+                    data = dataclasses.replace(data, log=[line for line in data.log if line.id > self._log_after])
+                out = self._apply(data)
+            if out:
+                yield out

@@ -3,8 +3,6 @@ and a contact section. The fallback when a prompt names no other kind of project
 
 from __future__ import annotations
 
-import re
-
 from secdash.ai.project_templates.brief import read_brief
 from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
 from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
@@ -47,10 +45,6 @@ JS = """"use strict";
   });
 })();
 """
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "part"
 
 
 def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:

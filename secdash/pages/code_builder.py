@@ -29,7 +29,7 @@ STATUS_CLASSES = (
 LOG_CLASSES = (
     ("error", "text-red-300"),
     ("success", "text-emerald-300"),
-    ("code", "font-mono text-slate-200 whitespace-pre overflow-x-auto"),
+    ("code", "font-mono text-slate-200"),
 )
 DIFF_CLASSES = (
     ("added", "bg-emerald-500/10 text-emerald-200"),
@@ -37,6 +37,7 @@ DIFF_CLASSES = (
     ("hunk", "text-cyan-300"),
 )
 CHANGE_LABELS = (("created", "new"), ("updated", "changed"))
+_LOG_TEXT = "min-w-0 whitespace-pre-wrap break-words"
 EMPTY_LOG = "Connected to secure development environment..."
 
 
@@ -84,8 +85,8 @@ def _header() -> rx.Component:
 def _log_line(line: BuildLine) -> rx.Component:
     return rx.el.li(
         rx.el.span(line.time, class_name="mr-2 shrink-0 text-slate-500"),
-        rx.el.span(line.message, class_name=rx.match(line.type, *LOG_CLASSES, "text-slate-300")
-                   + " min-w-0 whitespace-pre-wrap break-words"),
+        rx.el.span(line.message, class_name=rx.match(line.type, *[(k, f"{v} {_LOG_TEXT}") for k, v in LOG_CLASSES],
+                                                     f"text-slate-300 {_LOG_TEXT}")),
         class_name="flex gap-1", data_testid="log-line", data_type=line.type,
     )
 
@@ -99,12 +100,15 @@ def _log() -> rx.Component:
         rx.fragment(),
     )
     return card(
-        rx.el.ol(
-            rx.cond(CodeBuilderState.log.length() > 0, rx.foreach(CodeBuilderState.log, _log_line),
-                    rx.el.li(EMPTY_LOG, class_name="text-slate-400")),
-            class_name="flex h-72 flex-col gap-1 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/80 p-2 "
-                       "font-mono text-xs lg:h-[26rem]",
-            aria_live="polite", aria_label="Build log", tab_index=0, data_testid="build-log",
+        rx.el.div(  # column-reverse keeps the newest line in view as lines arrive (no script needed)
+            rx.el.ol(
+                rx.cond(CodeBuilderState.log.length() > 0, rx.foreach(CodeBuilderState.log, _log_line),
+                        rx.el.li(EMPTY_LOG, class_name="text-slate-400")),
+                class_name="flex flex-col gap-1", aria_live="polite", aria_label="Build log", data_testid="build-log",
+            ),
+            class_name="flex h-72 flex-col-reverse overflow-y-auto rounded-md border border-slate-800 bg-slate-950/80 "
+                       "p-2 font-mono text-xs lg:h-[26rem]",
+            tab_index=0, role="region", aria_label="Build progress log",
         ),
         title="Build Progress", extra=building_badge,
     )
@@ -199,8 +203,8 @@ def _files() -> rx.Component:
 
 
 def _diff_line(line: DiffLine) -> rx.Component:
-    return rx.el.div(line.text, class_name=rx.match(line.kind, *DIFF_CLASSES, "text-slate-300") + " px-1",
-                     data_kind=line.kind)
+    return rx.el.div(line.text, class_name=rx.match(line.kind, *[(k, f"{v} px-1") for k, v in DIFF_CLASSES],
+                                                    "text-slate-300 px-1"), data_kind=line.kind)
 
 
 def _viewer() -> rx.Component:

@@ -34,7 +34,8 @@ async def _drain(gen) -> list:
 
 async def _messages(session) -> list[DefenseChatMessage]:
     session.expire_all()
-    return list(await session.exec(select(DefenseChatMessage).order_by(DefenseChatMessage.id)))  # PostgreSQL gives no order without one
+    # PostgreSQL returns rows in no particular order without ORDER BY
+    return list(await session.exec(select(DefenseChatMessage).order_by(DefenseChatMessage.id)))
 
 
 @pytest.mark.parametrize("state_cls", CHAT_STATES)

@@ -84,6 +84,7 @@ async def test_a_continue_rewrites_only_what_the_request_needs_and_logs_the_diff
                                   prompt='rename the title to "Crumbs & Co"')
     after_project = await settled(session, user, project.id)
     assert after_project.status == "complete", after_project.error
+    assert after_project.current  # the project stays the user's current one
     after = files_of(after_project)
     changed = {path for path in after if after[path] != before.get(path)}
     assert changed and changed <= set(before)

@@ -109,7 +109,8 @@ def project_reply(messages: list[dict], model: str) -> str:
         return ("Here is the project.\n\n**index.html**\n```html\n" + BUILD_INDEX + "```\n\n```css style.css\n"
                 + BUILD_CSS + "```\n\napp.js:\n```javascript\n" + BUILD_JS + "```\n")
     if model == "builder-cut":
-        return block("index.html", BUILD_INDEX) + "=== FILE: app.js ===\ndocument.getElementById('go').addEventListener('click', () => {\n  document."
+        cut = "document.getElementById('go').addEventListener('click', () => {\n  document."
+        return block("index.html", BUILD_INDEX) + "=== FILE: app.js ===\n" + cut
     if model == "builder-bad":
         bad_js = BUILD_JS + "function broken( {\n"
         secret = "const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"

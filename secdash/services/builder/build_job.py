@@ -219,12 +219,24 @@ async def _write(ctx: JobContext, calls: ai_calls.AICalls, project: CodeProject,
     await ctx.progress(force=True, phase="building")
     writer = FileWriter(project, existing, plan)
     notes: list[str] = []
+    logged = 0
+
+    async def say_notes() -> None:
+        """The model's text outside files, logged as it comes (a few short lines at most)."""
+        nonlocal logged
+        said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
+        for line in said[: max(0, NOTE_LINES_LOGGED - logged)]:
+            await _log(project.id, line[:300])
+            logged += 1
+        notes.clear()
+
     task = BuildProjectTask(prompt=prompt, plan=plan, current=tuple(sorted(existing.items())))
     try:
         async for event in calls.stream(task):
             if await ctx.should_stop():
                 raise BuildFailed("Stopped")
             if isinstance(event, FileStart):
+                await say_notes()
                 await writer.start(event.path)
             elif isinstance(event, FileContent):
                 await writer.append(event.text)
@@ -235,9 +247,7 @@ async def _write(ctx: JobContext, calls: ai_calls.AICalls, project: CodeProject,
     except BaseException:
         await asyncio.shield(writer.restore())
         raise
-    said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
-    for line in said[:NOTE_LINES_LOGGED]:
-        await _log(project.id, line[:300])
+    await say_notes()
     return writer
 
 

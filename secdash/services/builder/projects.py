@@ -65,9 +65,11 @@ async def public(session: AsyncSession, project: CodeProject) -> CodeProjectPubl
 
 
 async def _make_current(session: AsyncSession, owner_id: int, project: CodeProject | None) -> None:
+    others = col(CodeProject.current_of) == owner_id
+    if project is not None and project.id is not None:
+        others = others & (col(CodeProject.id) != project.id)
     await session.exec(  # type: ignore[call-overload]
-        update(CodeProject).execution_options(synchronize_session=False)
-        .where(col(CodeProject.current_of) == owner_id).values(current_of=None)
+        update(CodeProject).execution_options(synchronize_session=False).where(others).values(current_of=None)
     )
     if project is not None:
         await session.flush()

@@ -64,11 +64,15 @@ def _e2e_env(data_dir, fake_model) -> dict[str, str]:
     return server_env(data_dir, **overrides)
 
 
+SERVER_ENV: dict[str, str] = {}  # the running server's environment (to run a helper against its database)
+
+
 @pytest.fixture(scope="session")
 def server(tmp_path_factory, fake_model):
     """Seed the admin and a limited user through the CLI, start the server, stop it at the end."""
     data_dir = tmp_path_factory.mktemp("e2e-data")
     env = _e2e_env(data_dir, fake_model)
+    SERVER_ENV.update(env)
     run_cli(env, "init")
     run_cli(env, "users", "create", LIMITED_EMAIL, "--role", "limited", stdin=f"{LIMITED_PASSWORD}\n")
     run_cli(env, "users", "create", LONG_EMAIL, "--role", "limited", stdin=f"{LONG_PASSWORD}\n")

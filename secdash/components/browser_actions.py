@@ -16,13 +16,14 @@ from secdash.routes import DASHBOARD_ROUTE, LOGOUT_URL
 from secdash.state.browser_actions import BrowserActions, PendingToast
 
 # sessionStorage "token" is Reflex's client token: without it the next page load gets a fresh
-# server-side state instead of the signed-out (or signed-in) one.
+# server-side state instead of the signed-out (or signed-in) one. The token is stored in the same
+# step as the page leaves: until then this page still applies updates from the server, and an
+# update that writes auth_token (a check queued before the sign-in) would replace it.
 _ENTER_JS = (
-    "() => {{ const token = {token}; localStorage.setItem('auth_token', token); "
-    "sessionStorage.removeItem('token'); "
+    "() => {{ const token = {token}; sessionStorage.removeItem('token'); "
     "fetch('/api/auth/session-cookie', {{method: 'POST', credentials: 'same-origin', "
     "headers: {{Authorization: 'Bearer ' + token}}}}).catch(() => null)"
-    ".finally(() => window.location.assign({home})); }}"
+    ".finally(() => {{ localStorage.setItem('auth_token', token); window.location.assign({home}); }}); }}"
 )
 _LEAVE_JS = (
     "() => { localStorage.removeItem('auth_token'); sessionStorage.removeItem('token'); "

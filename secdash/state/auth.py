@@ -81,7 +81,11 @@ class AuthState(rx.State):
         self.auth_checked = True
 
     def _forget(self) -> None:
-        self.auth_token = ""
+        # Assigning auth_token writes it to the browser's storage, even an unchanged "". A state that holds
+        # no token writes nothing: a check queued before a sign-in and run after it (a quick user, a busy
+        # server) must not empty the token that sign-in has just stored (the app then loaded signed out).
+        if self.auth_token:
+            self.auth_token = ""
         self.user_id = 0
         self.user_email = ""
         self.user_role = ""

@@ -59,6 +59,26 @@ async def test_successful_login_stores_token_and_enters_the_app(session):
     assert _substate(root, AuthState).auth_token == ""
 
 
+def _writes_stored_token(delta: dict) -> bool:
+    """Whether the browser, applying this delta, writes its localStorage auth_token (rx.LocalStorage)."""
+    return any(key.startswith("auth_token") for key in delta.get(AuthState.get_full_name(), {}))
+
+
+async def test_a_load_check_queued_before_the_sign_in_leaves_the_stored_token_alone(session):
+    """A quick user submits the login form before the page's own on_load check ran: the server runs that
+    check after the sign-in, while the browser holds the new token. It must not write its empty token
+    over that one (seen in CI: the app then loaded signed out, on the landing page)."""
+    await make_user(session, "ops@example.com", role="admin")
+    root = rx.State(_reflex_internal_init=True)
+    await _run(LoginState.event_handlers["login"].fn(
+        _substate(root, LoginState), {"email": "ops@example.com", "password": DEFAULT_PASSWORD}))
+    assert _writes_stored_token(root.get_delta())  # the sign-in itself clears what the tab had stored
+    root._clean()  # that delta reached the browser; the page stores the handed-over token
+    await AuthState.event_handlers["check_auth"].fn(_substate(root, AuthState))
+    assert _substate(root, AuthState).auth_checked
+    assert not _writes_stored_token(root.get_delta())
+
+
 async def test_check_auth_accepts_a_live_token(session):
     await make_user(session, "ops@example.com")
     token = await sign_in(session, "ops@example.com")

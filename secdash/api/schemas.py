@@ -54,6 +54,13 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[code]} for code in codes}
 
 
+def json_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """errors(...) for a route whose answer is not JSON (a file): its errors still are ({"message": ...}), which
+    errors() would document in the route's own media type."""
+    body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+    return {code: {"description": ERROR_DESCRIPTIONS[code], "content": body} for code in codes}
+
+
 # Every route: bad query/path/body (400) and the body cap (413). Signed-in routes add 401.
 COMMON_ERRORS = errors(400, 413)
 SIGNED_IN_ERRORS = errors(400, 401, 413)

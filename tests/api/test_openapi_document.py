@@ -41,8 +41,9 @@ def test_every_2xx_answer_has_a_json_schema():
                 assert not response.get("content"), (method, path, code)
                 continue
             content = response.get("content", {})
-            # JSON, or a text download (a fix's patch) documented as the string it is
-            schema = content.get("application/json", content.get("text/x-diff", {})).get("schema")
+            # JSON, or a download (a fix's patch, a project's zip) documented as the string it is
+            schema = next((content[kind] for kind in ("application/json", "text/x-diff", "application/zip")
+                           if kind in content), {}).get("schema")
             if not schema or schema == {}:
                 missing.append(f"{method} {path} {code}")
     assert missing == []

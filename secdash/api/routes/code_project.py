@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import ERROR_DESCRIPTIONS, SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
 from secdash.models.public import PublicModel
 from secdash.services.builder import archive, preview, projects
@@ -121,7 +121,8 @@ async def preview_link(project_id: PathId, user: CurrentUser, session: DbSession
 
 
 @router.get("/{project_id}/download", response_model=bytes, response_class=ZipResponse,
-            responses={code: {"description": ERROR_DESCRIPTIONS[code]} for code in (400, 404)})
+            responses={200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+                       **json_errors(400, 401, 404, 413)})
 async def download(project_id: PathId, user: CurrentUser, session: DbSession) -> ZipResponse:
     """Every file of the project in one zip."""
     name, body = await archive.project_zip(session=session, viewer=user, project_id=project_id)

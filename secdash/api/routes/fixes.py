@@ -13,7 +13,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import ERROR_DESCRIPTIONS, SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
 from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.services.fix import fixes, problems
 
@@ -33,13 +33,6 @@ class DiffResponse(Response):
     """A fix's unified diff, as `git apply` reads it from the code root."""
 
     media_type = "text/x-diff"  # Starlette adds "; charset=utf-8"
-
-
-def _json_errors(*codes: int) -> dict[int | str, dict]:
-    """errors(...) for a route whose answer is not JSON: its errors still are (errors() would take the route's
-    media type)."""
-    body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
-    return {code: {"description": ERROR_DESCRIPTIONS[code], "content": body} for code in codes}
 
 
 def _optional_id(value: str | None, name: str) -> int | None:
@@ -76,7 +69,7 @@ async def read_fix(fix_id: PathId, user: CurrentUser, session: DbSession) -> Fix
 
 
 @router.get("/fixes/{fix_id}/patch", response_model=str, response_class=DiffResponse,
-            responses=_json_errors(400, 401, 404, 413))
+            responses=json_errors(400, 401, 404, 413))
 async def download_patch(fix_id: PathId, user: CurrentUser, session: DbSession) -> DiffResponse:
     """The fix's diff as a patch file (404 while it has none)."""
     name, text = await fixes.patch_file(session=session, viewer=user, fix_id=fix_id)

@@ -213,9 +213,10 @@ def _viewer() -> rx.Component:
         rx.cond(CodeBuilderState.selected_changed,
                 rx.el.div(
                     rx.el.button("Code", on_click=CodeBuilderState.set_viewer_mode("code"), type="button",
-                                 aria_pressed=mode == "code", class_name=_QUIET),
+                                 aria_pressed=mode == "code", class_name=rx.cond(mode == "code", _PRIMARY, _QUIET)),
                     rx.el.button("Changes", on_click=CodeBuilderState.set_viewer_mode("changes"), type="button",
-                                 aria_pressed=mode == "changes", class_name=_QUIET, data_testid="show-changes"),
+                                 aria_pressed=mode == "changes", class_name=rx.cond(mode == "changes", _PRIMARY, _QUIET),
+                                 data_testid="show-changes"),
                     class_name="flex gap-1"),
                 rx.fragment()),
         rx.cond(CodeBuilderState.selected_file != "",

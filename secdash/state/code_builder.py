@@ -130,6 +130,7 @@ class CodeBuilderState(AuthState):
     _log_after: int = 0
     _status: str = ""  # the status at the last read (a change to complete or failed is toasted)
     _files: dict[str, tuple[str, str]] = {}  # filename -> (content, previous) of the newest read
+    _pinned: bool = False  # the user chose a file: the viewer stops following the file being written
 
     @rx.var
     def has_files(self) -> bool:
@@ -168,7 +169,7 @@ class CodeBuilderState(AuthState):
             writing = [file.filename for file in project.files if not file.complete]
             self.selected_file = writing[-1] if writing and project.building else (
                 "index.html" if "index.html" in self._files else (names[0] if names else ""))
-        elif project.building:  # follow the file being written
+        elif project.building and not self._pinned:  # follow the file being written
             writing = [file.filename for file in project.files if not file.complete]
             if writing:
                 self.selected_file = writing[-1]
@@ -246,7 +247,7 @@ class CodeBuilderState(AuthState):
         except DomainError as exc:
             self.sending = False
             return [toast.error("Build Failed", description=exc.message), *await self._refresh(user)]
-        self.sending = False
+        self.sending, self._pinned = False, False
         self.prompt = ""
         self._status = project.status.value
         return [started, *await self._refresh(user)]
@@ -304,7 +305,7 @@ class CodeBuilderState(AuthState):
     @protected(reads_only=True)
     async def select_file(self, filename: str):
         if filename in self._files:
-            self.selected_file = filename
+            self.selected_file, self._pinned = filename, True
             self._show_selected()
         return None
 

@@ -1,4 +1,5 @@
-"""The Live Code Builder in the browser (offline template engine): a user builds with Ctrl+Enter and watches the
+"""The Live Code Builder in the browser (offline template engine, or the local test model with SECDASH_E2E_LLM=fake):
+a user builds with Ctrl+Enter and watches the
 files arrive, continues and reads the diff, previews the project in its sandboxed frame, downloads the zip and a
 file, saves, starts a new project and clears everything; the spec's empty texts, toasts and dialog.
 
@@ -14,9 +15,18 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import sign_in, toast
+from tests.support.browser import MODEL_MODE
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
 BUILD_TIMEOUT_MS = 90_000
+# What each engine makes of the same requests (the test model: tests/support/fake_openai.py project_reply).
+EXPECT = {
+    "name": "Model Page" if MODEL_MODE else "Bean There",
+    "engine": "Engine: openai-compatible (echo)" if MODEL_MODE else "Engine: the offline template engine",
+    "continue": "make the heading purple" if MODEL_MODE else "make it dark and add a footer saying Open every day",
+    "changed": "style.css" if MODEL_MODE else "index.html",
+    "added": "purple" if MODEL_MODE else "Open every day",
+}
 
 
 def _shot(page: Page, name: str) -> None:
@@ -51,9 +61,9 @@ def test_build_continue_preview_download_and_clear(page: Page):
     expect(prompt).to_have_value("")
     expect(page.get_by_test_id("file-row").filter(has_text="index.html")).to_be_visible(timeout=BUILD_TIMEOUT_MS)
     expect(_status(page)).to_have_text("COMPLETE", timeout=BUILD_TIMEOUT_MS)
-    expect(page.get_by_test_id("project-name")).to_have_text("Bean There")
+    expect(page.get_by_test_id("project-name")).to_have_text(EXPECT["name"])
     log = page.get_by_test_id("build-log")
-    expect(log).to_contain_text("Engine: the offline template engine")
+    expect(log).to_contain_text(EXPECT["engine"])
     expect(log.locator("[data-type=success]").filter(has_text="Created index.html")).to_be_visible()
     expect(log.locator("[data-type=success]").filter(has_text="Checks passed")).to_be_visible()
     expect(page.get_by_test_id("project-checks")).to_have_text("Checks: 0 errors, 0 warnings")
@@ -61,31 +71,35 @@ def test_build_continue_preview_download_and_clear(page: Page):
     _shot(page, "code-builder-built-1280.png")
 
     page.get_by_test_id("file-row").filter(has_text="index.html").get_by_role("button").click()
-    expect(page.get_by_test_id("file-viewer")).to_contain_text("Bean There")
+    expect(page.get_by_test_id("file-viewer")).to_contain_text(EXPECT["name"])
 
-    prompt.fill("make it dark and add a footer saying Open every day")
+    prompt.fill(EXPECT["continue"])
     send.click()
     expect(toast(page, "Continuing Build")).to_be_visible()
-    expect(log.locator("[data-type=success]").filter(has_text="Updated index.html")).to_be_visible(
+    expect(log.locator("[data-type=success]").filter(has_text=f"Updated {EXPECT['changed']}")).to_be_visible(
         timeout=BUILD_TIMEOUT_MS)
     expect(_status(page)).to_have_text("COMPLETE", timeout=BUILD_TIMEOUT_MS)
     changed = page.get_by_test_id("file-row").filter(has_text="changed")
     expect(changed.first).to_be_visible()
     unchanged = page.get_by_test_id("file-row").filter(has_text="app.js")
     expect(unchanged).not_to_contain_text("changed")
-    page.get_by_test_id("file-row").filter(has_text="index.html").get_by_role("button").click()
+    page.get_by_test_id("file-row").filter(has_text=EXPECT["changed"]).get_by_role("button").click()
     page.get_by_test_id("show-changes").click()
     diff = page.get_by_test_id("file-diff")
-    expect(diff.locator("[data-kind=added]").filter(has_text="Open every day")).to_be_visible()
+    expect(diff.locator("[data-kind=added]").filter(has_text=EXPECT["added"])).to_be_visible()
     expect(diff.locator("[data-kind=removed]").first).to_be_visible()
     _shot(page, "code-builder-continued-1280.png")
 
     page.get_by_role("button", name="Preview").click()
     frame = page.frame_locator("[data-testid=preview-frame]")
-    expect(frame.get_by_role("heading", name="Bean There", level=1)).to_be_visible()
-    expect(frame.get_by_text("Open every day")).to_be_visible()
-    background = frame.locator("body").evaluate("b => getComputedStyle(b).backgroundColor")
-    assert background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")  # style.css (dark) loaded in the sandbox
+    heading = frame.get_by_role("heading", name=EXPECT["name"], level=1)
+    expect(heading).to_be_visible()
+    if MODEL_MODE:  # style.css (purple heading) loaded in the sandbox
+        assert heading.evaluate("h => getComputedStyle(h).color") == "rgb(128, 0, 128)"
+    else:
+        expect(frame.get_by_text("Open every day")).to_be_visible()
+        background = frame.locator("body").evaluate("b => getComputedStyle(b).backgroundColor")
+        assert background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")  # style.css (dark) loaded
     _shot(page, "code-builder-preview-1280.png")
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("preview-frame")).to_have_count(0)
@@ -96,10 +110,11 @@ def test_build_continue_preview_download_and_clear(page: Page):
     with zipfile.ZipFile(io.BytesIO(Path(zipped.value.path()).read_bytes())) as archive:
         names = {name.split("/", 1)[1] for name in archive.namelist()}
     assert names == {"index.html", "style.css", "app.js"}
+    page.get_by_test_id("file-row").filter(has_text=EXPECT["changed"]).get_by_role("button").click()
     with page.expect_download() as one:
         page.get_by_test_id("download-file").click()
-    assert one.value.suggested_filename == "index.html"
-    assert "Open every day" in Path(one.value.path()).read_text()
+    assert one.value.suggested_filename == EXPECT["changed"]
+    assert EXPECT["added"] in Path(one.value.path()).read_text()
 
     page.get_by_role("button", name="Save").click()
     expect(toast(page, "Project Saved")).to_be_visible()

@@ -303,8 +303,10 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
         await _log(project_id, "No file changed")
     summary = await _test(ctx, project_id)
     await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
-    await _log(project_id, f"Build complete: {len(writer.written)} file{'s' if len(writer.written) != 1 else ''} "
-                           f"written", BuildLogType.success)
+    count = len(writer.written)
+    done = (f"Build complete: {count} file{'s' if count != 1 else ''} written" if mode == "build"
+            else f"Continue complete: {count} file{'s' if count != 1 else ''} changed")
+    await _log(project_id, done, BuildLogType.success)
     await ctx.progress(force=True, phase="complete")
     return {"projectId": project_id, "files": sorted(writer.written), **summary}
 

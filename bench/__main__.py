@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency",
-              "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load"}
+              "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load",
+              "builder": "bench.builder_load"}
 
 
 def main() -> int:

@@ -299,3 +299,18 @@ async def test_a_build_interrupted_by_a_restart_reads_as_failed(session):
     assert (await projects.continue_build(session=session, actor=user, project_id=project.id,
                                           prompt="make it dark")).status == "planning"
     await settled(session, user, project.id)
+
+
+async def test_a_projects_log_keeps_its_newest_lines(session, monkeypatch):
+    monkeypatch.setattr(build_job, "MAX_LOG_LINES", 10)
+    user = await make_user(session, "builder@example.com")
+    project = await settled(session, user, (await projects.build(session=session, actor=user,
+                                                                 prompt="a landing page")).id)
+    before = await projects.logs(session=session, viewer=user, project_id=project.id)
+    assert len(before) == 10 and before[-1].message.startswith("Build complete")
+    await projects.continue_build(session=session, actor=user, project_id=project.id, prompt="make it dark")
+    await settled(session, user, project.id)
+    after = await projects.logs(session=session, viewer=user, project_id=project.id)
+    assert len(after) == 10 and after[0].id > before[0].id  # the oldest lines went, the newest stay in order
+    assert [line.id for line in after] == sorted(line.id for line in after)
+    assert after[-1].message.startswith("Continue complete")

@@ -15,7 +15,8 @@ import logging
 import time
 from typing import Any
 
-from sqlmodel import select
+from sqlalchemy import delete
+from sqlmodel import col, select
 
 from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
 from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, ProjectPlan
@@ -23,10 +24,10 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
 from secdash.models import User, UserPublic, utcnow
-from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
 from secdash.services import ai_calls
 from secdash.services.builder import checks, project_dir
-from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_TOTAL_BYTES, size_text
+from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
 from secdash.services.builder.records import KIND, TOPIC, add_log, topic_of
 from secdash.services.errors import DomainError
 from secdash.services.unit import commit, mark_changed
@@ -324,6 +325,18 @@ async def _fail(project_id: int, reason: str) -> None:
     await _set(project_id, status=ProjectStatus.failed, error=reason[:1000])
 
 
+async def trim_log(project_id: int) -> None:
+    """Keep the project's newest MAX_LOG_LINES log lines (a project continued many times grows no further)."""
+    async with session_scope() as session:
+        query = (select(BuildLog.id).where(BuildLog.project_id == project_id).order_by(col(BuildLog.id).desc())
+                 .offset(MAX_LOG_LINES).limit(1))
+        oldest_dropped = (await session.exec(query)).first()
+        if oldest_dropped is not None:
+            await session.exec(delete(BuildLog).where(  # type: ignore[call-overload]
+                BuildLog.project_id == project_id, col(BuildLog.id) <= oldest_dropped))
+            await commit(session)
+
+
 @register(KIND, topic=TOPIC)
 async def run_build(ctx: JobContext) -> dict[str, Any]:
     project_id = int(ctx.params["projectId"])
@@ -346,3 +359,5 @@ async def run_build(ctx: JobContext) -> dict[str, Any]:
         log.exception("build of project %s failed", project_id)
         await _fail(project_id, "The build failed on the server (see the server log)")
         raise
+    finally:
+        await asyncio.shield(trim_log(project_id))

@@ -21,6 +21,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.models import Site
 from secdash.models.scans import CodeRoot
+from secdash.services.builder import project_dir
 from secdash.services.once import insert_missing
 
 DEMO_SOURCES = PROJECT_ROOT / "secdash" / "demo_sites" / "sources"
@@ -33,7 +34,10 @@ def configured_roots() -> list[Path]:
 
 
 def workspace_for(root: Path) -> Path:
-    """Where a patched copy of `root` lives (it may not exist)."""
+    """Where a patched copy of `root` lives (it may not exist). A Live Code Builder project is its own workspace:
+    a fix writes into its directory (and its files), which the builder keeps in step."""
+    if project_dir.is_project_root(root):
+        return root
     key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     return get_settings().DATA_DIR / "workspaces" / key
 

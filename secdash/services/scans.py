@@ -17,6 +17,7 @@ from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, U
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
 from secdash.services import activities, audit, code_roots, events
+from secdash.services.builder import project_dir
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
@@ -38,7 +39,8 @@ def agents_scanning(view: ScanView) -> int:
 
 
 def scan_roots() -> list[Path]:
-    return code_roots.configured_roots()
+    """The configured roots, then the Live Code Builder projects of administrators (services/builder/project_dir)."""
+    return code_roots.configured_roots() + project_dir.code_roots()
 
 
 def scan_targets() -> list[tuple[Path, ScanTarget]]:

@@ -96,7 +96,8 @@ BUILD_PLAN = {"name": "Model Page", "description": "A page the test model wrote"
 
 def project_reply(messages: list[dict], model: str) -> str:
     """A Live Code Builder answer, by model: builder (the file protocol), builder-fenced (fenced blocks with file
-    names), builder-nofiles (prose only), builder-cut (the answer stops inside a file), builder-bad (a JavaScript
+    names), builder-eval (app.js calls eval on stored data),
+    builder-nofiles (prose only), builder-cut (the answer stops inside a file), builder-bad (a JavaScript
     syntax error and a planted AWS key); a continue (the current files are in the prompt) changes style.css only."""
     def block(path: str, text: str) -> str:
         return f"=== FILE: {path} ===\n{text}=== END FILE ===\n"
@@ -111,6 +112,9 @@ def project_reply(messages: list[dict], model: str) -> str:
     if model == "builder-cut":
         cut = "document.getElementById('go').addEventListener('click', () => {\n  document."
         return block("index.html", BUILD_INDEX) + "=== FILE: app.js ===\n" + cut
+    if model == "builder-eval":
+        risky = "const saved = localStorage.getItem('settings') || '{}';\nconst settings = eval(saved);\n"
+        return block("index.html", BUILD_INDEX) + block("style.css", BUILD_CSS) + block("app.js", risky + BUILD_JS)
     if model == "builder-bad":
         bad_js = BUILD_JS + "function broken( {\n"
         secret = "const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"

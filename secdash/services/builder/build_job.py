@@ -23,7 +23,7 @@ from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, Pr
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
-from secdash.models import User, UserPublic, utcnow
+from secdash.models import Role, User, UserPublic, utcnow
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
 from secdash.services import ai_calls
 from secdash.services.builder import checks, project_dir
@@ -252,12 +252,15 @@ async def _write(ctx: JobContext, calls: ai_calls.AICalls, project: CodeProject,
     return writer
 
 
-async def _test(ctx: JobContext, project_id: int) -> dict[str, Any]:
+async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, Any]:
     await _set(project_id, status=ProjectStatus.testing)
     await ctx.progress(force=True, phase="testing")
     files = await _current_files(project_id)
     await _log(project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
     root = await asyncio.to_thread(project_dir.write, project_id, files)
+    if project_dir.mark_code_root(project_id, code_root) and code_root:
+        await _log(project_id, "This project is now a code root of the Security Scan: its findings reach the "
+                               "Problem Database and Fix Mode")
     report = await checks.run_checks(root, sorted(files))
     for finding in report.findings:
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
@@ -302,7 +305,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
             raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a "
                               "file name)")
         await _log(project_id, "No file changed")
-    summary = await _test(ctx, project_id)
+    summary = await _test(ctx, project_id, code_root=owner.role == Role.admin and project.snapshot_of is None)
     await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
     count = len(writer.written)
     done = (f"Build complete: {count} file{'s' if count != 1 else ''} written" if mode == "build"

@@ -1,14 +1,22 @@
 """A project's files on disk (`DATA_DIR/projects/<id>/`): what the checks and the code scan read.
 
 The database holds the files; after every build or continue the directory is rewritten from them (each file
-atomically, files no longer in the project removed), so it never holds a half-written file."""
+atomically, files no longer in the project removed, under the same per-directory file lock Fix Mode takes), so it
+never holds a half-written file.
+
+An administrator's project is also a code root of the Security Scan (a mark file `<id>.code-root` beside the
+directory says so): its findings reach the Problem Database and Fix Mode, which writes an applied fix into the
+directory itself (a project root is its own workspace) and into the project's files. A limited user's project
+stays private: only its own build log shows its findings."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from secdash.ai.files import safe_path
@@ -34,10 +42,61 @@ def dir_of(project_id: int) -> Path:
     return projects_dir() / str(int(project_id))
 
 
+ROOT_MARK = ".code-root"
+
+
+def is_project_root(root: Path) -> bool:
+    """Whether `root` is a project's directory (as a code root it is its own workspace)."""
+    return root.parent.resolve() == projects_dir().resolve() and root.name.isdigit()
+
+
+def project_of(root: Path) -> int | None:
+    return int(root.name) if is_project_root(root) else None
+
+
+def code_roots() -> list[Path]:
+    """The project directories the Security Scan reads (marked, still there), in project order."""
+    if not projects_dir().is_dir():
+        return []
+    marked = [mark.name.removesuffix(ROOT_MARK) for mark in projects_dir().glob(f"*{ROOT_MARK}")]
+    return [dir_of(int(name)) for name in sorted(marked, key=lambda n: int(n) if n.isdigit() else 0)
+            if name.isdigit() and dir_of(int(name)).is_dir()]
+
+
+def mark_code_root(project_id: int, on: bool) -> bool:
+    """Make the project a code root of the Security Scan, or not; True when that changed."""
+    mark = projects_dir() / f"{int(project_id)}{ROOT_MARK}"
+    if on == mark.exists():
+        return False
+    if on:
+        mark.touch()
+    else:
+        mark.unlink(missing_ok=True)
+    return True
+
+
+@contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """The directory's file lock (the one Fix Mode's workspace takes: `<dir>.lock`), across processes."""
+    root.parent.mkdir(parents=True, exist_ok=True)
+    with open(root.with_name(root.name + ".lock"), "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def write(project_id: int, files: Mapping[str, str]) -> Path:
     """Make the project's directory hold exactly `files` (safe relative paths only); returns it."""
     root = dir_of(project_id)
     make_private_dir(projects_dir())
+    with locked(root):
+        _write(root, files)
+    return root
+
+
+def _write(root: Path, files: Mapping[str, str]) -> None:
     root.mkdir(mode=0o700, exist_ok=True)
     wanted = {path for path in files if safe_path(path) == path}
     for existing in sorted(root.rglob("*"), reverse=True):
@@ -57,8 +116,9 @@ def write(project_id: int, files: Mapping[str, str]) -> Path:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-    return root
 
 
 def remove(project_id: int) -> None:
+    mark_code_root(project_id, False)
     shutil.rmtree(dir_of(project_id), ignore_errors=True)
+    dir_of(project_id).with_name(f"{int(project_id)}.lock").unlink(missing_ok=True)

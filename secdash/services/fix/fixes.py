@@ -20,6 +20,7 @@ from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPu
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
 from secdash.models.fixes_public import FixPublic
 from secdash.services import audit, code_roots, events
+from secdash.services.builder import fix_link
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.fix import patches, problems, workspace
 from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
@@ -159,10 +160,13 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
         raise Conflict(f"Problem #{fix.event_id} is already resolved; this fix is no longer needed")
     if fix.root and fix.diff:
         root = Path(fix.root)
+        await fix_link.before_fix(session, root)
         with workspace.locked(root):
             writes = _writes(fix)
             assert writes is not None
             workspace.write_files(root, {path: after for path, (_before, after) in writes.items()})
+        await fix_link.after_fix(session, root, {path: after for path, (_before, after) in writes.items()},
+                                 f"Fix Mode: fix #{fix_id} ({fix.rule}) applied to {', '.join(sorted(writes))}")
         fix.previous = {path: base64.b64encode(before).decode() for path, (before, _after) in writes.items()}
         fix.applied = {path: _sha(after) for path, (_before, after) in writes.items()}
         where = f"the workspace copy of {', '.join(writes)}"
@@ -212,6 +216,7 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
     if not fix.previous:
         raise Conflict("SecDash did not write this fix (it was applied on the site's own server): undo it there")
     root = Path(fix.root)
+    await fix_link.before_fix(session, root)
     with workspace.locked(root):
         for path, digest in fix.applied.items():
             try:
@@ -221,6 +226,8 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
             if _sha(now_bytes) != digest:
                 raise Conflict(f"{path} changed after this fix was applied (another fix?): revert that one first")
         workspace.write_files(root, {path: base64.b64decode(data) for path, data in fix.previous.items()})
+    await fix_link.after_fix(session, root, {path: base64.b64decode(data) for path, data in fix.previous.items()},
+                             f"Fix Mode: fix #{fix_id} ({fix.rule}) reverted in {', '.join(sorted(fix.previous))}")
     event = await session.get(SecurityEvent, fix.event_id)
     if event is not None and event.resolved:
         events.reopen(session, event)

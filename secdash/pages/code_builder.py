@@ -84,7 +84,7 @@ def _header() -> rx.Component:
 
 def _log_line(line: BuildLine) -> rx.Component:
     return rx.el.li(
-        rx.el.span(line.time, class_name="mr-2 shrink-0 text-slate-500"),
+        rx.el.span(line.time, class_name="mr-2 shrink-0 text-slate-400"),
         rx.el.span(line.message, class_name=rx.match(line.type, *[(k, f"{v} {_LOG_TEXT}") for k, v in LOG_CLASSES],
                                                      f"text-slate-300 {_LOG_TEXT}")),
         class_name="flex gap-1", data_testid="log-line", data_type=line.type,

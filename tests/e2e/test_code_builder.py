@@ -14,7 +14,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import sign_in, toast
+from tests.e2e.helpers import assert_accessible, sign_in, toast
 from tests.support.browser import MODEL_MODE
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
@@ -69,6 +69,7 @@ def test_build_continue_preview_download_and_clear(page: Page):
     expect(page.get_by_test_id("project-checks")).to_have_text("Checks: 0 errors, 0 warnings")
     expect(send).to_have_text("Continue")
     _shot(page, "code-builder-built-1280.png")
+    assert_accessible(page, "a built project")
 
     page.get_by_test_id("file-row").filter(has_text="index.html").get_by_role("button").click()
     expect(page.get_by_test_id("file-viewer")).to_contain_text(EXPECT["name"])
@@ -89,6 +90,7 @@ def test_build_continue_preview_download_and_clear(page: Page):
     expect(diff.locator("[data-kind=added]").filter(has_text=EXPECT["added"])).to_be_visible()
     expect(diff.locator("[data-kind=removed]").first).to_be_visible()
     _shot(page, "code-builder-continued-1280.png")
+    assert_accessible(page, "a continued project, its diff")
 
     page.get_by_role("button", name="Preview").click()
     frame = page.frame_locator("[data-testid=preview-frame]")

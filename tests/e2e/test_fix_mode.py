@@ -15,10 +15,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.helpers import sign_in, toast
+from tests.e2e.helpers import assert_accessible, sign_in, toast
 from tests.support.browser import LIMITED_EMAIL, LIMITED_PASSWORD
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
@@ -27,19 +26,6 @@ PHONE = {"width": 390, "height": 844}
 JOB_TIMEOUT_MS = 90_000
 CSP = "Content-Security-Policy header missing"
 XFO = "X-Frame-Options header missing"
-
-
-_axe = Axe()
-
-
-def _assert_accessible(page: Page, where: str) -> None:
-    """No serious or critical axe finding (as tests/e2e/test_accessibility.py audits every page at load)."""
-    page.evaluate("() => Promise.all(document.getAnimations()"  # finite animations (a toast) run to their end
-                  ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
-                  ".map(a => a.finished.catch(() => null)))")
-    found = [f"{v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(n["html"][:120] for n in v["nodes"][:3])
-             for v in _axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
-    assert not found, f"{where}:\n" + "\n".join(found)
 
 
 def _shot(page: Page, name: str) -> None:
@@ -127,7 +113,7 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(row).to_contain_text("offline recipe")
     expect(row.locator("pre")).to_contain_text("eval(")
     expect(page.get_by_test_id("site-group").filter(has_text="Gem").first).to_be_visible()
-    _assert_accessible(page, "the problem list")
+    assert_accessible(page, "the problem list")
     _shot(page, "list")
 
     panel = _propose_and_wait(page, row)
@@ -136,7 +122,7 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     unified = panel.get_by_test_id("diff-unified")
     expect(unified).to_contain_text("--- a/gem/appraise.js")
     expect(unified).to_contain_text("JSON.parse")
-    _assert_accessible(page, "a proposed fix, unified diff")
+    assert_accessible(page, "a proposed fix, unified diff")
     with page.expect_download() as download:
         panel.get_by_test_id("download-patch").click()
     patch = Path(download.value.path()).read_text()
@@ -146,7 +132,7 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     split = panel.get_by_test_id("diff-side-by-side")
     expect(split.locator("td[data-kind=removed]").filter(has_text="eval(").first).to_be_visible()
     expect(split.locator("td[data-kind=added]").filter(has_text="JSON.parse").first).to_be_visible()
-    _assert_accessible(page, "a proposed fix, side-by-side diff")
+    assert_accessible(page, "a proposed fix, side-by-side diff")
     _shot(page, "diff")
 
     # Another tab (with several workers, likely on another worker) has the same fix open: it follows along.
@@ -166,7 +152,7 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     # A verified fix closes its problem: it leaves the list, and stays among the recent fixes.
     expect(_problem(page, "gem/appraise.js", "js:eval")).to_have_count(0)
     expect(page.get_by_test_id("recent-fix").first).to_contain_text("verified")
-    _assert_accessible(page, "a verified fix")
+    assert_accessible(page, "a verified fix")
     _shot(page, "verified")
 
     # After a reload the fix is still there to open, and its revert brings the problem back.
@@ -223,5 +209,5 @@ def test_a_limited_user_reads_fix_mode_without_actions(page: Page):
         expect(page.get_by_test_id("no-problems")).to_contain_text("No open problems to fix")
     for name in ("Apply", "Reject", "Revert"):
         expect(page.get_by_role("button", name=name, exact=True)).to_have_count(0)
-    _assert_accessible(page, "the limited user's page on a phone")
+    assert_accessible(page, "the limited user's page on a phone")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -10,16 +10,13 @@ origin too.
 import reflex as rx
 
 from secdash.components.cards import card
+from secdash.components.styles import BADGE as _BADGE
+from secdash.components.styles import DANGER as _DANGER
+from secdash.components.styles import FOCUS as _FOCUS
+from secdash.components.styles import PRIMARY as _PRIMARY
+from secdash.components.styles import QUIET as _QUIET
 from secdash.state.code_builder import BuildLine, CodeBuilderState, DiffLine, FileRow
 
-_FOCUS = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-cyan-400"
-_BUTTON = (f"inline-flex items-center justify-center gap-1.5 rounded-md border px-3 py-1.5 text-sm font-semibold "
-           f"transition-colors {_FOCUS} disabled:cursor-not-allowed disabled:border-slate-700 disabled:bg-slate-800/60 "
-           "disabled:text-slate-400")
-_PRIMARY = f"{_BUTTON} border-cyan-500/50 bg-cyan-500/15 text-cyan-200 hover:bg-cyan-500/25"
-_DANGER = f"{_BUTTON} border-red-500/50 bg-red-500/10 text-red-200 hover:bg-red-500/20"
-_QUIET = f"{_BUTTON} border-slate-600 text-slate-200 hover:bg-slate-800"
-_BADGE = "inline-flex items-center rounded-md border px-2 py-0.5 text-xs font-semibold uppercase tracking-wide"
 STATUS_CLASSES = (
     ("planning", "bg-blue-500/15 text-blue-300 border-blue-500/40"),
     ("building", "bg-yellow-500/15 text-yellow-300 border-yellow-500/40"),

@@ -12,18 +12,16 @@ from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card
 from secdash.components.job_log import log_line
 from secdash.components.screens import page_header
+from secdash.components.styles import BADGE as _BADGE
+from secdash.components.styles import DANGER as _DANGER
+from secdash.components.styles import FOCUS as _FOCUS
+from secdash.components.styles import PRIMARY as _PRIMARY
+from secdash.components.styles import QUIET as _QUIET
 from secdash.routes import DASHBOARD_ROUTE
 from secdash.state.auth import AuthState
 from secdash.state.fix_mode import DiffRow, FixModeState, FixRow, HeaderChange, ProblemRow, SiteGroup, SiteOption
 
 _SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-200"
-_FOCUS = "focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-cyan-400"
-_BUTTON = (f"inline-flex items-center justify-center gap-1.5 rounded-md border px-3 py-1.5 text-sm font-semibold "
-           f"transition-colors {_FOCUS} disabled:cursor-not-allowed disabled:border-slate-700 disabled:bg-slate-800/60 "
-           "disabled:text-slate-400")
-_PRIMARY = f"{_BUTTON} border-cyan-500/50 bg-cyan-500/15 text-cyan-200 hover:bg-cyan-500/25"
-_DANGER = f"{_BUTTON} border-red-500/50 bg-red-500/10 text-red-200 hover:bg-red-500/20"
-_QUIET = f"{_BUTTON} border-slate-600 text-slate-200 hover:bg-slate-800"
 _PRE = ("overflow-x-auto whitespace-pre rounded-md border border-slate-800 bg-slate-950/80 p-2 font-mono text-xs "
         "text-slate-200")
 STATE_CLASSES = (
@@ -36,7 +34,6 @@ STATE_CLASSES = (
     ("failed", "bg-red-500/15 text-red-300 border-red-500/40"),
     ("reverted", "bg-violet-500/15 text-violet-300 border-violet-500/40"),
 )
-_BADGE = "inline-flex items-center rounded-md border px-2 py-0.5 text-xs font-semibold uppercase tracking-wide"
 # On a phone the panel is under the list: opening a problem scrolls to it (compiled into the bundle, no eval).
 _SCROLL_TO_PANEL = rx.call_function(rx.vars.FunctionStringVar.create(
     "() => { if (window.matchMedia('(max-width: 1023px)').matches) "

@@ -102,6 +102,21 @@ async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProj
     return job.id
 
 
+async def _launch(session: AsyncSession, actor: UserPublic, project: CodeProject, text: str, mode: str,
+                  line: str, action: str, description: str) -> CodeProjectPublic:
+    """Start the project's build job (a build or a continue), make it current, log and audit it, then run it."""
+    job_id = await _start_job(session, actor, project, text, mode)
+    await _make_current(session, actor.id, project)
+    add_log(session, project, f"{line}: {provisional_name(text)}")
+    audit.record(session, category=LogCategory.ai, action=action, actor_user_id=actor.id,
+                 description=f"{actor.email} {description} project #{project.id}",
+                 details={"projectId": project.id, "jobId": job_id})
+    await commit(session)
+    await runner.dispatch(job_id)
+    await session.refresh(project)
+    return await public(session, project)
+
+
 async def build(*, session: AsyncSession, actor: UserPublic, prompt: object) -> CodeProjectPublic:
     """A new project from a prompt, made the user's current one; its build job starts."""
     text = parse_prompt(prompt)
@@ -109,16 +124,8 @@ async def build(*, session: AsyncSession, actor: UserPublic, prompt: object) -> 
     project = CodeProject(owner_user_id=actor.id, name=provisional_name(text), description=text[:500], prompt=text)
     session.add(project)
     await session.flush()
-    job_id = await _start_job(session, actor, project, text, "build")
-    await _make_current(session, actor.id, project)
-    add_log(session, project, f"Build started: {provisional_name(text)}")
-    audit.record(session, category=LogCategory.ai, action="Code project build started", actor_user_id=actor.id,
-                 description=f"{actor.email} started building project #{project.id}",
-                 details={"projectId": project.id, "jobId": job_id})
-    await commit(session)
-    await runner.dispatch(job_id)
-    await session.refresh(project)
-    return await public(session, project)
+    return await _launch(session, actor, project, text, "build", "Build started", "Code project build started",
+                         "started building")
 
 
 async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id: object,
@@ -130,16 +137,8 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
         raise Conflict(f"Project #{project.id} is still {project.status.value}: wait for it to finish")
     if not await _files(session, project.id or 0):
         raise Invalid(f"Project #{project.id} has no files yet: start a new build instead")
-    job_id = await _start_job(session, actor, project, text, "continue")
-    await _make_current(session, actor.id, project)
-    add_log(session, project, f"Continue: {provisional_name(text)}")
-    audit.record(session, category=LogCategory.ai, action="Code project continued", actor_user_id=actor.id,
-                 description=f"{actor.email} asked for changes to project #{project.id}",
-                 details={"projectId": project.id, "jobId": job_id})
-    await commit(session)
-    await runner.dispatch(job_id)
-    await session.refresh(project)
-    return await public(session, project)
+    return await _launch(session, actor, project, text, "continue", "Continue", "Code project continued",
+                         "asked for changes to")
 
 
 async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:

@@ -37,7 +37,7 @@ STATE_CLASSES = (
 # On a phone the panel is under the list: opening a problem scrolls to it (compiled into the bundle, no eval).
 _SCROLL_TO_PANEL = rx.call_function(rx.vars.FunctionStringVar.create(
     "() => { if (window.matchMedia('(max-width: 1023px)').matches) "
-    "document.getElementById('fix-panel')?.scrollIntoView({block: 'start', behavior: 'smooth'}); }"))
+    "document.getElementById('fix-panel')?.scrollIntoView({block: 'start'}); }"))
 
 
 def state_badge(state, label, **props) -> rx.Component:

@@ -10,8 +10,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.helpers import sign_in
 from tests.support.browser import ADMIN_EMAIL
 
-ROUTE_TITLES = {  # modules still to come (Fix Mode has its page: tests/e2e/test_fix_mode.py)
-    "/code-mode": "Live Code Builder",
+ROUTE_TITLES = {  # modules still to come (Fix Mode and the builder have their pages and tests)
     "/code-artifacts": "Code Mode - HTML Artifacts",
 }
 

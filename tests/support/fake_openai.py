@@ -204,7 +204,7 @@ class FakeOpenAI:
                                             "choices": [{"index": 0, "finish_reason": "stop",
                                                          "message": {"role": "assistant", "content": content}}]})
                 reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
-                if "=== FILE:" in str(body["messages"][0].get("content", "")):
+                if "Live Code Builder" in str(body["messages"][0].get("content", ""))[:300]:
                     reply = project_reply(body["messages"], model)
                 if not body.get("stream"):
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,

@@ -12,8 +12,9 @@ from typing import Annotated, Any
 from fastapi import Path
 from pydantic import BaseModel, ConfigDict, Field
 
+from secdash.services.ids import MAX_ID
+
 # Integer ids in paths: SQL integers (and SQLite's) overflow long before Python's do.
-MAX_ID = 2**31 - 1
 PathId = Annotated[int, Path(ge=1, le=MAX_ID, description="A positive id")]
 
 MAX_FILTER_LENGTH = 200  # query-string filters and searches

@@ -118,6 +118,10 @@ async def test_bad_input_gets_a_clear_message(client, session):
     assert_refused(await client.post("/api/code-project/continue", json={"projectId": 99, "prompt": "a"},
                                      headers=user), 404)
     assert_refused(await client.get("/api/code-project/0", headers=user), 400)
+    for huge in (2**31, 36307118907):  # no such row; PostgreSQL would refuse it as an INTEGER (a 500 before)
+        assert_refused(await client.post("/api/code-project/continue", json={"projectId": huge, "prompt": "a"},
+                                         headers=user), 400, "projectId", "at most")
+        assert_refused(await client.post("/api/code-project/save", json={"projectId": huge}, headers=user), 400)
     assert_refused(await client.get("/api/code-project/logs/1?after=-1", headers=user), 404)
     assert (await client.get("/api/code-project", headers=user)).json() == []
 

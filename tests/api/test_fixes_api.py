@@ -256,6 +256,7 @@ async def test_unknown_fixes_and_problems_are_404(client, session):
     ({"problemId": "abc"}, ("problemId", "positive")),
     ({"problemId": "1.5"}, ("problemId", "positive")),
     ({"problemId": 10**30}, ("problemId", "positive")),
+    ({"problemId": 2**31}, ("problemId", "at most")),  # PostgreSQL would refuse it as an INTEGER (a 500)
     ({"problemId": "9" * 40}, ("problemId", "positive")),
     ([1], ()),
     ("1", ()),

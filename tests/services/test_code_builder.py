@@ -314,3 +314,22 @@ async def test_a_projects_log_keeps_its_newest_lines(session, monkeypatch):
     assert len(after) == 10 and after[0].id > before[0].id  # the oldest lines went, the newest stay in order
     assert [line.id for line in after] == sorted(line.id for line in after)
     assert after[-1].message.startswith("Continue complete")
+
+
+async def test_the_project_count_and_size_limits_say_what_to_do(session, monkeypatch):
+    user = await make_user(session, "builder@example.com")
+    monkeypatch.setattr(projects, "MAX_PROJECTS", 1)
+    await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
+    with pytest.raises(Invalid, match="limit: clear some"):
+        await projects.build(session=session, actor=user, prompt="a form")
+    monkeypatch.setattr(projects, "MAX_PROJECTS", 50)
+    monkeypatch.setattr(build_job, "MAX_FILES", 2)
+    too_many = await settled(session, user, (await projects.build(session=session, actor=user,
+                                                                  prompt="a landing page")).id)
+    assert too_many.status == "failed" and "more than 2 files" in too_many.error
+    monkeypatch.setattr(build_job, "MAX_FILES", 30)
+    monkeypatch.setattr(build_job, "MAX_TOTAL_BYTES", 3000)
+    too_big = await settled(session, user, (await projects.build(session=session, actor=user,
+                                                                 prompt="a landing page")).id)
+    assert too_big.status == "failed" and "limit of a project" in too_big.error
+    assert all(file.complete for file in too_big.files)  # what was written is whole; the rest never started

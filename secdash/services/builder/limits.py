@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from secdash.services import ids
 from secdash.services.errors import Invalid
 
 MAX_PROMPT_CHARS = 4000
@@ -29,10 +30,7 @@ def parse_prompt(value: Any) -> str:
 
 
 def parse_id(value: Any, name: str = "projectId") -> int:
-    text = str(value).strip() if value is not None and not isinstance(value, bool) else ""
-    if not text.isdigit() or len(text) > 12 or int(text) < 1:
-        raise Invalid(f"{name} must be a positive whole number")
-    return int(text)
+    return ids.parse_id(value, name)
 
 
 def parse_after(value: Any) -> int:

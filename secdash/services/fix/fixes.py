@@ -19,9 +19,9 @@ from secdash.jobs import runner, store
 from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPublic, utcnow
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
 from secdash.models.fixes_public import FixPublic
-from secdash.services import audit, code_roots, events
+from secdash.services import audit, code_roots, events, ids
 from secdash.services.builder import fix_link
-from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.errors import Conflict, NotFound
 from secdash.services.fix import patches, problems, workspace
 from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
 from secdash.services.fix.problems import ProblemFacts
@@ -60,10 +60,7 @@ async def _get(session: AsyncSession, fix_id: int) -> Fix:
 
 
 def parse_id(value: Any, name: str = "id") -> int:
-    text = str(value).strip() if value is not None else ""
-    if not text.isdigit() or len(text) > 12 or int(text) < 1:
-        raise Invalid(f"{name} must be a positive whole number")
-    return int(text)
+    return ids.parse_id(value, name)
 
 
 def parse_limit(value: Any) -> int:

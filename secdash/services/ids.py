@@ -1,0 +1,17 @@
+"""Ids as users send them: a positive whole number that fits the database's INTEGER columns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from secdash.services.errors import Invalid
+
+MAX_ID = 2**31 - 1  # a larger number names no row, and PostgreSQL would refuse it as an INTEGER (not a 404: a 500)
+
+
+def parse_id(value: Any, name: str = "id") -> int:
+    """`value` as an id; Invalid (naming `name`) for anything else: text, booleans, 0, negatives, too large."""
+    text = str(value).strip() if value is not None and not isinstance(value, bool) else ""
+    if not text.isdigit() or len(text) > 12 or not 1 <= int(text) <= MAX_ID:
+        raise Invalid(f"{name} must be a positive whole number (at most {MAX_ID})")
+    return int(text)

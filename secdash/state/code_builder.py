@@ -320,7 +320,8 @@ class CodeBuilderState(AuthState):
         if "index.html" not in self._files:
             return toast.error("No HTML file", description="Build a project first to preview it.")
         try:
-            self.preview_url = await in_session(preview.preview_url, viewer=user, project_id=self.project.id)
+            self.preview_url = await in_session(preview.preview_url, viewer=user, project_id=self.project.id,
+                                                auth_token=self.auth_token)
         except DomainError as exc:
             return toast.error("No HTML file", description=exc.message)
         self.preview_open = True

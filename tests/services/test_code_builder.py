@@ -12,9 +12,10 @@ from sqlmodel import select
 
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
+from secdash.services import auth
 from secdash.services.builder import archive, build_job, limits, preview, project_dir, projects
 from secdash.services.errors import Conflict, Invalid, NotFound
-from tests.factories import make_user
+from tests.factories import make_user, sign_in
 from tests.support.fake_openai import BUILD_CSS, FakeOpenAI
 
 
@@ -145,7 +146,7 @@ async def test_someone_elses_project_does_not_exist_for_you(session):
         projects.open_project(session=session, actor=admin, project_id=project.id),
         projects.stop(session=session, actor=admin, project_id=project.id),
         archive.project_zip(session=session, viewer=admin, project_id=project.id),
-        preview.preview_url(session=session, viewer=admin, project_id=project.id),
+        preview.preview_url(session=session, viewer=admin, project_id=project.id, auth_token=None),
     ]
     for call in calls:
         with pytest.raises(NotFound):
@@ -190,7 +191,8 @@ async def test_preview_links_serve_only_that_projects_files(session, monkeypatch
     user = await make_user(session, "builder@example.com")
     project = await settled(session, user, (await projects.build(session=session, actor=user,
                                                                  prompt="a landing page")).id)
-    url = await preview.preview_url(session=session, viewer=user, project_id=project.id)
+    auth_token = await sign_in(session, "builder@example.com")
+    url = await preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token=auth_token)
     token = url.split("/")[2]
     media, body = await preview.preview_file(session=session, token=token, path="index.html")
     assert media == "text/html" and body.decode() == files_of(project)["index.html"]
@@ -201,9 +203,25 @@ async def test_preview_links_serve_only_that_projects_files(session, monkeypatch
         with pytest.raises(NotFound, match="expired or is not valid"):
             await preview.preview_file(session=session, token=bad, path="index.html")
     monkeypatch.setattr(preview, "TTL", -preview.TTL)
-    expired = (await preview.preview_url(session=session, viewer=user, project_id=project.id)).split("/")[2]
+    expired = (await preview.preview_url(session=session, viewer=user, project_id=project.id,
+                                         auth_token=auth_token)).split("/")[2]
     with pytest.raises(NotFound, match="expired"):
         await preview.preview_file(session=session, token=expired, path="index.html")
+
+
+async def test_a_preview_link_ends_with_the_sign_in_it_was_made_in(session, settings):
+    user = await make_user(session, "builder@example.com")
+    project = await settled(session, user, (await projects.build(session=session, actor=user,
+                                                                 prompt="a landing page")).id)
+    auth_token = await sign_in(session, "builder@example.com")
+    token = (await preview.preview_url(session=session, viewer=user, project_id=project.id,
+                                       auth_token=auth_token)).split("/")[2]
+    assert (await preview.preview_file(session=session, token=token, path="index.html"))[1]
+    await auth.logout(session=session, settings=settings, token=auth_token)
+    with pytest.raises(NotFound, match="expired"):
+        await preview.preview_file(session=session, token=token, path="index.html")
+    with pytest.raises(NotFound, match="Sign in again"):
+        await preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token="forged")
 
 
 async def test_a_model_build_streams_protocol_files_and_passes_the_checks(session, model):

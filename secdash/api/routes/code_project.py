@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import Field
 
-from secdash.api.deps import CurrentUser, DbSession
+from secdash.api.deps import CurrentUser, DbSession, request_token
 from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
 from secdash.models.public import PublicModel
@@ -115,9 +115,11 @@ async def stop_build(project_id: PathId, user: CurrentUser, session: DbSession) 
 
 
 @router.get("/{project_id}/preview", response_model=PreviewOut, responses=errors(404))
-async def preview_link(project_id: PathId, user: CurrentUser, session: DbSession) -> PreviewOut:
-    """A link to the project's index.html in the isolated preview (404 "No HTML file" without one)."""
-    return PreviewOut(url=await preview.preview_url(session=session, viewer=user, project_id=project_id))
+async def preview_link(project_id: PathId, user: CurrentUser, session: DbSession, request: Request) -> PreviewOut:
+    """A link to the project's index.html in the isolated preview, valid for 30 minutes while this sign-in lasts
+    (404 "No HTML file" without one)."""
+    return PreviewOut(url=await preview.preview_url(session=session, viewer=user, project_id=project_id,
+                                                    auth_token=request_token(request)))
 
 
 @router.get("/{project_id}/download", response_model=bytes, response_class=ZipResponse,

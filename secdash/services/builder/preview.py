@@ -2,7 +2,8 @@
 
 A preview link `/preview/<token>/<path>` names one project; the token (a JWT signed with a key derived from
 the secret key, audience "preview", 30 minutes) is the only credential, because the sandboxed frame is an opaque
-origin: its requests carry no cookie and must not. Every response carries PREVIEW_CSP: `sandbox allow-scripts`
+origin: its requests carry no cookie and must not. It names the sign-in session it was made in, so it stops
+working when that session ends (logout, revocation, expiry). Every response carries PREVIEW_CSP: `sandbox allow-scripts`
 makes the document an opaque origin even when opened top-level (no access to the app's storage, cookies or
 pages), `connect-src 'none'` stops fetch/XHR/WebSocket to anywhere, and nothing loads from other origins.
 """
@@ -20,7 +21,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.files import safe_path
 from secdash.core.config import get_settings
-from secdash.models import UserPublic
+from secdash.core.security import InvalidToken, decode_access_token
+from secdash.models import AuthSession, UserPublic, as_utc
 from secdash.models.builder import CodeProject, ProjectFile
 from secdash.services.builder.limits import parse_id
 from secdash.services.errors import NotFound
@@ -31,6 +33,7 @@ PREVIEW_CSP = (
     "connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'self'"
 )
 TTL = timedelta(minutes=30)
+EXPIRED = "This preview link has expired or is not valid: open the preview again"
 AUDIENCE = "preview"
 ALGORITHM = "HS256"
 ENTRY = "index.html"
@@ -56,16 +59,31 @@ async def _file(session: AsyncSession, project_id: int, path: str) -> ProjectFil
     return (await session.exec(query)).first()
 
 
-async def preview_url(*, session: AsyncSession, viewer: UserPublic, project_id: object) -> str:
-    """A fresh link to the project's index.html (NotFound when the project has none)."""
+def _session_id(auth_token: str | None) -> str:
+    """The sign-in session of the (already verified) token the request came with."""
+    try:
+        return decode_access_token(auth_token or "", secret=get_settings().secret_key()).session_id
+    except InvalidToken:
+        raise NotFound("Sign in again to preview") from None
+
+
+async def preview_url(*, session: AsyncSession, viewer: UserPublic, project_id: object, auth_token: str | None) -> str:
+    """A fresh link to the project's index.html, valid while the viewer's sign-in session is (NotFound when the
+    project has no index.html)."""
     project = await _owned(session, viewer, project_id)
     assert project.id is not None
     if await _file(session, project.id, ENTRY) is None:
         raise NotFound("No HTML file: build a project first to preview it")
     now = datetime.now(UTC)
-    token = jwt.encode({"pid": project.id, "sub": str(viewer.id), "aud": AUDIENCE, "iat": now, "exp": now + TTL},
-                       _key(), algorithm=ALGORITHM)
-    return f"/preview/{token}/{ENTRY}"
+    claims = {"pid": project.id, "sub": str(viewer.id), "sid": _session_id(auth_token), "aud": AUDIENCE, "iat": now,
+              "exp": now + TTL}
+    return f"/preview/{jwt.encode(claims, _key(), algorithm=ALGORITHM)}/{ENTRY}"
+
+
+async def _session_alive(session: AsyncSession, session_id: str, owner_id: int) -> bool:
+    row = await session.get(AuthSession, session_id)
+    return (row is not None and row.user_id == owner_id and row.revoked_at is None
+            and as_utc(row.expires_at) > datetime.now(UTC))
 
 
 def media_type(path: str) -> str:
@@ -78,9 +96,11 @@ async def preview_file(*, session: AsyncSession, token: str, path: str) -> tuple
     try:
         claims = jwt.decode(token, _key(), algorithms=[ALGORITHM], audience=AUDIENCE,
                             options={"require": ["exp", "iat", "aud", "sub"]})
-        project_id, owner_id = int(claims["pid"]), int(claims["sub"])
+        project_id, owner_id, session_id = int(claims["pid"]), int(claims["sub"]), str(claims["sid"])
     except (jwt.PyJWTError, KeyError, TypeError, ValueError):
-        raise NotFound("This preview link has expired or is not valid: open the preview again") from None
+        raise NotFound(EXPIRED) from None
+    if not await _session_alive(session, session_id, owner_id):
+        raise NotFound(EXPIRED)
     project = await session.get(CodeProject, project_id)
     wanted = safe_path((path or ENTRY).removeprefix("./"))
     if project is None or project.owner_user_id != owner_id or wanted is None:

@@ -19,7 +19,10 @@ _sessionmaker: async_sessionmaker[AsyncSession] | None = None
 def _tune_sqlite(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    # A writer waits up to 15 s for another's lock: on a loaded 2-core machine (CI) a drill's burst of request logs
+    # kept writers waiting past 5 s and they failed with "database is locked". The wait runs in aiosqlite's
+    # thread, never on the event loop, and stays well under the job reaper's 60 s.
+    cursor.execute("PRAGMA busy_timeout=15000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 

@@ -28,7 +28,7 @@ from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChan
 from secdash.services import ai_calls
 from secdash.services.builder import checks, project_dir
 from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
-from secdash.services.builder.records import KIND, TOPIC, add_log, topic_of
+from secdash.services.builder.records import KIND, TOPIC, add_log, file_of, topic_of
 from secdash.services.errors import DomainError
 from secdash.services.unit import commit, mark_changed
 
@@ -71,11 +71,6 @@ async def _current_files(project_id: int) -> dict[str, str]:
         return {row.filename: row.content for row in rows}
 
 
-async def _file(session: Any, project_id: int, path: str) -> ProjectFile | None:
-    query = select(ProjectFile).where(ProjectFile.project_id == project_id, ProjectFile.filename == path)
-    return (await session.exec(query)).first()
-
-
 def diff_text(before: str, after: str, path: str) -> tuple[str, int, int]:
     """A unified diff of one file and its added / removed line counts."""
     lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), f"a/{path}", f"b/{path}", lineterm=""))
@@ -109,7 +104,7 @@ class FileWriter:
         assert self.path is not None
         content = "".join(self.buffer)
         async with session_scope() as session:
-            file = await _file(session, self.project_id, self.path)
+            file = await file_of(session, self.project_id, self.path)
             if file is None:
                 file = ProjectFile(project_id=self.project_id, filename=self.path,
                                    language=project_dir.language_of(self.path),
@@ -183,7 +178,7 @@ class FileWriter:
             return
         path, self.path = self.path, None
         async with session_scope() as session:
-            file = await _file(session, self.project_id, path)
+            file = await file_of(session, self.project_id, path)
             if file is not None:
                 before = self.existing.get(path)
                 if before is None:

@@ -16,15 +16,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 
 import jwt
-from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.files import safe_path
 from secdash.core.config import get_settings
 from secdash.core.security import InvalidToken, decode_access_token
 from secdash.models import AuthSession, UserPublic, as_utc
-from secdash.models.builder import CodeProject, ProjectFile
-from secdash.services.builder.limits import parse_id
+from secdash.models.builder import CodeProject
+from secdash.services.builder import projects
+from secdash.services.builder.records import file_of
 from secdash.services.errors import NotFound
 
 PREVIEW_CSP = (
@@ -46,19 +46,6 @@ def _key() -> str:
     return hashlib.sha256(f"secdash-preview:{get_settings().secret_key()}".encode()).hexdigest()
 
 
-async def _owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
-    wanted = parse_id(project_id)
-    project = await session.get(CodeProject, wanted)
-    if project is None or project.owner_user_id != viewer.id:
-        raise NotFound(f"Project #{wanted} not found")
-    return project
-
-
-async def _file(session: AsyncSession, project_id: int, path: str) -> ProjectFile | None:
-    query = select(ProjectFile).where(ProjectFile.project_id == project_id, ProjectFile.filename == path)
-    return (await session.exec(query)).first()
-
-
 def _session_id(auth_token: str | None) -> str:
     """The sign-in session of the (already verified) token the request came with."""
     try:
@@ -70,9 +57,9 @@ def _session_id(auth_token: str | None) -> str:
 async def preview_url(*, session: AsyncSession, viewer: UserPublic, project_id: object, auth_token: str | None) -> str:
     """A fresh link to the project's index.html, valid while the viewer's sign-in session is (NotFound when the
     project has no index.html)."""
-    project = await _owned(session, viewer, project_id)
+    project = await projects.owned(session, viewer, project_id)
     assert project.id is not None
-    if await _file(session, project.id, ENTRY) is None:
+    if await file_of(session, project.id, ENTRY) is None:
         raise NotFound("No HTML file: build a project first to preview it")
     now = datetime.now(UTC)
     claims = {"pid": project.id, "sub": str(viewer.id), "sid": _session_id(auth_token), "aud": AUDIENCE, "iat": now,
@@ -105,7 +92,7 @@ async def preview_file(*, session: AsyncSession, token: str, path: str) -> tuple
     wanted = safe_path((path or ENTRY).removeprefix("./"))
     if project is None or project.owner_user_id != owner_id or wanted is None:
         raise NotFound("File not found in this project")
-    file = await _file(session, project_id, wanted)
+    file = await file_of(session, project_id, wanted)
     if file is None:
         raise NotFound(f"{wanted} is not a file of this project")
     return media_type(wanted), file.content.encode()

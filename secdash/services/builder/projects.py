@@ -46,7 +46,8 @@ async def _settled(session: AsyncSession, project: CodeProject) -> CodeProject:
     return project
 
 
-async def _owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
+async def owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
+    """The viewer's project (NotFound for anyone else's, admins included), settled if its build was cut off."""
     wanted = parse_id(project_id)
     project = await session.get(CodeProject, wanted)
     if project is None or project.owner_user_id != viewer.id:
@@ -132,7 +133,7 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
                          prompt: object) -> CodeProjectPublic:
     """Change an existing project (the current files go to the model as context); it becomes the current one."""
     text = parse_prompt(prompt)
-    project = await _owned(session, actor, project_id)
+    project = await owned(session, actor, project_id)
     if project.status in WORKING_STATUSES:
         raise Conflict(f"Project #{project.id} is still {project.status.value}: wait for it to finish")
     if not await _files(session, project.id or 0):
@@ -143,7 +144,7 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
 
 async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
     """A named snapshot of the project as it is now (a copy that later changes leave alone)."""
-    project = await _owned(session, actor, project_id)
+    project = await owned(session, actor, project_id)
     if project.status in WORKING_STATUSES:
         raise Conflict(f"Project #{project.id} is still {project.status.value}: save it when the build is done")
     files = await _files(session, project.id or 0)
@@ -180,7 +181,7 @@ async def new_project(*, session: AsyncSession, actor: UserPublic) -> None:
 
 async def open_project(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
     """Make one of the user's projects the current one."""
-    project = await _owned(session, actor, project_id)
+    project = await owned(session, actor, project_id)
     await _make_current(session, actor.id, project)
     mark_changed(session, topic_of(actor.id))
     await commit(session)
@@ -231,13 +232,13 @@ async def current(*, session: AsyncSession, viewer: UserPublic) -> CodeProjectPu
 
 
 async def get_project(*, session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProjectPublic:
-    return await public(session, await _owned(session, viewer, project_id))
+    return await public(session, await owned(session, viewer, project_id))
 
 
 async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object,
                after: object = None) -> list[BuildLogPublic]:
     """The project's log lines after id `after`, oldest first (a page at a time)."""
-    project = await _owned(session, viewer, project_id)
+    project = await owned(session, viewer, project_id)
     query = (select(BuildLog).where(BuildLog.project_id == project.id, col(BuildLog.id) > parse_after(after))
              .order_by(col(BuildLog.id)).limit(LOG_PAGE))
     return [BuildLogPublic.of(row) for row in await session.exec(query)]
@@ -245,7 +246,7 @@ async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object,
 
 async def stop(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
     """Ask the project's running build to stop (its job ends the build as failed: "Stopped")."""
-    project = await _owned(session, actor, project_id)
+    project = await owned(session, actor, project_id)
     job = await store.get(session, project.job_id) if project.job_id else None
     if job is None or project.status not in WORKING_STATUSES or not store.request_stop(session, job):
         raise Conflict(f"Project #{project.id} has no build running")

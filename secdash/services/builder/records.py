@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models.builder import BuildLog, BuildLogType, CodeProject
+from secdash.models.builder import BuildLog, BuildLogType, CodeProject, ProjectFile
 from secdash.services.builder.limits import MAX_LOG_CHARS
 from secdash.services.unit import mark_changed
 
@@ -22,3 +23,9 @@ def add_log(session: AsyncSession, project: CodeProject, message: str, kind: Bui
     assert project.id is not None
     session.add(BuildLog(project_id=project.id, type=kind, message=message[:MAX_LOG_CHARS]))
     mark_changed(session, topic_of(project.owner_user_id))
+
+
+async def file_of(session: AsyncSession, project_id: int, path: str) -> ProjectFile | None:
+    """One file of a project by its path (None when the project has no such file)."""
+    query = select(ProjectFile).where(ProjectFile.project_id == project_id, ProjectFile.filename == path)
+    return (await session.exec(query)).first()

@@ -20,6 +20,7 @@ from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
 from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
+from secdash.services.artifacts import generate_job as artifact_job  # noqa: F401  (registers the "artifact" job kind)
 from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
 from secdash.services.battle.threats import run_threat_simulation
 from secdash.services.builder import build_job  # noqa: F401  (registers the "build" job kind)

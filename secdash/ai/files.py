@@ -21,6 +21,9 @@ no info string). A fence that names no file, and all it holds, stays text. Insid
 fence is content (a README with code blocks); a marker line is recognised outside files, even inside
 a fence that names no file (a model that wraps its whole answer in one).
 
+A task with a `default_file` (the HTML artifact: one page) also takes a fence of HTML that names no file
+(```html) as that file.
+
 Both engines send their text through `FileStreamParser` when a task's output is files, so a builder
 sees the same events whichever engine answered. Markers and fence lines split across stream chunks
 are recognised (a line that may still become one is held back until it is complete). A reply cut
@@ -64,6 +67,7 @@ _DECORATIONS = (  # around a path alone on a line: comments, headings, list item
     re.compile(r"^(?:file\s*name|file|path)\s*:\s*(.*)$", re.IGNORECASE),
 )
 _MAX_LINE = MAX_PATH + 100  # a longer text line cannot name a file
+_HTML_INFO = {"html", "htm", "xhtml", "html5"}  # the info string of a fence of HTML
 _REFUSED = ""  # a block that names a file whose path is refused: kept as text
 
 
@@ -160,7 +164,8 @@ class _Fence:
 class FileStreamParser:
     """Feed text as it arrives; get events. Call `close()` at the end of the stream."""
 
-    def __init__(self) -> None:
+    def __init__(self, default_path: str | None = None) -> None:
+        self._default = default_path  # a fence of HTML that names no file writes this file (HTML artifacts)
         self._pending = ""  # the start of a line that may still become a marker or a fence
         self._at_line_start = True
         self._path: str | None = None  # the file being written
@@ -229,6 +234,8 @@ class FileStreamParser:
         path = _path_in_info(fence.group("info"))
         if path is None:
             path = self._named
+        if path is None and self._default and fence.group("info").strip().split(" ")[0].lower() in _HTML_INFO:
+            path = self._default
         if path:
             return self._open(path, block)
         self._plain, self._named = block, None  # a block that names no (safe) file is text

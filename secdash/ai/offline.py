@@ -405,7 +405,7 @@ class OfflineEngine:
 
     async def stream(self, task: Task) -> AsyncIterator[Event]:
         answer = task.offline_text()
-        parser = FileStreamParser() if task.files else None
+        parser = FileStreamParser(task.default_file) if task.files else None
         for piece in re.findall(r"\S+\s*|\s+", answer):  # word by word, like a model's stream
             if parser is None:
                 yield TextDelta(piece)

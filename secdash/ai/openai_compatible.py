@@ -79,7 +79,7 @@ class OpenAICompatibleProvider:
     async def stream(self, task: Task) -> AsyncIterator[Event]:
         """The answer as events as it arrives; closing this generator closes the upstream request."""
         stream = await self._open_stream(task.messages(extra_system=FORMAT_INSTRUCTIONS if task.files else ""))
-        parser = FileStreamParser() if task.files else None
+        parser = FileStreamParser(task.default_file) if task.files else None
         usage: Usage | None = None
         finish = "stop"
         try:

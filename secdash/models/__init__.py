@@ -2,6 +2,7 @@
 
 from secdash.models.ai import AgentRecord, AiCall, AiCallOutcome, DefenseChatMessage
 from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLevel
+from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
 from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
@@ -15,6 +16,10 @@ from secdash.models.public import HistoryLogPublic, UserPublic
 from secdash.models.scans import ScanView
 
 __all__ = [
+    "Artifact",
+    "ArtifactStatus",
+    "ArtifactVersion",
+    "VersionSource",
     "utcnow",
     "as_utc",
     "Role",

@@ -18,6 +18,7 @@ class Task(ABC):
 
     kind: ClassVar[str]  # recorded with every call ("chat", "threat", ...)
     files: ClassVar[bool] = False  # the text output is several files (secdash/ai/files.py format)
+    default_file: ClassVar[str | None] = None  # with `files`: a ```html fence that names no file is this file
     agent_id: str = "general"
 
     @abstractmethod

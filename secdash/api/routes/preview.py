@@ -1,5 +1,5 @@
-"""The isolated preview: project files served with a sandbox CSP under a short-lived link (no cookie, no user:
-the link is the credential; see secdash/services/builder/preview.py)."""
+"""The isolated preview: project files and HTML artifact versions, served with a sandbox CSP under a short-lived
+link (no cookie, no user: the link is the credential; see secdash/services/preview_links.py)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,20 @@ from fastapi import Path as PathParam
 from fastapi.responses import PlainTextResponse, Response
 
 from secdash.api.deps import DbSession
-from secdash.services.builder import preview
+from secdash.services import preview_files, preview_links
 from secdash.services.errors import NotFound
 
 router = APIRouter(include_in_schema=False)
 Token = Annotated[str, PathParam(max_length=1000)]
 FilePath = Annotated[str, PathParam(max_length=400)]
-SANDBOXED = {"content-security-policy": preview.PREVIEW_CSP, "cache-control": "no-store",
+SANDBOXED = {"content-security-policy": preview_links.PREVIEW_CSP, "cache-control": "no-store",
              "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
 
 
 @router.get("/preview/{token}/{path:path}")
 async def preview_file(token: Token, path: FilePath, session: DbSession) -> Response:
     try:
-        media_type, body = await preview.preview_file(session=session, token=token, path=path)
+        media_type, body = await preview_files.preview_file(session=session, token=token, path=path)
     except NotFound as exc:  # a plain page: it shows inside the frame
         return PlainTextResponse(exc.message, status_code=404, headers=SANDBOXED)
     headers = dict(SANDBOXED)

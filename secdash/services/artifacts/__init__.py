@@ -1,0 +1,1 @@
+"""HTML artifacts (/code-artifacts): create, update, versions, diff, review, preview and downloads."""

@@ -13,7 +13,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
-from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, UserPublic, utcnow
+from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, SecurityEvent, UserPublic, utcnow
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
 from secdash.services import activities, audit, code_roots, events
@@ -139,6 +139,30 @@ def _line_fingerprint(finding: Finding) -> str:
     return hashlib.sha256(f"{finding.file}:{finding.line}:{finding.rule}".encode()).hexdigest()[:40]
 
 
+async def _edited_candidates(session: AsyncSession, root: str, prints: dict[str, Finding],
+                             known: dict[str, SecurityEvent]) -> list[SecurityEvent]:
+    """The open events of these findings' files that none of them matches by identity: a finding whose line was
+    edited (its normalised code changed) but that still breaks the same rule is one of these."""
+    fresh = {f.file for p, f in prints.items() if p not in known}
+    if not fresh or not root:
+        return []
+    return [event for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected,
+                                                         any_site=True)
+            if event.source == "scanner" and (event.details or {}).get("root") == root
+            and (event.details or {}).get("file") in fresh and event.fingerprint not in prints]
+
+
+def _take_edited(candidates: list[SecurityEvent], finding: Finding) -> SecurityEvent | None:
+    """The candidate of the finding's file and rule nearest its line (removed from the candidates), or None."""
+    same = [event for event in candidates
+            if (event.details or {}).get("file") == finding.file and (event.details or {}).get("rule") == finding.rule]
+    if not same:
+        return None
+    event = min(same, key=lambda e: abs(int((e.details or {}).get("line") or 0) - finding.line))
+    candidates.remove(event)
+    return event
+
+
 async def record_findings(session: AsyncSession, job_id: int, findings: list[Finding], *, root: str = "") -> set[str]:
     """Add one security event per new finding; an open event with the same identity is kept and shows the
     current line. Returns the fingerprints seen."""
@@ -148,6 +172,7 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
         session=session, fingerprints=[_line_fingerprint(f) for p, f in prints.items() if p not in known]
     )
     site_of = await code_roots.site_resolver(session)
+    edited = await _edited_candidates(session, root, prints, known)
     for print_, finding in prints.items():
         description = f"{finding.message} ({finding.file}:{finding.line})"
         event = known.get(print_)
@@ -156,6 +181,8 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
             event = old  # an event from before identities held the code: adopted once, by path, rule and line
             event.fingerprint = print_
             event.details = (event.details or {}) | {"root": root}
+        if event is None and (event := _take_edited(edited, finding)) is not None:
+            event.fingerprint = print_  # its line was edited but still breaks the rule: the same finding
         if event is not None:
             if event.site_id is None and root:  # recorded before its root was linked to a site
                 event.site_id = site_of(Path(root) / finding.file)

@@ -166,6 +166,20 @@ async def test_lines_inserted_above_a_finding_keep_the_same_open_event(session, 
     assert not await _scanner_events(session, event_type="vulnerability_fixed")
 
 
+async def test_an_edited_line_that_still_breaks_its_rule_keeps_its_open_event(session, code_dir):
+    """A line with several findings, edited for one of them: the others are the same findings, not fixed ones
+    that come back as new (the Fix Mode run saw B603/B607 closed as fixed and reopened after a B108 fix)."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    await _scan(session, admin)
+    before = {e.details["rule"]: e.id for e in await _scanner_events(session)}
+    (code_dir / "gem" / "ui.js").write_text("el.innerHTML = safe(x);\neval(y);\n")  # the innerHTML line edited
+    await _scan(session, admin)
+    found = await _scanner_events(session)
+    assert {e.details["rule"]: e.id for e in found} == before
+    assert all(not e.resolved for e in found)
+    assert not await _scanner_events(session, event_type="vulnerability_fixed")
+
+
 async def test_removed_code_is_closed_by_the_next_complete_scan_naming_it(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)

@@ -197,10 +197,11 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         gone = event is None or event.resolved
         new = [f for f in found if scans.fingerprint(f, root) not in before]
         await commit(session)
-    # The flagged line rewritten but still breaking the same rule is a new finding, not a fix.
+    # The flagged line rewritten but still breaking the same rule (the scan keeps it as the same open finding with
+    # a new identity) is not a fix.
     moved = [f for f in new if f.rule == facts.rule and f.file == facts.file]
     fixed = gone and not moved
-    still = [f"{f.rule} at {f.file}:{f.line}" + (" (recorded as a new finding)" if f in moved else "")
+    still = [f"{f.rule} at {f.file}:{f.line}" + (" (the rewritten line still breaks it)" if f in moved else "")
              for f in found if f.rule == facts.rule and f.file == facts.file]
     return {"method": "rescan", "files": files, "fixed": fixed, "stillSeen": [] if fixed else still,
             "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new

@@ -11,6 +11,8 @@ Token usage (words) is reported on every answer,
 on streams when stream_options.include_usage asks for it.
 Markers in the last message do the same for a fixed model (browser tests): "[fail]" answers 500,
 "[slow]" streams slowly; a threat question judges "high" when the message mentions an attack.
+The HTML Artifacts creator (its system prompt says so) gets a page: see `artifact_reply` for the models
+artifact, artifact-fenced, artifact-raw, artifact-none, artifact-cut, artifact-bad, artifact-eval, artifact-slow.
 """
 
 from __future__ import annotations
@@ -122,6 +124,81 @@ def project_reply(messages: list[dict], model: str) -> str:
     return block("index.html", BUILD_INDEX) + block("style.css", BUILD_CSS) + block("app.js", BUILD_JS)
 
 
+# HTML artifacts: one self-contained page; an update (the current page is in the system prompt) changes what the
+# request asks for in a way a browser test can see: the heading's colour when it names one, and a line of text.
+ARTIFACT_TITLE = "Model Artifact"
+ARTIFACT_PAGE = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+                 '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                 f"<title>{ARTIFACT_TITLE}</title>\n<style>\nbody {{ font-family: sans-serif; color: #222; }}\n"
+                 "h1 { color: teal; }\n</style>\n</head>\n<body>\n"
+                 f'<h1 id="title">{ARTIFACT_TITLE}</h1>\n<p id="intro">Written by the test model.</p>\n'
+                 '<button id="go" type="button">Go</button>\n<script>\n'
+                 "document.getElementById('go').addEventListener('click', () => {\n"
+                 "  document.getElementById('title').textContent = 'Clicked';\n});\n</script>\n</body>\n</html>\n")
+ARTIFACT_NOTE = "A model page with a heading and a button"
+ARTIFACT_EVAL_SCRIPT = ("const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"
+                        "const saved = localStorage.getItem('settings') || '{}';\nconst settings = eval(saved);\n")
+ARTIFACT_COLOURS = ("purple", "red", "green", "blue", "orange", "crimson", "navy", "gold", "pink", "black")
+ARTIFACT_MODELS = ("artifact", "artifact-fenced", "artifact-raw", "artifact-none", "artifact-cut", "artifact-bad",
+                   "artifact-eval", "artifact-slow")
+
+
+def artifact_update(current: str, request: str) -> tuple[str, str]:
+    """(note, page): `current` with the heading in the colour the request names, and the request as a line of text
+    (class "model-update") at the end of the body."""
+    import html as html_lib
+    import re
+
+    page, notes = current, []
+    colour = next((name for name in ARTIFACT_COLOURS if re.search(rf"\b{name}\b", request, re.I)), None)
+    if colour:
+        styled = re.sub(r"h1\s*\{\s*color:\s*[^;}]+;", f"h1 {{ color: {colour};", page, count=1)
+        if styled == page:  # a page without that rule gets one
+            styled = re.sub(r"(?i)</head>", f"<style>\nh1 {{ color: {colour}; }}\n</style>\n</head>", page, count=1)
+        page = styled
+        notes.append(f"heading now {colour}")
+    line = f'<p class="model-update">Update: {html_lib.escape(request.strip()[:200])}</p>\n'
+    at = page.lower().rfind("</body>")
+    page = page[:at] + line + page[at:] if at >= 0 else page + line
+    notes.append("added a line with the request")
+    return "; ".join(notes).capitalize(), page
+
+
+def artifact_reply(messages: list[dict], model: str) -> str:
+    """An HTML Artifacts answer, by model:
+    artifact (and artifact-slow, and "slow"): a `Changes:` line, then the page in the file protocol;
+    artifact-fenced: prose and one ```html block naming no file, no Changes line;
+    artifact-raw: a bare <!doctype html>...</html> with prose around it;
+    artifact-none: prose only, no HTML;
+    artifact-cut: the answer stops inside the page;
+    artifact-eval: the page with an inline fake AWS key and eval() (the review finds both);
+    (artifact-bad answers HTTP 500, before this.)
+    For an update ("--- CURRENT PAGE ---" in the system prompt) the page is the current one changed as the
+    request says (artifact_update)."""
+    system = str(messages[0].get("content", "")) if messages else ""
+    request = str(messages[-1].get("content", ""))
+    request = request.split("\n\nYour previous answer was refused", 1)[0]
+    for prefix in ("Change the page: ", "Create this page: "):
+        request = request.removeprefix(prefix)
+    current = _between(system, "--- CURRENT PAGE ---\n", "\n--- END CURRENT PAGE ---")
+    if current is not None:
+        note, page = artifact_update(current, request)
+    else:
+        note, page = ARTIFACT_NOTE, ARTIFACT_PAGE
+    if model == "artifact-eval":
+        page = page.replace("<script>\n", "<script>\n" + ARTIFACT_EVAL_SCRIPT, 1)
+        note = "A page that keeps its settings with eval"
+    if model == "artifact-none":
+        return "I would write a page with a heading and a button, styled simply, but here is only the idea."
+    if model == "artifact-fenced":
+        return "Here is the page:\n\n```html\n" + page + "```\n\nOpen it in a browser.\n"
+    if model == "artifact-raw":
+        return "Sure, here it is:\n\n" + page + "\nHope this helps.\n"
+    if model == "artifact-cut":
+        return f"Changes: {note}\n=== FILE: index.html ===\n" + page[: len(page) // 2]
+    return f"Changes: {note}\n=== FILE: index.html ===\n{page}=== END FILE ===\n"
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[dict] = []
@@ -156,6 +233,8 @@ class FakeOpenAI:
                 if (model == "nojsonschema" and kind == "json_schema") or (
                         model == "nostreamusage" and "stream_options" in body):
                     errors[model] = (400, "invalid_request_error")
+                if model == "artifact-bad":
+                    errors[model] = (500, "server_error")
                 if model in errors:
                     status, code = errors[model]
                     return self._json(status, {"error": {"message": code, "type": code, "code": code}})
@@ -206,6 +285,8 @@ class FakeOpenAI:
                 reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
                 if "Live Code Builder" in str(body["messages"][0].get("content", ""))[:300]:
                     reply = project_reply(body["messages"], model)
+                if "HTML Artifacts creator" in str(body["messages"][0].get("content", ""))[:300]:
+                    reply = artifact_reply(body["messages"], model)
                 if not body.get("stream"):
                     return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
                                             "usage": usage(reply),
@@ -223,7 +304,7 @@ class FakeOpenAI:
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
                         server.pieces_sent += 1
-                        if model == "slow":
+                        if model in ("slow", "artifact-slow"):
                             time.sleep(0.1)
                     if body.get("stream_options", {}).get("include_usage"):
                         chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,

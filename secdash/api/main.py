@@ -14,7 +14,19 @@ from starlette.types import ASGIApp
 
 from secdash.ai.base import LLMError
 from secdash.api.middleware import RequestGuard, SecurityHeaders
-from secdash.api.routes import ai_systems, auth, battle, code_project, dashboard, defense, fixes, history, jobs, preview
+from secdash.api.routes import (
+    ai_systems,
+    artifacts,
+    auth,
+    battle,
+    code_project,
+    dashboard,
+    defense,
+    fixes,
+    history,
+    jobs,
+    preview,
+)
 from secdash.api.schemas import COMMON_ERRORS
 from secdash.core.config import get_settings
 from secdash.demo_sites.routes import router as demo_sites_router
@@ -108,7 +120,7 @@ def create_api() -> FastAPI:
     api.trusted_proxies = tuple(getattr(settings, "trusted_proxies", ()))
     api.openapi = _true_openapi(api)  # type: ignore[method-assign]
     # Outermost first: SecurityHeaders wraps the whole stack (SecDashAPI), then this guard.
-    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES)
+    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS)
     api.add_exception_handler(DomainError, _domain_error)
     api.add_exception_handler(LLMError, _llm_error)
     api.add_exception_handler(RequestValidationError, _validation_error)
@@ -116,7 +128,7 @@ def create_api() -> FastAPI:
     api.add_exception_handler(Exception, _unexpected_error)
     routers = (
         health_router, auth.router, history.router, dashboard.router, defense.router, jobs.router, demo_sites_router,
-        ai_systems.router, battle.router, fixes.router, code_project.router, preview.router,
+        ai_systems.router, battle.router, fixes.router, code_project.router, artifacts.router, preview.router,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)

@@ -213,10 +213,19 @@ def _is_json(content_type: bytes | None) -> bool:
 class RequestGuard:
     """Unusual methods, body size and body text checks, before anything else reads the request."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int = 256 * 1024, prefix: str = "/api/") -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int = 256 * 1024, prefix: str = "/api/",
+                 body_caps: tuple[tuple[re.Pattern[str], int], ...] = ()) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.prefix = prefix
+        self.body_caps = body_caps  # (path pattern, cap): the few routes whose bodies may be larger
+
+    def cap_of(self, path: str) -> tuple[int, str]:
+        """The body cap of a path, and the message of a body over it."""
+        for pattern, cap in self.body_caps:
+            if pattern.match(path):
+                return cap, f"request body too large (the limit of this request is {cap // 1024} KB)"
+        return self.max_body_bytes, "request body too large"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -230,13 +239,14 @@ class RequestGuard:
         if not path.startswith(self.prefix):
             await self.app(scope, receive, send)
             return
+        cap, too_large = self.cap_of(path)
         length = _header(scope, b"content-length")
         if length is not None:
             if not length.strip().isdigit():
                 await _reject(send, 400, "bad Content-Length header")
                 return
-            if int(length) > self.max_body_bytes:
-                await _reject(send, 413, "request body too large")
+            if int(length) > cap:
+                await _reject(send, 413, too_large)
                 return
         # Read the whole (capped) body, check it, then hand it on unchanged.
         chunks: list[bytes] = []
@@ -247,8 +257,8 @@ class RequestGuard:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body_bytes:
-                await _reject(send, 413, "request body too large")
+            if size > cap:
+                await _reject(send, 413, too_large)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

@@ -41,8 +41,8 @@ def test_every_2xx_answer_has_a_json_schema():
                 assert not response.get("content"), (method, path, code)
                 continue
             content = response.get("content", {})
-            # JSON, or a download (a fix's patch, a project's zip) documented as the string it is
-            schema = next((content[kind] for kind in ("application/json", "text/x-diff", "application/zip")
+            # JSON, or a download (a fix's patch, a project's zip, an artifact's page) documented as the string it is
+            schema = next((content[kind] for kind in ("application/json", "text/x-diff", "application/zip", "text/html")
                            if kind in content), {}).get("schema")
             if not schema or schema == {}:
                 missing.append(f"{method} {path} {code}")

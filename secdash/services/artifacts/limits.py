@@ -39,7 +39,8 @@ def parse_html(value: Any) -> str:
         raise Invalid("htmlContent is empty: a version needs some HTML")
     size = len(value.encode("utf-8", errors="replace"))
     if size > MAX_HTML_BYTES:
-        raise Invalid(f"The HTML is too large ({size_text(size)}; the limit is {size_text(MAX_HTML_BYTES)})")
+        # In bytes: rounded to KB, a page a few bytes over would read "488.3 KB; the limit is 488.3 KB".
+        raise Invalid(f"The HTML is too large ({size} bytes; the limit is {MAX_HTML_BYTES} bytes)")
     return value
 
 

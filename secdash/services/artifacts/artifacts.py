@@ -168,6 +168,7 @@ async def delete(*, session: AsyncSession, actor: UserPublic, artifact_id: objec
         raise Conflict(f"Artifact #{artifact.id} is being generated: stop it before deleting it")
     for row in await session.exec(select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id)):
         await session.delete(row)
+    await session.flush()  # the versions first: the ORM knows no order between the two tables
     await session.delete(artifact)
     audit.record(session, category=LogCategory.ai, action="HTML artifact deleted", actor_user_id=actor.id,
                  description=f"{actor.email} deleted HTML artifact #{artifact.id} ({artifact.version} versions)",

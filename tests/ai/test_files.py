@@ -175,3 +175,54 @@ def test_markers_inside_a_fence_wrapping_the_whole_answer_are_still_files():
     answer = "```\n" + file_block("index.html", "<h1>Hi</h1>") + file_block("app.js", "let a;") + "```\n"
     markers, files, text = _outcome(answer)
     assert files == {"index.html": "<h1>Hi</h1>\n", "app.js": "let a;\n"} and text == "```\n```\n"
+
+
+# --- a default file: the HTML artifact's one page ---------------------------------------------------------------
+
+
+def _outcome_with_default(text: str, default_path: str | None = "index.html") -> tuple[list, dict, str]:
+    """Like `_outcome`, with `FileStreamParser(default_path=...)`; whole and one character at a time agree."""
+    def run(chunks: list[str]) -> tuple[list, dict, str]:
+        parser = FileStreamParser(default_path=default_path)
+        events = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close()
+        markers = [(e.path, e.complete) if isinstance(e, FileEnd) else e.path for e in events
+                   if isinstance(e, FileStart | FileEnd)]
+        return markers, *_summary(events)[1:]
+    whole = run([text])
+    assert run(list(text)) == whole
+    return whole
+
+
+@pytest.mark.parametrize("info", ["html", "HTML", "htm", "html5", "xhtml", "html  "])
+def test_a_fence_of_html_that_names_no_file_is_the_default_file(info):
+    markers, files, text = _outcome_with_default(f"Changes: a greeting\n```{info}\n{PAGE}```\nEnjoy.\n")
+    assert markers == ["index.html", ("index.html", True)]
+    assert files == {"index.html": PAGE} and text == "Changes: a greeting\nEnjoy.\n"
+
+
+@pytest.mark.parametrize("info", ["js", "css", "", "python", "text"])
+def test_a_fence_of_another_language_that_names_no_file_stays_text(info):
+    answer = f"Here:\n```{info}\nlet a = 1;\n```\nDone.\n"
+    assert _outcome_with_default(answer) == ([], {}, answer)
+
+
+def test_without_a_default_file_a_fence_of_html_stays_text():
+    answer = f"Here:\n```html\n{PAGE}```\nDone.\n"
+    assert _outcome_with_default(answer, default_path=None) == ([], {}, answer)
+    assert _outcome(answer) == ([], {}, answer)
+
+
+def test_a_fence_that_names_its_file_wins_over_the_default():
+    markers, files, _ = _outcome_with_default(f"```html page.html\n{PAGE}```\nabout.html\n```html\n<p>x</p>\n```\n")
+    assert files == {"page.html": PAGE, "about.html": "<p>x</p>\n"}
+
+
+def test_the_default_file_cut_short_ends_incomplete():
+    markers, files, _ = _outcome_with_default("```html\n<!doctype html>\n<h1>Hi")
+    assert markers == ["index.html", ("index.html", False)] and files == {"index.html": "<!doctype html>\n<h1>Hi"}
+
+
+def test_the_file_protocol_still_works_with_a_default_file():
+    markers, files, text = _outcome_with_default("Changes: first\n" + file_block("index.html", PAGE))
+    assert markers == ["index.html", ("index.html", True)] and files == {"index.html": PAGE}
+    assert text == "Changes: first\n"

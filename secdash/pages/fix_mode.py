@@ -511,8 +511,10 @@ def fix_mode_content() -> rx.Component:
             rx.el.p("Loading fixable problems...", class_name="p-6 text-center text-slate-400", role="status"),
             rx.el.div(
                 rx.el.div(_problems(), _recent(), class_name="flex min-w-0 flex-col gap-4 lg:col-span-5"),
+                # The panel's column is as tall as the list (the grid stretches it), so the sticky panel has room
+                # to stay in view while the list scrolls by.
                 rx.el.div(_panel(), class_name="min-w-0 lg:col-span-7"),
-                class_name="grid grid-cols-1 items-start gap-4 lg:grid-cols-12",
+                class_name="grid grid-cols-1 gap-4 lg:grid-cols-12",
             ),
         ),
         on_mount=FixModeState.load,

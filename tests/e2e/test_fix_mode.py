@@ -115,6 +115,11 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(page.get_by_test_id("site-group").filter(has_text="Gem").first).to_be_visible()
     assert_accessible(page, "the problem list")
     _shot(page, "list")
+    # On a desktop the panel stays beside the list: opening the last problem, scrolled down to it, shows its panel.
+    last = page.get_by_test_id("problem-row").last
+    last.scroll_into_view_if_needed()
+    last.get_by_role("button", name=re.compile("^(Details|Show the fix) of")).click()
+    expect(page.get_by_test_id("fix-panel")).to_be_in_viewport()
 
     panel = _propose_and_wait(page, row)
     expect(panel.get_by_test_id("fix-explanation")).not_to_be_empty()

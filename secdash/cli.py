@@ -14,6 +14,7 @@ from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
 from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
 from secdash.services import users
+from secdash.services.alerting import rules as alerting_rules
 from secdash.services.errors import DomainError
 
 
@@ -42,6 +43,9 @@ async def _init() -> None:
     settings.secret_key()  # create the key file once, before several workers race for it
     async with session_scope() as session:
         created = await users.ensure_first_admin(session=session, settings=settings)
+    async with session_scope() as session:  # the default notification rules of a new install
+        await alerting_rules.ensure_defaults(session)
+        await session.commit()
     if created is None:
         password_file = settings.DATA_DIR / "admin-password.txt"
         hint = f" (the first admin's generated password is in {password_file})" if password_file.exists() else ""

@@ -2,6 +2,15 @@
 
 from secdash.models.ai import AgentRecord, AiCall, AiCallOutcome, DefenseChatMessage
 from secdash.models.ai_kinds import AgentStatus, ChatRole, ChatSurface, ThreatLevel
+from secdash.models.alerting import (
+    AlertingSettings,
+    AlertKind,
+    AlertState,
+    DeliveryOutcome,
+    NotificationChannel,
+    NotificationDelivery,
+    NotificationRule,
+)
 from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
 from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
@@ -16,6 +25,13 @@ from secdash.models.public import HistoryLogPublic, UserPublic
 from secdash.models.scans import ScanView
 
 __all__ = [
+    "AlertingSettings",
+    "AlertKind",
+    "AlertState",
+    "DeliveryOutcome",
+    "NotificationChannel",
+    "NotificationDelivery",
+    "NotificationRule",
     "Artifact",
     "ArtifactStatus",
     "ArtifactVersion",

@@ -36,6 +36,7 @@ from secdash.core.config import Settings
 from secdash.core.security import keyed_hash, verify_password
 from secdash.models import AuthSession, LogCategory, LoginAttempt, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit, sessions
+from secdash.services.alerting import signals
 from secdash.services.errors import AuthFailed, Invalid, RateLimited
 from secdash.services.unit import commit
 from secdash.services.users import get_by_email, normalize_email
@@ -161,8 +162,8 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
 def _record_failure(
     session: AsyncSession, settings: Settings, account: _Account, ip: str, attempt: LoginAttempt, counts: dict[str, int],
     reason: str,
-) -> None:
-    """Audit the failure, and a lockout when this failure spent a budget (caller commits)."""
+) -> list[str]:
+    """Audit the failure, and a lockout when this failure spent a budget (caller commits); the lockouts' texts."""
     audit.record(
         session,
         category=LogCategory.security,
@@ -172,6 +173,7 @@ def _record_failure(
         details={"email": account.display, "ip": ip, "reason": reason},
     )
     address = attempt.ip or "an unknown address"  # what the budgets count (an IPv6 address's /64)
+    said: list[str] = []
     lockouts = []
     if counts.get("account_ip") == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP:
         window = settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS
@@ -194,6 +196,7 @@ def _record_failure(
             {"email": account.display, "scope": "account", "windowSeconds": window},
         ))
     for description, details in lockouts:
+        said.append(description)
         audit.record(
             session,
             category=LogCategory.security,
@@ -202,6 +205,7 @@ def _record_failure(
             description=description,
             details=details,
         )
+    return said
 
 
 async def login(
@@ -227,7 +231,8 @@ async def login(
     valid = await asyncio.to_thread(verify_password, password, user.password_hash if user else None)
     if user is None or not valid or not user.is_active:
         reason = "unknown email" if user is None else ("inactive account" if valid else "wrong password")
-        _record_failure(session, settings, account, ip, attempt, counts, reason)
+        for lockout in _record_failure(session, settings, account, ip, attempt, counts, reason):
+            await signals.account_locked(session, lockout)
         await commit(session)  # the reserved row stays: it is this failure's record
         raise AuthFailed(LOGIN_FAILED)
     row, token = await sessions.open_session(

@@ -23,6 +23,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
 from secdash.services import activities, agents, events, site_findings, sites
+from secdash.services.alerting import signals
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
 from secdash.services.unit import commit, mark_changed
 
@@ -78,11 +79,13 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     mark_changed(session, sites.site_topic(site.id))
     if result.error is None and result.status_code is not None:  # only an answer tells the site's findings
         await site_findings.reconcile_site_findings(session, site, list(result.findings), as_utc(result.checked_at))
+    now = as_utc(result.checked_at)
+    reason = status_reason(result, status)
+    await signals.observe_site(session, site, status, reason, now)  # alerting: outages, flaps, recoveries
+    await signals.observe_tls(session, site, result.tls_days_left, now)
     changed = status != previous and not (previous is None and status == SiteStatus.secure.value)
     if not changed:
         return None
-    now = as_utc(result.checked_at)
-    reason = status_reason(result, status)
     label = STATUS_LABELS[status]
     closed = await _end_problems(session, site, status=status, now=now)
     if status == SiteStatus.secure.value:

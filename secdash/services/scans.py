@@ -17,6 +17,7 @@ from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, S
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
 from secdash.services import activities, audit, code_roots, events
+from secdash.services.alerting import signals
 from secdash.services.builder import project_dir
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
 from secdash.services.errors import Conflict, Invalid, NotFound
@@ -191,6 +192,8 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
                 event.description = description[:2000]
             session.add(event)
             continue
+        await signals.new_finding(session, severity=finding.severity, rule_name=finding.rule,
+                                  where=f"{finding.file}:{finding.line}", message=finding.message)
         events.record(
             session, event_type=EventType.vulnerability_detected, severity=EventSeverity(finding.severity),
             description=description, site_id=site_of(Path(root) / finding.file) if root else None,

@@ -7,6 +7,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core import notify
 
 _TOPICS_KEY = "secdash_changed_topics"
+_JOBS_KEY = "secdash_jobs_to_dispatch"
 
 
 def mark_changed(session: AsyncSession, topic: str) -> None:
@@ -14,9 +15,22 @@ def mark_changed(session: AsyncSession, topic: str) -> None:
     session.info.setdefault(_TOPICS_KEY, set()).add(topic)
 
 
+def dispatch_after_commit(session: AsyncSession, job_id: int) -> None:
+    """Hand this job to a worker once this session's commit has made it visible (a job created inside a larger
+    unit of work, such as a delivery the monitor's probe causes). If the process stops first, the reaper
+    re-queues the job (runner.FORGOTTEN_AFTER)."""
+    session.info.setdefault(_JOBS_KEY, []).append(job_id)
+
+
 async def commit(session: AsyncSession) -> None:
-    """Commit, then publish the topics the work changed (never before the data is visible)."""
+    """Commit, then publish the topics the work changed and dispatch its jobs (never before the data is visible)."""
     await session.commit()
     topics = session.info.pop(_TOPICS_KEY, set())
     if topics:
         await notify.publish(*sorted(topics))
+    jobs = session.info.pop(_JOBS_KEY, [])
+    if jobs:
+        from secdash.jobs import runner  # the job runner imports the services that use this module
+
+        for job_id in jobs:
+            await runner.dispatch(job_id)

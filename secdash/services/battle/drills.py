@@ -52,6 +52,7 @@ from secdash.models import (
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, MitreTechnique, OperationPublic, RunCounts
 from secdash.models.jobs import FINISHED_STATUSES
 from secdash.services import activities, ai_calls, audit, events
+from secdash.services.alerting import signals
 from secdash.services.battle import corpora, defense, recipes, request_log, scoring, sender
 from secdash.services.battle.defense import DefenseConfig
 from secdash.services.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
@@ -548,6 +549,9 @@ async def _close(
             details={"operationId": op_id, "status": status.value, "effectiveness": effectiveness,
                      "baseline": op.baseline, "after": op.after, "mitre": op.mitre_technique},
         )
+        if effectiveness is not None:
+            await signals.drill_result(session, site=site, attack=label, effectiveness=effectiveness,
+                                       operation_id=op_id)
         mark_changed(session, TOPIC)
         await commit(session)
 

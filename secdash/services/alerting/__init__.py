@@ -1,0 +1,1 @@
+"""Alerting: channels (apprise), rules, alert signals from the monitor, scanner, drills and sign-in, deliveries."""

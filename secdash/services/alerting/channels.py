@@ -1,0 +1,136 @@
+"""Notification channels as admins manage them: list, add, change, delete (audited in the system category, with
+the masked URL only). A limited user is refused (403) and sees nothing of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.models import LogCategory, UserPublic, utcnow
+from secdash.models.alerting import NotificationChannel
+from secdash.models.alerting_public import ChannelPublic
+from secdash.services import audit, ids
+from secdash.services.alerting import secret_box, targets
+from secdash.services.alerting.records import TOPIC
+from secdash.services.errors import Invalid, NotFound
+from secdash.services.permissions import require_admin
+from secdash.services.unit import commit, mark_changed
+
+MAX_CHANNELS = 50
+MAX_NAME_CHARS = 100
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("name is required: a short label such as 'Ops webhook'")
+    name = " ".join(value.split())
+    if len(name) > MAX_NAME_CHARS:
+        raise Invalid(f"name is too long ({len(name)} characters; the limit is {MAX_NAME_CHARS})")
+    return name
+
+
+def _flag(value: Any, field: str) -> bool:
+    if not isinstance(value, bool):
+        raise Invalid(f"{field} must be true or false")
+    return value
+
+
+async def owned(session: AsyncSession, channel_id: object) -> NotificationChannel:
+    wanted = ids.parse_id(channel_id, "channelId")
+    channel = await session.get(NotificationChannel, wanted)
+    if channel is None:
+        raise NotFound(f"Channel #{wanted} not found")
+    return channel
+
+
+async def list_channels(*, session: AsyncSession, viewer: UserPublic) -> list[ChannelPublic]:
+    require_admin(viewer, "see notification channels")
+    rows = await session.exec(select(NotificationChannel).order_by(col(NotificationChannel.id)))
+    return [ChannelPublic.of(row) for row in rows]
+
+
+async def create_channel(*, session: AsyncSession, actor: UserPublic, name: object, url: object,
+                         enabled: object = True, allow_private: object = False) -> ChannelPublic:
+    require_admin(actor, "add notification channels")
+    label, allow = _name(name), _flag(allow_private, "allowPrivate")
+    on = _flag(enabled, "enabled")
+    target = targets.read_url(url)
+    count = len(list(await session.exec(select(NotificationChannel.id))))
+    if count >= MAX_CHANNELS:
+        raise Invalid(f"There are {count} channels, the limit: delete one first")
+    await _end_read(session)
+    await targets.check_address(target, allow_private=allow)
+    channel = NotificationChannel(name=label, service=target.service, url_encrypted=secret_box.seal(str(url).strip()),
+                                  url_masked=target.masked, enabled=on, allow_private=allow,
+                                  created_by_user_id=actor.id)
+    session.add(channel)
+    await session.flush()
+    audit.record(session, category=LogCategory.system, action="Notification channel added", actor_user_id=actor.id,
+                 description=f"{actor.email} added the {target.service} channel '{label}' ({target.masked})",
+                 details={"channelId": channel.id, "service": target.service, "url": target.masked})
+    mark_changed(session, TOPIC)
+    await commit(session)
+    await session.refresh(channel)
+    return ChannelPublic.of(channel)
+
+
+async def _end_read(session: AsyncSession) -> None:
+    """No pooled connection held across a DNS lookup (as the site form does)."""
+    if session.in_transaction() and not (session.new or session.dirty or session.deleted):
+        await session.commit()
+
+
+async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id: object,
+                         changes: dict[str, Any]) -> ChannelPublic:
+    """Change a channel's name, URL (a new one replaces the old; leaving it out keeps it), enabled or
+    allowPrivate."""
+    require_admin(actor, "change notification channels")
+    channel = await owned(session, channel_id)
+    said: list[str] = []
+    if "name" in changes:
+        channel.name = _name(changes["name"])
+        said.append("name")
+    if "enabled" in changes:
+        channel.enabled = _flag(changes["enabled"], "enabled")
+        said.append("enabled" if channel.enabled else "disabled")
+    if "allowPrivate" in changes:
+        channel.allow_private = _flag(changes["allowPrivate"], "allowPrivate")
+        said.append("private addresses " + ("allowed" if channel.allow_private else "refused"))
+    url = changes.get("url")
+    if url not in (None, ""):
+        target = targets.read_url(url)
+        await targets.check_address(target, allow_private=channel.allow_private)
+        channel.url_encrypted, channel.url_masked = secret_box.seal(str(url).strip()), target.masked
+        channel.service = target.service
+        said.append("URL")
+    elif "allowPrivate" in changes and not channel.allow_private:
+        try:
+            raw = secret_box.open_sealed(channel.url_encrypted)
+        except secret_box.Unreadable as exc:
+            raise Invalid(str(exc)) from None
+        await targets.check_address(targets.read_url(raw), allow_private=False)
+    if not said:
+        raise Invalid("Nothing to change: send name, url, enabled or allowPrivate")
+    channel.updated_at = utcnow()
+    session.add(channel)
+    audit.record(session, category=LogCategory.system, action="Notification channel changed", actor_user_id=actor.id,
+                 description=f"{actor.email} changed the channel '{channel.name}': {', '.join(said)} "
+                             f"({channel.url_masked})",
+                 details={"channelId": channel.id, "changed": said, "url": channel.url_masked})
+    mark_changed(session, TOPIC)
+    await commit(session)
+    await session.refresh(channel)
+    return ChannelPublic.of(channel)
+
+
+async def delete_channel(*, session: AsyncSession, actor: UserPublic, channel_id: object) -> None:
+    require_admin(actor, "delete notification channels")
+    channel = await owned(session, channel_id)
+    audit.record(session, category=LogCategory.system, action="Notification channel deleted", actor_user_id=actor.id,
+                 description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked})",
+                 details={"channelId": channel.id, "url": channel.url_masked})
+    await session.delete(channel)
+    mark_changed(session, TOPIC)
+    await commit(session)

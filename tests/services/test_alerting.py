@@ -1,0 +1,187 @@
+"""Alerting end to end in the service layer: channels (apprise URLs, encrypted, masked), the site outage state
+machine driven by probe results with injected times (down, reminders, flapping, recovery), deliveries as jobs
+to a local webhook and a local SMTP server, retries, quiet hours, roles and secrets."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlmodel import col, select
+
+from secdash.jobs import runner
+from secdash.models import HistoryLog, Site
+from secdash.models.alerting import NotificationChannel, NotificationDelivery
+from secdash.services import monitor
+from secdash.services.alerting import channels, deliver_job, rules, signals
+from secdash.services.errors import Invalid, PermissionDenied
+from secdash.services.probe import ProbeResult
+from secdash.services.unit import commit
+from tests.factories import make_user
+from tests.support.notify_receivers import SmtpReceiver, WebhookReceiver
+
+T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+URL = "http://shares.example/"
+
+
+@pytest.fixture
+def webhook():
+    receiver = WebhookReceiver()
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch):
+    monkeypatch.setattr(deliver_job, "BACKOFF_SECONDS", 0.01)
+
+
+def _result(at: datetime, kind: str) -> ProbeResult:
+    code = {"secure": 200, "warning": 200, "critical": 500}[kind]
+    ms = 3500.0 if kind == "warning" else 12.0
+    return ProbeResult(url=URL, checked_at=at, status_code=code, response_ms=ms, grade="A", score=95)
+
+
+async def _site(session) -> Site:
+    site = Site(name="Shares", url=URL, domain="shares.example", is_demo=True)
+    session.add(site)
+    await session.commit()
+    return site
+
+
+async def _drive(session, site: Site, sequence: list[tuple[timedelta, str]]) -> None:
+    for offset, kind in sequence:
+        await session.refresh(site)
+        await monitor.apply_probe(session, site, _result(T0 + offset, kind))
+        await commit(session)
+
+
+async def _deliveries(session) -> list[NotificationDelivery]:
+    session.expire_all()
+    rows = list(await session.exec(select(NotificationDelivery).order_by(col(NotificationDelivery.id))))
+    for row in rows:
+        if row.job_id:
+            await runner.wait_for(row.job_id, timeout=30)
+    session.expire_all()
+    return list(await session.exec(select(NotificationDelivery).order_by(col(NotificationDelivery.id))))
+
+
+async def _admin_with_channel(session, url: str, name: str = "Ops webhook"):
+    admin = await make_user(session, "root@example.com", role="admin")
+    channel = await channels.create_channel(session=session, actor=admin, name=name, url=url, allow_private=True)
+    return admin, channel
+
+
+async def test_a_site_going_down_and_coming_back_sends_exactly_two_messages(session, webhook):
+    await _admin_with_channel(session, webhook.url())
+    site = await _site(session)
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
+                                 (timedelta(minutes=2), "critical"), (timedelta(minutes=3), "secure"),
+                                 (timedelta(minutes=6), "secure"), (timedelta(minutes=9), "secure")])
+    rows = await _deliveries(session)
+    assert [(row.kind, row.outcome) for row in rows] == [("site_down", "sent"), ("site_recovered", "sent")]
+    titles = webhook.titles()
+    assert titles == ["Shares is DOWN (ALERT)", "Shares has RECOVERED (SECURE)"]
+    assert "HTTP 500" in webhook.received[0][1]["message"]
+
+
+async def test_a_flapping_site_sends_one_down_and_one_recovered(session, webhook):
+    await _admin_with_channel(session, webhook.url())
+    site = await _site(session)
+    sequence = [(timedelta(0), "secure")]
+    for cycle in range(6):  # down 30 s, up 30 s, six times: shorter than the 2-minute recovery period
+        start = timedelta(minutes=cycle)
+        sequence += [(start + timedelta(seconds=5), "critical"), (start + timedelta(seconds=35), "secure")]
+    sequence += [(timedelta(minutes=6, seconds=35 + 125), "secure")]  # then it stays up
+    await _drive(session, site, sequence)
+    rows = await _deliveries(session)
+    assert [row.kind for row in rows] == ["site_down", "site_recovered"]
+
+
+async def test_a_long_outage_sends_at_most_one_reminder_per_interval(session, webhook):
+    admin, _ = await _admin_with_channel(session, webhook.url())
+    await rules.write(session=session, actor=admin, rules=None, settings={"reminderMinutes": 30})
+    site = await _site(session)
+    await _drive(session, site, [(timedelta(0), "secure")] +
+                 [(timedelta(minutes=minute), "critical") for minute in range(1, 80, 2)])
+    rows = await _deliveries(session)
+    assert [row.title for row in rows] == ["Shares is DOWN (ALERT)", "Shares is still DOWN (ALERT)",
+                                           "Shares is still DOWN (ALERT)"]
+
+
+async def test_a_failing_channel_is_retried_then_logged_failed_without_blocking_others(session, webhook):
+    broken = WebhookReceiver(fail_times=100)
+    try:
+        admin, _ = await _admin_with_channel(session, broken.url(), name="Broken")
+        await channels.create_channel(session=session, actor=admin, name="Good", url=webhook.url(), allow_private=True)
+        site = await _site(session)
+        await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical")])
+        rows = {row.channel_name: row for row in await _deliveries(session)}
+        assert rows["Good"].outcome == "sent" and rows["Good"].attempts == 1
+        assert rows["Broken"].outcome == "failed" and rows["Broken"].attempts == deliver_job.ATTEMPTS
+        assert broken.attempts == deliver_job.ATTEMPTS
+        assert rows["Broken"].error and "attempts failed" in rows["Broken"].error
+    finally:
+        broken.close()
+
+
+async def test_an_email_channel_sends_to_a_local_smtp_server(session):
+    smtp = SmtpReceiver()
+    try:
+        await _admin_with_channel(session, smtp.url(), name="Ops mail")
+        site = await _site(session)
+        await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical")])
+        rows = await _deliveries(session)
+        assert [(row.kind, row.outcome) for row in rows] == [("site_down", "sent")]
+        messages = smtp.wait_for(1)
+        assert messages[0]["subject"] == "Shares is DOWN (ALERT)" and messages[0]["to"] == ["ops@example.com"]
+    finally:
+        smtp.close()
+
+
+async def test_quiet_hours_log_the_delivery_as_suppressed(session, webhook):
+    admin, _ = await _admin_with_channel(session, webhook.url())
+    await rules.write(session=session, actor=admin, rules=None,
+                      settings={"quietEnabled": True, "quietStart": "00:00", "quietEnd": "23:59"})
+    site = await _site(session)
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical")])
+    rows = await _deliveries(session)
+    assert [(row.outcome, row.error) for row in rows] == [("suppressed", "quiet hours")]
+    assert webhook.received == []
+
+
+async def test_channel_secrets_are_encrypted_masked_and_never_audited(session):
+    admin = await make_user(session, "root@example.com", role="admin")
+    url = "mailtos://alerts:Sup3rSecretPw@example.com?to=ops@example.com"
+    public = await channels.create_channel(session=session, actor=admin, name="Mail", url=url, allow_private=True)
+    assert "Sup3rSecretPw" not in public.model_dump_json() and "****" in public.url
+    row = await session.get(NotificationChannel, public.id)
+    assert "Sup3rSecretPw" not in row.url_encrypted and url not in row.url_encrypted
+    trail = " ".join(f"{h.description} {h.details}" for h in (await session.exec(select(HistoryLog))).all())
+    assert "Notification channel added" in " ".join(h.action for h in (await session.exec(select(HistoryLog))).all())
+    assert "Sup3rSecretPw" not in trail
+
+
+async def test_bad_urls_private_targets_and_limited_users_are_refused(session):
+    admin = await make_user(session, "root@example.com", role="admin")
+    limited = await make_user(session, "viewer@example.com")
+    with pytest.raises(Invalid, match="apprise cannot read"):
+        await channels.create_channel(session=session, actor=admin, name="X", url="nosuch://thing")
+    with pytest.raises(Invalid, match="url is required"):
+        await channels.create_channel(session=session, actor=admin, name="X", url="  ")
+    with pytest.raises(Invalid, match="127.0.0.1 resolves to 127.0.0.1"):
+        await channels.create_channel(session=session, actor=admin, name="X", url="json://127.0.0.1:9/hook")
+    for call in (channels.list_channels(session=session, viewer=limited),
+                 channels.create_channel(session=session, actor=limited, name="X", url="json://example.com/x"),
+                 rules.read(session=session, viewer=limited)):
+        with pytest.raises(PermissionDenied):
+            await call
+
+
+async def test_new_high_findings_notify_by_default_and_medium_ones_do_not(session, webhook):
+    await _admin_with_channel(session, webhook.url())
+    await signals.new_finding(session, severity="high", rule_name="js:eval", where="gem/a.js:3", message="eval")
+    await signals.new_finding(session, severity="medium", rule_name="js:x", where="gem/a.js:4", message="x")
+    await commit(session)
+    rows = await _deliveries(session)
+    assert [row.title for row in rows] == ["New high finding: js:eval"]

@@ -43,8 +43,11 @@ class PromptIn(RequestBody):
 
 
 class EditIn(RequestBody):
-    htmlContent: str = Field(description=f"The whole page, edited by hand (at most {MAX_HTML_BYTES} bytes of "  # noqa: N815
-                                         f"UTF-8)", json_schema_extra={"maxLength": MAX_HTML_BYTES})
+    # The limit is in bytes, which a JSON Schema maxLength (characters) cannot say; a page over it is a 400 naming
+    # both sizes. (A documented maxLength would also invite longer strings whose escaped JSON passes the route's
+    # body cap: a 413, not the 400 a schema-violating request is owed.)
+    htmlContent: str = Field(description=f"The whole page, edited by hand: at most {MAX_HTML_BYTES} bytes of "  # noqa: N815
+                                         f"UTF-8 (400 above that)")
     changes: str | None = Field(None, description="A note on what was changed", json_schema_extra={
         "maxLength": MAX_CHANGES_CHARS})
 

@@ -33,7 +33,7 @@ test: install browser
 	@echo "== chat surfaces and the six drills against a local OpenAI-compatible test server =="
 	SECDASH_E2E_LLM=fake $(PY) -m pytest tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py \
 		tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
-		tests/e2e/test_code_builder.py
+		tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
 
 test-fast: install
 	$(PY) -m pytest -m "not e2e"

@@ -10,6 +10,7 @@ from secdash.components.shell import shell
 from secdash.jobs.runner import run_job_workers
 from secdash.pages.ai_systems import ai_systems_content
 from secdash.pages.battle_station import battle_station_content
+from secdash.pages.code_artifacts import code_artifacts_content
 from secdash.pages.code_builder import code_builder_content
 from secdash.pages.dashboard import dashboard_screen
 from secdash.pages.defense_command import defense_center_content, defense_command_content
@@ -87,6 +88,12 @@ app.add_page(
     shell(code_builder_content(), routes.CODE_MODE_ROUTE),
     route=routes.CODE_MODE_ROUTE,
     title="Live Code Builder - SecDash",
+    on_load=AuthState.check_auth,
+)
+app.add_page(
+    shell(code_artifacts_content(), routes.CODE_ARTIFACTS_ROUTE),
+    route=routes.CODE_ARTIFACTS_ROUTE,
+    title="Code Mode - HTML Artifacts - SecDash",
     on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():

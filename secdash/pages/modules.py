@@ -2,12 +2,9 @@
 
 import reflex as rx
 
-from secdash import routes
 from secdash.components.screens import not_yet_available
 
-PENDING_MODULES = {
-    routes.CODE_ARTIFACTS_ROUTE: ("Code Mode - HTML Artifacts", "Versioned HTML artifacts will appear here."),
-}
+PENDING_MODULES: dict[str, tuple[str, str]] = {}
 
 
 def pending_module(route: str) -> rx.Component:

@@ -86,3 +86,44 @@ def test_a_generated_page_cannot_escape_the_preview(page: Page):
     for name in ("localStorage", "cookie", "fetch"):
         assert opened[name].startswith(f"{name}: blocked"), opened
     direct.close()
+
+
+# The same attempts from an HTML artifact version (one page: the script is inline), against the artifacts API.
+HOSTILE_ARTIFACT = HOSTILE.replace('<script src="attack.js"></script>',
+                                   "<script>\n" + ATTACK.replace("/api/code-project", "/api/artifacts") + "</script>")
+
+
+def _attempts(items) -> dict[str, str | None]:
+    expect(items).to_have_count(7, timeout=15000)
+    return {item.get_attribute("data-attempt"): item.text_content() for item in items.all()}
+
+
+def test_a_hostile_artifact_cannot_escape_the_preview(page: Page):
+    sign_in(page)
+    token_before = page.evaluate("() => localStorage.getItem('auth_token')")
+    assert token_before
+    subprocess.run([sys.executable, "-m", "tests.support.plant_artifact", ADMIN_EMAIL, "Hostile artifact"],
+                   input=HOSTILE_ARTIFACT, text=True, check=True, capture_output=True, cwd=PROJECT_ROOT,
+                   env=SERVER_ENV)
+    page.goto("/code-artifacts")
+    expect(page.get_by_test_id("artifact-name")).to_have_text("hostile")  # named after its <title>
+    expect(page.get_by_test_id("artifact-version")).to_have_text("v1")
+    frame_element = page.get_by_test_id("artifact-frame")  # the preview shows first
+    expect(frame_element).to_have_attribute("sandbox", "allow-scripts")
+    attempts = _attempts(page.frame_locator("[data-testid=artifact-frame]").locator("#results li"))
+    assert attempts["origin"] == "origin: null"
+    for name in ("localStorage", "parentStorage", "cookie", "topLocation", "fetch"):
+        assert attempts[name].startswith(f"{name}: blocked"), attempts
+    assert attempts["popup"] == "popup: LEAKED null window"  # window.open returns null: no popup
+    assert page.url.rstrip("/").endswith("/code-artifacts")  # the top window stayed where it was
+    assert len(page.context.pages) == 1
+    assert page.evaluate("() => localStorage.getItem('auth_token')") == token_before
+
+    # The version's preview URL opened top-level is still sandboxed by its own CSP header.
+    direct = page.context.new_page()
+    direct.goto(frame_element.get_attribute("src"))
+    opened = _attempts(direct.locator("#results li"))
+    assert opened["origin"] == "origin: null"
+    for name in ("localStorage", "cookie", "fetch"):
+        assert opened[name].startswith(f"{name}: blocked"), opened
+    direct.close()

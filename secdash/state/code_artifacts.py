@@ -35,6 +35,7 @@ from secdash.state.browser_actions import toast
 PAGE = "code-artifacts"
 MAX_STALENESS_SECONDS = 5.0
 MODES = ("edit", "preview", "compare")
+STOPPED = "Stopped"  # the error of a generation its user stopped (services/artifacts/generate_job.py)
 SOURCE_LABELS = {"model": "model", "offline": "offline engine", "edit": "edited by hand", "restore": "restored"}
 
 
@@ -176,7 +177,11 @@ class CodeArtifactsState(AuthState):
             self._clear()
         status = current.status.value
         if self._status == "generating" and status == "failed":
-            out.append(toast.error("Generation Failed", description=(current.error or "The generation failed")[:300]))
+            if current.error == STOPPED:
+                out.append(toast.info("Generation Stopped", description="No new version was made"))
+            else:
+                out.append(toast.error("Generation Failed",
+                                       description=(current.error or "The generation failed")[:300]))
         self._status = status
         self.has_artifact = True
         self.artifact = artifact_view(current)

@@ -1,15 +1,18 @@
 """HTML artifacts state (/code-artifacts): an empty page offers Create HTML; Ctrl/Cmd+Enter sends; a create (offline
 template engine) shows v1 in the preview with a fresh sandboxed link, an update v2 ("Creating HTML", "Updating
-HTML"); a generation the engine cannot do toasts "Generation Failed" once; loading an older version ("Version
+HTML"); with the slow test model the source view follows the draft as it grows and Stop ends it ("Generation
+Stopped", no version); a generation the engine cannot do toasts "Generation Failed" once; loading an older version ("Version
 Loaded"), restoring it as a new version, a hand edit saved as a new version, the compare view's line diff, the
 downloads with the spec's file name; signed out nothing runs; another user's artifact id is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import zipfile
 
+import pytest
 import reflex as rx
 from sqlmodel import select
 
@@ -19,10 +22,21 @@ from secdash.models.artifacts import Artifact
 from secdash.services.artifacts import artifacts
 from secdash.state.code_artifacts import CodeArtifactsState
 from tests.factories import make_user, sign_in
+from tests.support.fake_openai import ARTIFACT_PAGE, FakeOpenAI
 
 CREATE_PROMPT = "a landing page for a bakery called Crumbs"
 UPDATE_PROMPT = 'rename the title to "Crumbs & Co"'
 IMPOSSIBLE = "connect it to a Stripe checkout with webhooks"  # the offline engine changes nothing: it fails
+
+
+@pytest.fixture
+def slow_model(settings, monkeypatch):
+    """The local test model, writing its page slowly (tests/support/fake_openai.py artifact-slow)."""
+    fake = FakeOpenAI()
+    monkeypatch.setattr(settings, "LLM_BASE_URL", fake.base_url)
+    monkeypatch.setattr(settings, "LLM_MODEL", "artifact-slow")
+    yield fake
+    fake.close()
 
 
 def _state(token: str = "") -> CodeArtifactsState:
@@ -308,3 +322,28 @@ async def test_another_users_artifact_id_is_refused(session):
     assert f"Artifact #{theirs} not found" in str(events)
     owner_history = await artifacts.history(session=session, viewer=owner_user, artifact_id=theirs)
     assert [row.version for row in owner_history] == [1]
+
+
+async def test_the_source_view_follows_the_draft_and_stop_ends_it_without_a_version(session, slow_model):
+    state, user = await _signed_in(session)
+    await _call(state, "set_prompt", value="a page with a button")
+    assert "Creating HTML" in str(await _call(state, "submit"))
+    drafts: list[str] = []
+    async with asyncio.timeout(30):
+        while len(drafts) < 2:  # what the follow loop reads on each change, until the draft has grown twice
+            await state._refresh(user)
+            assert state.generating and state.busy and state.mode == "edit", state.artifact.error
+            if state.draft and (not drafts or state.draft != drafts[-1]):
+                drafts.append(state.draft)
+            await asyncio.sleep(0.05)
+    assert ARTIFACT_PAGE.startswith(drafts[-1]) and len(drafts[0]) < len(drafts[-1]) < len(ARTIFACT_PAGE)
+    assert state.loaded_version == 0 and not state.dirty and not state.can_send
+    await _call(state, "set_mode", mode="preview")  # nothing to preview while the page is written
+    assert state.mode == "edit"
+
+    assert "Stopping" in str(await _call(state, "stop"))
+    await _settle(session)
+    ended = await state._refresh(user)
+    assert "Generation Stopped" in str(ended) and "Generation Failed" not in str(ended)
+    assert not state.generating and state.draft == "" and state.artifact.version == 0
+    assert state.history == [] and state.mode == "preview"

@@ -185,3 +185,35 @@ async def test_new_high_findings_notify_by_default_and_medium_ones_do_not(sessio
     await commit(session)
     rows = await _deliveries(session)
     assert [row.title for row in rows] == ["New high finding: js:eval"]
+
+
+async def test_send_test_answers_the_real_result_and_records_it_on_the_channel(session, webhook):
+    from secdash.services.alerting import deliveries
+
+    admin, channel = await _admin_with_channel(session, webhook.url())
+    sent = await deliveries.send_test(session=session, actor=admin, channel_id=channel.id)
+    assert (sent.kind, sent.outcome, sent.attempts) == ("test", "sent", 1)
+    assert webhook.titles() == ["SecDash test notification"]
+    refused = WebhookReceiver(fail_times=100)
+    try:
+        bad = await channels.create_channel(session=session, actor=admin, name="Down", url=refused.url(),
+                                            allow_private=True)
+        failed = await deliveries.send_test(session=session, actor=admin, channel_id=bad.id)
+        assert failed.outcome == "failed" and "attempts failed" in failed.error
+    finally:
+        refused.close()
+    listed = await channels.list_channels(session=session, viewer=admin)
+    assert [(c.name, c.last_test_ok) for c in listed] == [("Ops webhook", True), ("Down", False)]
+    log = await deliveries.list_deliveries(session=session, viewer=admin)
+    assert [d.channel_name for d in log] == ["Down", "Ops webhook"]
+
+
+async def test_the_delivery_log_keeps_the_newest(session, webhook, monkeypatch):
+    from secdash.services.alerting import deliveries
+
+    monkeypatch.setattr(deliver_job, "MAX_DELIVERIES", 3)
+    admin, channel = await _admin_with_channel(session, webhook.url())
+    for _ in range(5):
+        await deliveries.send_test(session=session, actor=admin, channel_id=channel.id)
+    log = await deliveries.list_deliveries(session=session, viewer=admin)
+    assert len(log) == 3 and log[0].id > log[-1].id

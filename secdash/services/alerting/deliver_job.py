@@ -12,6 +12,8 @@ import asyncio
 import logging
 from typing import Any
 
+from sqlalchemy import delete
+from sqlmodel import col, select
 from tenacity import AsyncRetrying, RetryError, stop_after_attempt, wait_exponential
 
 from secdash.core.db import session_scope
@@ -19,7 +21,7 @@ from secdash.jobs import JobContext, register
 from secdash.models import utcnow
 from secdash.models.alerting import DeliveryOutcome, NotificationChannel, NotificationDelivery
 from secdash.services.alerting import secret_box, targets
-from secdash.services.alerting.records import DELIVERY_KIND, TOPIC
+from secdash.services.alerting.records import DELIVERY_KIND, MAX_DELIVERIES, TOPIC
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
 
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 ATTEMPTS = 3
 BACKOFF_SECONDS = 2.0  # the first pause; then 4 s, 8 s ... (at most MAX_BACKOFF_SECONDS)
 MAX_BACKOFF_SECONDS = 60.0
+ORDER_WAIT_SECONDS = 120.0
 
 
 class SendFailed(Exception):
@@ -79,8 +82,27 @@ async def _load(delivery_id: int) -> tuple[NotificationDelivery, str, targets.Ta
         return delivery, raw, targets.read_url(raw), channel.allow_private
 
 
+async def _after_earlier(delivery_id: int) -> None:
+    """Wait (at most ORDER_WAIT_SECONDS) while an earlier delivery of the same subject to the same channel is still
+    being sent, so "recovered" never arrives before its "down"."""
+    deadline = asyncio.get_running_loop().time() + ORDER_WAIT_SECONDS
+    while asyncio.get_running_loop().time() < deadline:
+        async with session_scope() as session:
+            row = await session.get(NotificationDelivery, delivery_id)
+            if row is None:
+                return
+            earlier = (await session.exec(select(NotificationDelivery.id).where(
+                NotificationDelivery.channel_id == row.channel_id, NotificationDelivery.subject == row.subject,
+                col(NotificationDelivery.id) < delivery_id,
+                col(NotificationDelivery.outcome).in_([DeliveryOutcome.pending, DeliveryOutcome.retrying])).limit(1))).first()
+        if earlier is None:
+            return
+        await asyncio.sleep(0.1)
+
+
 async def deliver(ctx: JobContext | None, delivery_id: int) -> DeliveryOutcome:
     """Send the delivery (retrying), record how it ended and return that."""
+    await _after_earlier(delivery_id)
     try:
         delivery, raw, target, allow_private = await _load(delivery_id)
     except (Undeliverable, Invalid) as exc:
@@ -127,8 +149,24 @@ def _retryable(state: Any) -> bool:
     return outcome is not None and outcome.failed and isinstance(outcome.exception(), SendFailed)
 
 
+async def trim() -> int:
+    """Keep the newest MAX_DELIVERIES deliveries in the log; how many went."""
+    async with session_scope() as session:
+        oldest_kept = (await session.exec(select(NotificationDelivery.id).order_by(col(NotificationDelivery.id).desc())
+                                          .offset(MAX_DELIVERIES - 1).limit(1))).first()
+        if oldest_kept is None:
+            return 0
+        result = await session.exec(delete(NotificationDelivery).where(  # type: ignore[call-overload]
+            col(NotificationDelivery.id) < oldest_kept))
+        await commit(session)
+        return int(result.rowcount or 0)
+
+
 @register(DELIVERY_KIND, topic=TOPIC, requeue_on_interrupt=True)
 async def run_delivery(ctx: JobContext) -> dict[str, Any]:
     delivery_id = int(ctx.params["deliveryId"])
-    outcome = await deliver(ctx, delivery_id)
+    try:
+        outcome = await deliver(ctx, delivery_id)
+    finally:
+        await asyncio.shield(trim())
     return {"deliveryId": delivery_id, "outcome": outcome.value}

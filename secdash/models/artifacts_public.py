@@ -87,6 +87,17 @@ class ArtifactVersionPublic(PublicModel):
                    prompt=row.prompt, created_at=row.created_at, source=row.source, findings=findings_of(row.findings))
 
 
+class ArtifactVersionNotePublic(PublicModel):
+    """A history entry without its HTML (the Version History list)."""
+
+    id: int
+    version: int
+    changes: str
+    prompt: str
+    created_at: UtcDateTime
+    source: VersionSource
+
+
 class DiffLinePublic(PublicModel):
     kind: str  # added | removed | context | hunk
     text: str

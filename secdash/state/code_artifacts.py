@@ -19,7 +19,7 @@ from secdash.models.artifacts_public import (
     ArtifactFindingPublic,
     ArtifactPublic,
     ArtifactSummaryPublic,
-    ArtifactVersionPublic,
+    ArtifactVersionNotePublic,
 )
 from secdash.services.artifacts import artifacts, downloads, preview
 from secdash.services.artifacts.limits import MAX_PROMPT_CHARS
@@ -87,7 +87,7 @@ def artifact_row(row: ArtifactSummaryPublic) -> ArtifactRow:
                        generating=row.status.value == "generating")
 
 
-def version_row(row: ArtifactVersionPublic) -> VersionRow:
+def version_row(row: ArtifactVersionNotePublic) -> VersionRow:
     return VersionRow(version=row.version, time=as_utc(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),
                       note=row.changes or row.prompt, source=SOURCE_LABELS.get(row.source.value, row.source.value))
 

@@ -297,6 +297,9 @@ async def test_history_is_newest_first_with_notes_and_sources(session):
     assert newest.version == 3 and newest.html_content == entries[0].html_content
     one = await artifacts.get_version(session=session, viewer=user, artifact_id=first.id, version="2")
     assert one.html_content == entries[1].html_content
+    notes = await artifacts.history_notes(session=session, viewer=user, artifact_id=first.id)  # the list, no HTML
+    assert [(n.version, n.changes, n.source) for n in notes] == [(e.version, e.changes, e.source) for e in entries]
+    assert "htmlContent" not in notes[0].model_dump(by_alias=True)
     for bad in (0, "x", True, -1, None):
         with pytest.raises(Invalid, match="version number"):
             await artifacts.get_version(session=session, viewer=user, artifact_id=first.id, version=bad)

@@ -21,6 +21,7 @@ from secdash.models.artifacts_public import (
     ArtifactDiffPublic,
     ArtifactPublic,
     ArtifactSummaryPublic,
+    ArtifactVersionNotePublic,
     ArtifactVersionPublic,
 )
 from secdash.services import audit
@@ -207,6 +208,17 @@ async def history(*, session: AsyncSession, viewer: UserPublic, artifact_id: obj
     query = (select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id)
              .order_by(col(ArtifactVersion.version).desc()))
     return [ArtifactVersionPublic.of(row) for row in await session.exec(query)]
+
+
+async def history_notes(*, session: AsyncSession, viewer: UserPublic,
+                        artifact_id: object) -> list[ArtifactVersionNotePublic]:
+    """Every version of the artifact without its HTML, newest first (the Version History list)."""
+    artifact = await owned(session, viewer, artifact_id)
+    query = (select(ArtifactVersion.id, ArtifactVersion.version, ArtifactVersion.changes, ArtifactVersion.prompt,
+                    ArtifactVersion.created_at, ArtifactVersion.source)
+             .where(ArtifactVersion.artifact_id == artifact.id).order_by(col(ArtifactVersion.version).desc()))
+    return [ArtifactVersionNotePublic(id=row[0], version=row[1], changes=row[2], prompt=row[3], created_at=row[4],
+                                      source=row[5]) for row in await session.exec(query)]
 
 
 async def version_row(session: AsyncSession, artifact: Artifact, version: object) -> ArtifactVersion:

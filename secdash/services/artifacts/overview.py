@@ -1,6 +1,6 @@
 """What the /code-artifacts page reads in one go: the user's open artifact, the Recent Artifacts list, and the
-open artifact's history when the page does not have it yet (history holds every version's HTML: it is read
-again only when the open artifact or its newest version changed)."""
+open artifact's history (without the HTML) when the page does not have it yet: it is read again only when the
+open artifact or its newest version changed."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import dataclasses
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import UserPublic
-from secdash.models.artifacts_public import ArtifactPublic, ArtifactSummaryPublic, ArtifactVersionPublic
+from secdash.models.artifacts_public import ArtifactPublic, ArtifactSummaryPublic, ArtifactVersionNotePublic
 from secdash.services.artifacts import artifacts
 
 
@@ -17,7 +17,7 @@ from secdash.services.artifacts import artifacts
 class ArtifactsRead:
     current: ArtifactPublic | None
     recent: list[ArtifactSummaryPublic]
-    history: list[ArtifactVersionPublic] | None  # newest first; None: unchanged since `known`
+    history: list[ArtifactVersionNotePublic] | None  # newest first; None: unchanged since `known`
 
 
 async def read_artifacts(*, session: AsyncSession, viewer: UserPublic,
@@ -25,9 +25,9 @@ async def read_artifacts(*, session: AsyncSession, viewer: UserPublic,
     """`known` is (artifact id, newest version) of the history the page shows."""
     current = await artifacts.current(session=session, viewer=viewer)
     recent = await artifacts.summaries(session=session, viewer=viewer)
-    history: list[ArtifactVersionPublic] | None = None
+    history: list[ArtifactVersionNotePublic] | None = None
     if current is not None and (current.id, current.version) != known:
-        history = await artifacts.history(session=session, viewer=viewer, artifact_id=current.id)
+        history = await artifacts.history_notes(session=session, viewer=viewer, artifact_id=current.id)
     elif current is None:
         history = []
     return ArtifactsRead(current, recent, history)

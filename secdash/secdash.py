@@ -20,6 +20,7 @@ from secdash.pages.landing import landing
 from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
+from secdash.pages.settings import settings_content
 from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.services.artifacts import generate_job as artifact_job  # noqa: F401  (registers the "artifact" job kind)
 from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
@@ -94,6 +95,12 @@ app.add_page(
     shell(code_artifacts_content(), routes.CODE_ARTIFACTS_ROUTE),
     route=routes.CODE_ARTIFACTS_ROUTE,
     title="Code Mode - HTML Artifacts - SecDash",
+    on_load=AuthState.check_auth,
+)
+app.add_page(
+    shell(settings_content(), routes.SETTINGS_ROUTE),
+    route=routes.SETTINGS_ROUTE,
+    title="Settings - SecDash",
     on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():

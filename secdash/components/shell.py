@@ -1,4 +1,4 @@
-"""The signed-in shell: navigation bar (seven entries), user e-mail, role badge and Logout."""
+"""The signed-in shell: navigation bar (seven entries, and Settings for administrators), user e-mail, role badge and Logout."""
 
 import reflex as rx
 
@@ -17,24 +17,28 @@ NAV_ITEMS = (
     (routes.FIX_MODE_ROUTE, "Fix Mode", "wrench"),
     (routes.CODE_MODE_ROUTE, "Code Mode", "code"),
 )
+ADMIN_NAV_ITEMS = ((routes.SETTINGS_ROUTE, "Settings", "settings"),)  # shown to administrators only
 _LINK = "flex items-center gap-2 whitespace-nowrap rounded-md px-2.5 py-2 text-sm font-medium transition-colors"
 _ACTIVE = f"{_LINK} bg-cyan-500/15 text-cyan-300 ring-1 ring-cyan-500/40"
 _IDLE = f"{_LINK} text-slate-300 hover:bg-slate-800 hover:text-white"
 
 
+def _nav_link(route: str, label: str, icon: str, active_route: str, vertical: bool) -> rx.Component:
+    return rx.link(
+        rx.icon(icon, class_name="w-4 h-4" if vertical else "w-4 h-4 hidden 2xl:inline"),
+        label,
+        href=route,
+        class_name=_ACTIVE if route == active_route else _IDLE,
+        aria_current="page" if route == active_route else None,
+        underline="none",
+    )
+
+
 def _nav_links(active_route: str, vertical: bool = False) -> rx.Component:
     return rx.el.nav(
-        *[
-            rx.link(
-                rx.icon(icon, class_name="w-4 h-4" if vertical else "w-4 h-4 hidden 2xl:inline"),
-                label,
-                href=route,
-                class_name=_ACTIVE if route == active_route else _IDLE,
-                aria_current="page" if route == active_route else None,
-                underline="none",
-            )
-            for route, label, icon in NAV_ITEMS
-        ],
+        *[_nav_link(route, label, icon, active_route, vertical) for route, label, icon in NAV_ITEMS],
+        *[rx.cond(AuthState.is_admin, _nav_link(route, label, icon, active_route, vertical), rx.fragment())
+          for route, label, icon in ADMIN_NAV_ITEMS],
         aria_label="Main navigation",
         class_name="flex flex-col gap-1" if vertical else "hidden xl:flex items-center gap-0.5",
     )

@@ -309,7 +309,7 @@ async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(sessio
     await fixes.apply(session=session, actor=admin, fix_id=fix.id)
     fix = await settle(session, fix)
     assert fix.status == "not_verified"
-    assert any("js:eval" in seen and "new finding" in seen for seen in fix.verification["stillSeen"])
+    assert any("js:eval" in seen and "still breaks it" in seen for seen in fix.verification["stillSeen"])
     assert any(row.rule == "js:eval" for row in await problems.list_problems(session=session))
 
 
@@ -330,3 +330,25 @@ async def test_a_committed_secret_is_never_shown_whole(session, code_dir):
         await fixes.patch_file(session=session, viewer=viewer, fix_id=fix.id)
     _name, text = await fixes.patch_file(session=session, viewer=admin, fix_id=fix.id)
     assert key in text
+
+
+async def test_tours_inline_handler_fix_changes_the_page_and_its_script_and_reverts_both(session, code_dir):
+    """The offline fix moves the handler into translate.js (a CSP with script-src 'self' still runs it): both
+    files are written to the workspace, the re-scan verifies it, the patch applies with git, revert restores both."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    await full_scan(session, admin)
+    page, script = "tour/index.html", "tour/translate.js"
+    fix = await settle(session, await fixes.propose(session=session, actor=admin,
+                                                    problem_id=await problem(session, page, "html:inline-event-handler")))
+    assert fix.status == "proposed", fix.error
+    assert f"+++ b/{page}" in fix.diff and f"+++ b/{script}" in fix.diff
+    originals = {path: (code_dir / path).read_bytes() for path in (page, script)}
+    await fixes.apply(session=session, actor=admin, fix_id=fix.id)
+    fix = await settle(session, fix)
+    assert fix.status == "verified", fix.verification
+    assert sorted(fix.verification["files"]) == [page, script]
+    workspace = code_roots.workspace_for(code_dir)
+    assert b"onclick" not in (workspace / page).read_bytes() and b"<script>" not in (workspace / page).read_bytes()
+    assert b"addEventListener(\"click\"" in (workspace / script).read_bytes()
+    await fixes.revert(session=session, actor=admin, fix_id=fix.id)
+    assert {path: (workspace / path).read_bytes() for path in (page, script)} == originals

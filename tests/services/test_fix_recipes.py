@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 import shutil
 from pathlib import Path
 
@@ -281,3 +282,47 @@ def test_tmp_literals_follow_the_temp_directory_and_docstrings_stay(tmp_path: Pa
         "\n"
         'LOGS = [os.path.join(tempfile.gettempdir(), f"{NAME}.log"), tempfile.gettempdir(), "/tmpfiles"]\n')
     assert [(f.line, f.rule) for f in after if f.rule == "bandit:B108"] == [(6, "bandit:B108")]  # "/tmpfiles"
+
+
+def test_an_inline_handler_moves_into_the_pages_own_script_so_a_strict_csp_still_runs_it(tmp_path: Path) -> None:
+    """Tour's Translate button: after the CSP header fix (script-src 'self') and this fix, every script the page
+    runs comes from a file of the site (the done-means run saw the button dead: the handler had become an inline
+    script block, which that CSP blocks)."""
+    from secdash.services.fix import scope
+    from secdash.services.fix.recipes import propose_files
+
+    root = _copy_sources(tmp_path)
+    page = "tour/index.html"
+    [finding] = [f for f in _rescan(root, page) if f.rule == "html:inline-event-handler"]
+    before = (root / page).read_text()
+
+    def read(relative: str) -> str | None:
+        path = root / relative
+        return path.read_text() if path.is_file() else None
+
+    diff = propose_files(before, finding, path=page, read=read)
+    assert diff is not None
+    assert scope.allowed_files(root, page) == {page, "tour/translate.js"}
+    changes = {change.path: change for change in validate_patch(diff, root, allowed_files=scope.allowed_files(root, page))}
+    assert set(changes) == {page, "tour/translate.js"}
+    for path, change in changes.items():
+        (root / path).write_bytes(change.after)
+    html_after, script_after = (root / page).read_text(), (root / "tour/translate.js").read_text()
+    assert "onclick" not in html_after.lower() and "<script>" not in html_after.lower()  # nothing inline is left
+    assert 'addEventListener("click", function (event) { translatePhrase(); });' in script_after
+    button_id = re.search(r'<button id="([^"]+)"', html_after).group(1)
+    assert f'document.getElementById("{button_id}")' in script_after
+    assert html_after.index(f'id="{button_id}"') < html_after.index('src="translate.js"')  # the element exists first
+    assert not [f for f in _rescan(root, page) if f.rule == "html:inline-event-handler"]
+    assert not [f for f in _rescan(root, "tour/translate.js") if f.rule not in {o.rule for o in DEMO_FINDINGS
+                                                                               if o.file == "tour/translate.js"}]
+
+
+def test_a_page_without_a_script_file_after_the_element_keeps_the_script_block(tmp_path: Path) -> None:
+    from secdash.services.fix.recipes import propose_files
+
+    text = '<html><body>\n<script src="early.js"></script>\n<button onclick="go()">Go</button>\n</body></html>\n'
+    finding = _finding("page.html", 3, "html:inline-event-handler")
+    diff = propose_files(text, finding, path="page.html", read=lambda _path: "function go() {}\n")
+    assert diff is not None and "early.js" not in diff.split("\n", 2)[0] and "+++ b/early.js" not in diff
+    assert "<script>document.getElementById" in diff

@@ -22,7 +22,7 @@ from secdash.models.fixes_public import FixPublic
 from secdash.services import audit, code_roots, events, ids
 from secdash.services.builder import fix_link
 from secdash.services.errors import Conflict, NotFound
-from secdash.services.fix import patches, problems, workspace
+from secdash.services.fix import patches, problems, scope, workspace
 from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.permissions import require_admin
@@ -139,7 +139,8 @@ def _writes(fix: Fix) -> dict[str, tuple[bytes, bytes]] | None:
         return None
     root = Path(fix.root)
     try:
-        changes = patches.validate_patch(fix.diff, code_roots.source_of(root), allowed_files={fix.file})
+        source = code_roots.source_of(root)
+        changes = patches.validate_patch(fix.diff, source, allowed_files=scope.allowed_files(source, fix.file))
     except patches.PatchRefused as exc:
         raise Conflict(f"The fix no longer applies: {exc} Reject it and propose a new one.") from None
     return {change.path: (change.before, change.after) for change in changes}

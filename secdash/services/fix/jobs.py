@@ -29,7 +29,7 @@ from secdash.models.jobs import JobLevel
 from secdash.services import activities, ai_calls, audit, code_roots, events, monitor, scans
 from secdash.services.code_scan import ScanTarget, scan_file
 from secdash.services.errors import DomainError, Invalid
-from secdash.services.fix import patches, problems, recipes, site_fixes
+from secdash.services.fix import patches, problems, recipes, scope, site_fixes
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.probe import ProbeClients, probe_site
 from secdash.services.unit import commit, mark_changed
@@ -82,11 +82,25 @@ def _current_headers(facts: ProblemFacts) -> dict[str, str]:
         return {}
 
 
+def _reader(source: Path):  # noqa: ANN202
+    """Reads a file of the code root (None when it cannot be read or is outside it)."""
+    def read(relative: str) -> str | None:
+        try:
+            path = (source / relative).resolve()
+            if not path.is_relative_to(source.resolve()):
+                return None
+            return path.read_bytes().decode()
+        except (OSError, UnicodeDecodeError):
+            return None
+    return read
+
+
 def _offline(facts: ProblemFacts, file_text: str) -> dict[str, Any]:
     """The offline engine's answer ({} when it has no recipe for this problem)."""
     if facts.kind == FixKind.code:
         recipe = recipes.recipe_for(facts.rule)
-        diff = recipes.propose(file_text, facts.finding(), path=facts.file) if recipe else None
+        diff = recipes.propose_files(file_text, facts.finding(), path=facts.file,
+                                     read=_reader(code_roots.source_of(facts.root))) if recipe and facts.root else None
         return {"diff": diff, "explanation": recipe.explanation, "risk": recipe.risk} if recipe and diff else {}
     header = site_fixes.recipe_for(facts.rule)
     return {"headers": header.headers, "explanation": header.explanation, "risk": header.risk} if header else {}
@@ -96,7 +110,8 @@ def _check(facts: ProblemFacts, answer: CodeFixProposal | SiteFixProposal) -> tu
     """(diff, change) of a valid answer; Invalid / PatchRefused with the reason otherwise."""
     if isinstance(answer, CodeFixProposal):
         assert facts.root is not None
-        patches.validate_patch(answer.diff, code_roots.source_of(facts.root), allowed_files={facts.file})
+        source = code_roots.source_of(facts.root)
+        patches.validate_patch(answer.diff, source, allowed_files=scope.allowed_files(source, facts.file))
         return answer.diff, {}
     headers = site_fixes.validate_headers(answer.headers)
     if facts.root is None:  # a site SecDash does not serve: the change is the whole fix

@@ -354,7 +354,9 @@ def _fix_sql_concatenation(text: str, finding: Finding) -> str | None:
 # --- HTML --------------------------------------------------------------------------------------------------
 
 
-def _fix_inline_handler(text: str, finding: Finding) -> str | None:
+def _moved_handler(text: str, finding: Finding) -> tuple[list[str], list[str], str, str] | None:
+    """(the page's lines with the handler attributes gone, the listener statements, the element's id, the line
+    ending) for an inline handler, or None when it cannot be moved safely."""
     found = _line_at(text, finding.line)
     if found is None:
         return None
@@ -382,14 +384,46 @@ def _fix_inline_handler(text: str, finding: Finding) -> str | None:
         event = handler.group(1).lower()[2:]
         listeners.append(f"document.getElementById({json.dumps(element_id)}).addEventListener({json.dumps(event)}, "
                          f"function (event) {{ {code.rstrip(';')}; }});")
+    lines = list(lines)
+    lines[finding.line - 1] = content[:tag.start()] + f"<{tag.group(1)}{attrs}>" + content[tag.end():] + ending
+    return lines, listeners, element_id, ending
+
+
+def _fix_inline_handler(text: str, finding: Finding) -> str | None:
+    """The handler as a listener in a script block at the end of the body (when the page has no script file of
+    its own to take it: see `move_handler_to_script`)."""
+    moved = _moved_handler(text, finding)
+    if moved is None:
+        return None
+    lines, listeners, _element_id, ending = moved
     body_end = next((index for index in range(len(lines) - 1, -1, -1) if "</body>" in lines[index].lower()), None)
     if body_end is None or body_end < finding.line:
         return None
-    lines = list(lines)
-    lines[finding.line - 1] = content[:tag.start()] + f"<{tag.group(1)}{attrs}>" + content[tag.end():] + ending
     indent = re.match(r"\s*", lines[body_end]).group(0) + "  "
     lines.insert(body_end, f"{indent}<script>{' '.join(listeners)}</script>{ending}")
     return "".join(lines)
+
+
+def move_handler_to_script(text: str, finding: Finding, path: str,
+                           read: Callable[[str], str | None]) -> dict[str, tuple[str, str]] | None:
+    """{path: (before, after)}: the handler moved into the page's own script file, the first local script the
+    page loads after the element (so the element exists when it runs), where a Content-Security-Policy with
+    `script-src 'self'` lets it run (an inline script block would be blocked). None when the page loads no such
+    script (then the single-file recipe puts a script block at the end of the body)."""
+    from secdash.services.fix.scope import page_scripts
+
+    script = next((src for src, line in page_scripts(path, text) if line > finding.line), None)
+    script_text = read(script) if script else None
+    moved = _moved_handler(text, finding) if script_text is not None else None
+    if moved is None or script is None or script_text is None:
+        return None
+    lines, listeners, _element_id, _ending = moved
+    newline = "\r\n" if "\r\n" in script_text else "\n"
+    addition = (f"{newline}// Moved here by SecDash Fix Mode from the inline handler in {path}, line {finding.line}: a "
+                f"Content-Security-Policy{newline}// with script-src 'self' blocks inline handlers and inline scripts, "
+                f"not this file.{newline}" + newline.join(listeners) + newline)
+    body = script_text if script_text.endswith(("\n", "\r")) or not script_text else script_text + newline
+    return {path: (text, "".join(lines)), script: (script_text, body + addition)}
 
 
 # --- Python (bandit) ---------------------------------------------------------------------------------------
@@ -733,9 +767,12 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("js:sql-concatenation", "Sends the values as query parameters (?) instead of splicing them into the SQL.",
            "Assumes a driver with ? placeholders (sqlite3, mysql); PostgreSQL drivers need $1, $2.",
            _fix_sql_concatenation),
-    Recipe("html:inline-event-handler", "Moves the inline handler into a script that adds an event listener.",
-           "The handler now runs from a script block placed at the end of the body; a strict CSP still needs "
-           "that script's hash (or moving it into a .js file).", _fix_inline_handler),
+    Recipe("html:inline-event-handler", "Moves the inline handler into the page's own script file (the first local "
+           "script it loads after the element) as an event listener; a page without one gets a script block at the "
+           "end of the body.",
+           "A script block at the end of the body is still inline: a Content-Security-Policy with script-src 'self' "
+           "blocks it unless it names its hash. The moved handler runs after that script file loads.",
+           _fix_inline_handler),
     Recipe("bandit:B602", "Runs the command as an argument list without a shell, so input cannot add commands.",
            "Shell features (globs, variables, ~) no longer expand; a value with spaces is now one argument.",
            _fix_shell_true),
@@ -783,3 +820,13 @@ def propose(file_text: str, finding: Finding, *, path: str | None = None) -> str
     if new_text is None or new_text == file_text:
         return None
     return unified_diff(path or finding.file, file_text, new_text)
+
+
+def propose_files(file_text: str, finding: Finding, *, path: str, read: Callable[[str], str | None]) -> str | None:
+    """The offline fix as a unified diff that may also change a file the page loads (an inline handler moved into
+    the page's script file); otherwise the same as `propose`."""
+    if finding.rule == "html:inline-event-handler":
+        moved = move_handler_to_script(file_text, finding, path, read)
+        if moved is not None:
+            return "".join(unified_diff(name, before, after) for name, (before, after) in moved.items())
+    return propose(file_text, finding, path=path)

@@ -16,6 +16,7 @@ from secdash.ai.base import LLMError
 from secdash.api.middleware import RequestGuard, SecurityHeaders
 from secdash.api.routes import (
     ai_systems,
+    alerting,
     artifacts,
     auth,
     battle,
@@ -129,6 +130,7 @@ def create_api() -> FastAPI:
     routers = (
         health_router, auth.router, history.router, dashboard.router, defense.router, jobs.router, demo_sites_router,
         ai_systems.router, battle.router, fixes.router, code_project.router, artifacts.router, preview.router,
+        alerting.router,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)

@@ -10,6 +10,7 @@ other services send to their vendor's fixed public endpoint.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +32,7 @@ SELF_HOSTED = {"json", "jsons", "xml", "xmls", "form", "forms", "mailto", "mailt
 def _apprise():  # noqa: ANN202  (loading apprise's plugins takes about a second: once, on first use)
     import apprise
 
+    logging.getLogger(apprise.logger.name).addFilter(_MaskExtrasInLogs())  # "Loaded JSON URL: ..." at debug level
     return apprise
 
 
@@ -63,8 +65,26 @@ def read_url(raw: object) -> Target:
         host = getattr(plugin, "smtp_host", None) or getattr(plugin, "host", None)
     port = getattr(plugin, "port", None)
     return Target(service=str(getattr(plugin, "service_name", scheme) or scheme)[:60],
-                  masked=plugin.url(privacy=True)[:1000], scheme=scheme, host=host or None,
+                  masked=_mask_extras(plugin.url(privacy=True))[:1000], scheme=scheme, host=host or None,
                   port=port if isinstance(port, int) else None)
+
+
+# Query arguments apprise passes on as headers (+), payload (:) or GET parameters (-): apprise's privacy mode
+# shows their values, which are often a token (?+Authorization=Bearer ...).
+_EXTRA_VALUE = re.compile(r"([?&](?:\+|%2B|:|%3A|-)[^=&]*=)[^&]+", re.IGNORECASE)
+
+
+def _mask_extras(url: str) -> str:
+    return _EXTRA_VALUE.sub(r"\1****", url)
+
+
+class _MaskExtrasInLogs(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = _mask_extras(message)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
 
 
 async def check_address(target: Target, *, allow_private: bool) -> None:

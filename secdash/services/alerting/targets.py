@@ -33,6 +33,10 @@ def _apprise():  # noqa: ANN202  (loading apprise's plugins takes about a second
     import apprise
 
     logging.getLogger(apprise.logger.name).addFilter(_MaskExtrasInLogs())  # "Loaded JSON URL: ..." at debug level
+    # Below INFO, apprise and urllib3 log whole request URLs (a Slack or Discord token is in the path): never.
+    for name in (apprise.logger.name, "urllib3"):
+        if logging.getLogger(name).getEffectiveLevel() < logging.INFO:
+            logging.getLogger(name).setLevel(logging.INFO)
     return apprise
 
 

@@ -9,7 +9,9 @@ Everything a model wrote is shown as text, never as markup; the preview is a fra
 
 import reflex as rx
 
+from secdash import routes
 from secdash.components.cards import card
+from secdash.components.code_mode_tabs import code_mode_tabs
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
@@ -329,6 +331,7 @@ def _side() -> rx.Component:
 
 def code_artifacts_content() -> rx.Component:
     return rx.el.div(
+        code_mode_tabs(routes.CODE_ARTIFACTS_ROUTE),
         _header(),
         rx.el.div(
             rx.el.div(_prompt(), _panel(), class_name="flex min-w-0 flex-col gap-4"),

@@ -9,7 +9,9 @@ origin too.
 
 import reflex as rx
 
+from secdash import routes
 from secdash.components.cards import card
+from secdash.components.code_mode_tabs import code_mode_tabs
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
@@ -292,6 +294,7 @@ def _clear_dialog() -> rx.Component:
 
 def code_builder_content() -> rx.Component:
     return rx.el.div(
+        code_mode_tabs(routes.CODE_MODE_ROUTE),
         _header(),
         rx.el.div(
             rx.el.div(_log(), _prompt(), class_name="flex min-w-0 flex-col gap-4"),

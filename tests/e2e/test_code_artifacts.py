@@ -9,6 +9,7 @@ SECDASH_E2E_SCREENSHOTS=<folder> keeps screenshots at 1280 px and 390 px (to loo
 from __future__ import annotations
 
 import io
+import re
 import os
 import zipfile
 from pathlib import Path
@@ -189,3 +190,17 @@ def test_a_limited_user_works_on_their_own_artifacts(page: Page):
     expect(frame.get_by_role("heading", name=EXPECT["name"], level=1)).to_be_visible()
     _shot(page, "code-artifacts-limited-390.png")
     assert_accessible(page, "a limited user's artifact on a phone")
+
+
+def test_the_code_mode_tools_link_each_other(page: Page):
+    """The navigation's Code Mode opens the builder; its tools bar reaches the HTML artifacts and back."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page)
+    page.goto("/code-mode")
+    tools = page.get_by_role("navigation", name="Code Mode tools")
+    expect(tools.get_by_role("link", name="Live Code Builder")).to_have_attribute("aria-current", "page")
+    tools.get_by_role("link", name="HTML Artifacts").click()
+    expect(page.get_by_role("heading", name="Code Mode - HTML Artifacts", level=1)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/code-artifacts$"))
+    tools.get_by_role("link", name="Live Code Builder").click()
+    expect(page.get_by_role("heading", name="Live Code Builder", level=1)).to_be_visible()

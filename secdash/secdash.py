@@ -92,7 +92,7 @@ app.add_page(
     on_load=AuthState.check_auth,
 )
 app.add_page(
-    shell(code_artifacts_content(), routes.CODE_ARTIFACTS_ROUTE),
+    shell(code_artifacts_content(), routes.CODE_MODE_ROUTE),  # a Code Mode tool: "Code Mode" stays highlighted
     route=routes.CODE_ARTIFACTS_ROUTE,
     title="Code Mode - HTML Artifacts - SecDash",
     on_load=AuthState.check_auth,

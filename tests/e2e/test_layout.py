@@ -13,7 +13,7 @@ from tests.support.browser import LIMITED_EMAIL, LIMITED_PASSWORD, LONG_EMAIL, L
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 SIGNED_IN_ROUTES = ("/", "/history", "/defense-command", "/defense-command/center", "/ai-systems", "/battle-station",
-                    "/fix-mode", "/code-mode", "/code-artifacts")
+                    "/fix-mode", "/code-mode", "/code-artifacts", "/settings")
 DASHBOARD_TABS = ("Live Traffic", "User Scan", "Security Scan", "AI Defense Mode", "Problem Database")
 
 # A touch phone: like a real one, it widens its layout viewport to content that overflows (that is how the

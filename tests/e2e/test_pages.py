@@ -12,6 +12,7 @@ from tests.support.browser import ADMIN_EMAIL
 
 ROUTE_TITLES = {  # every module has its page now (each has its own browser test)
     "/code-artifacts": "Code Mode - HTML Artifacts",
+    "/settings": "Settings",
 }
 
 

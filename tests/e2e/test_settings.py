@@ -117,6 +117,35 @@ def test_an_admin_adds_a_webhook_sends_a_test_and_sees_the_delivery(page: Page, 
     expect(delivery).to_contain_text(name)  # its deliveries stay in the log
 
 
+def test_rules_are_saved_and_a_refused_value_stays_as_typed(page: Page):
+    page.set_viewport_size(DESKTOP)
+    sign_in(page)
+    page.goto("/settings")
+    rules = page.get_by_role("region", name="Rules")
+    tls = rules.get_by_test_id("rule-row").filter(has_text="A TLS certificate expires soon")
+    days = tls.get_by_label("Days before expiry")
+    expect(days).to_have_value("14")
+    reminder = rules.get_by_label("Reminder every (minutes)")
+    before = reminder.input_value()
+    reminder.fill("soon")
+    days.fill("30")
+    rules.get_by_role("button", name="Save rules").click()
+    expect(toast(page, "Rules not saved")).to_contain_text("reminderMinutes must be a whole number")
+    expect(reminder).to_have_value("soon")  # nothing typed is lost
+    expect(days).to_have_value("30")
+    expect(rules.get_by_text("Unsaved changes")).to_be_visible()
+    reminder.fill(before)
+    rules.get_by_role("button", name="Save rules").click()
+    expect(toast(page, "Rules saved")).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("region", name="Rules").get_by_test_id("rule-row").filter(
+        has_text="A TLS certificate expires soon").get_by_label("Days before expiry")).to_have_value("30")
+    # Back to the default for the other tests of this server.
+    page.get_by_role("region", name="Rules").get_by_label("Days before expiry").fill("14")
+    page.get_by_role("region", name="Rules").get_by_role("button", name="Save rules").click()
+    expect(toast(page, "Rules saved")).to_be_visible()
+
+
 def test_the_settings_page_fits_a_phone_and_the_menu_offers_it(page: Page):
     page.set_viewport_size(PHONE)
     sign_in(page)

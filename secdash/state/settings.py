@@ -357,8 +357,14 @@ class SettingsState(AuthState):
             self.delete_open = False
             await self._reload(user)
             return toast.error("Channel not deleted", description=exc.message)
-        self.delete_open, self.delete_id, self.delete_name = False, 0, ""
+        deleted, self.delete_open, self.delete_id, self.delete_name = self.delete_id, False, 0, ""
         await self._reload(user)
+        if self.rules_dirty:  # the draft forgets the channel; the rest of it stays as typed
+            for rule in self.rules:
+                rule.channel_ids = [cid for cid in rule.channel_ids if cid != deleted]
+            self.rules = list(self.rules)
+        else:  # rules that named it changed on the server (one left with no channel is switched off)
+            self._apply_rules(await in_session(rule_service.read, viewer=user))
         return toast.success("Channel deleted", description=name)
 
     @protected

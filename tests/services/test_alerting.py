@@ -217,3 +217,22 @@ async def test_the_delivery_log_keeps_the_newest(session, webhook, monkeypatch):
         await deliveries.send_test(session=session, actor=admin, channel_id=channel.id)
     log = await deliveries.list_deliveries(session=session, viewer=admin)
     assert len(log) == 3 and log[0].id > log[-1].id
+
+
+async def test_deleting_a_channel_takes_it_out_of_the_rules_and_never_widens_a_rule_to_every_channel(session, webhook):
+    """A rule naming a deleted channel made the rules unsavable as read ("no channel #N"); a rule that named only
+    deleted channels sends nowhere, so it is switched off rather than widened to every channel."""
+    admin, first = await _admin_with_channel(session, webhook.url("first"))
+    second = await channels.create_channel(session=session, actor=admin, name="Second", url=webhook.url("second"),
+                                           allow_private=True)
+    await rules.write(session=session, actor=admin, settings=None, rules=[
+        {"kind": "finding", "channelIds": [first.id]},
+        {"kind": "site_down", "channelIds": [first.id, second.id]}])
+    await channels.delete_channel(session=session, actor=admin, channel_id=first.id)
+    read = await rules.read(session=session, viewer=admin)
+    by_kind = {rule.kind: rule for rule in read.rules}
+    assert by_kind["site_down"].channel_ids == [second.id] and by_kind["site_down"].enabled
+    assert by_kind["finding"].channel_ids == [] and by_kind["finding"].enabled is False
+    as_read = [{"kind": r.kind.value, "enabled": r.enabled, "channelIds": r.channel_ids, "params": r.params}
+               for r in read.rules]
+    await rules.write(session=session, actor=admin, rules=as_read, settings=None)  # saves as read

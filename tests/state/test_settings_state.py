@@ -149,8 +149,14 @@ async def test_edit_toggle_and_delete_only_after_the_confirmation(session, webho
     await _call(state, "set_delete_open", value=False)  # "Keep channel"
     assert await _call(state, "delete_channel") is None and len(await _channels(session)) == 1
     await _call(state, "ask_delete", channel_id=channel_id)
+    await _call(state, "set_rule_scope", kind="finding", value="chosen")
+    await _call(state, "set_rule_channel", kind="finding", channel_id=channel_id, value=True)
+    assert "Rules saved" in str(await _call(state, "save_rules"))
     events = await _call(state, "delete_channel")
     assert "Channel deleted" in str(events) and state.channels == [] and await _channels(session) == []
+    finding = next(rule for rule in state.rules if rule.kind == "finding")
+    # The rule named only the deleted channel: it is shown switched off, not widened to every channel.
+    assert (finding.enabled, finding.channel_ids, finding.scope) == (False, [], "all")
 
 
 async def test_rules_and_settings_are_saved_and_a_refusal_keeps_the_draft(session, webhook):

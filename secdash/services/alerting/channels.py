@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import LogCategory, UserPublic, utcnow
-from secdash.models.alerting import NotificationChannel
+from secdash.models.alerting import NotificationChannel, NotificationRule
 from secdash.models.alerting_public import ChannelPublic
 from secdash.services import audit, ids
 from secdash.services.alerting import secret_box, targets
@@ -128,9 +128,19 @@ async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id
 async def delete_channel(*, session: AsyncSession, actor: UserPublic, channel_id: object) -> None:
     require_admin(actor, "delete notification channels")
     channel = await owned(session, channel_id)
+    switched_off = []
+    for rule in await session.exec(select(NotificationRule)):  # rules forget it (they stay savable as read)
+        if channel.id in (rule.channel_ids or []):
+            rule.channel_ids = [cid for cid in rule.channel_ids if cid != channel.id]
+            if not rule.channel_ids and rule.enabled:  # it named only deleted channels: off, not widened to all
+                rule.enabled = False
+                switched_off.append(rule.kind.value)
+            rule.updated_at = utcnow()
+            session.add(rule)
+    off = f"; rules switched off (no channel left): {', '.join(switched_off)}" if switched_off else ""
     audit.record(session, category=LogCategory.system, action="Notification channel deleted", actor_user_id=actor.id,
-                 description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked})",
-                 details={"channelId": channel.id, "url": channel.url_masked})
+                 description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked}){off}",
+                 details={"channelId": channel.id, "url": channel.url_masked, "rulesSwitchedOff": switched_off})
     await session.delete(channel)
     mark_changed(session, TOPIC)
     await commit(session)

@@ -107,6 +107,18 @@ def test_an_admin_adds_a_webhook_sends_a_test_and_sees_the_delivery(page: Page, 
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_have_count(0)
 
+    finding = main.get_by_test_id("rule-row").filter(has_text="A new finding at or above a severity")
+    finding.get_by_label("Send to").select_option("chosen")
+    choice = finding.get_by_role("group", name="Channels for: A new finding at or above a severity")
+    expect(choice.get_by_label(name)).not_to_be_checked()
+    choice.get_by_label(name).check()
+    expect(choice.get_by_label(name)).to_be_checked()
+    expect(main.get_by_text("Unsaved changes")).to_be_visible()
+    assert_accessible(page, "a rule for chosen channels")
+    _shot(page, "chosen")
+    main.get_by_role("button", name="Discard changes").click()
+    expect(finding.get_by_label("Send to")).to_have_value("all")
+
     row.get_by_role("button", name=f"Delete {name}").click()
     confirm = page.get_by_role("alertdialog")
     expect(confirm).to_contain_text(f"Delete channel {name}?")

@@ -109,7 +109,9 @@ def _findings() -> rx.Component:
     none = S.findings.length() == 0
     badge = rx.el.span(S.findings_label, class_name=rx.cond(
         none, f"{_TAG} bg-emerald-500/15 text-emerald-300 border-emerald-500/40",
-        f"{_TAG} bg-amber-500/15 text-amber-300 border-amber-500/40"), data_testid="findings-badge")
+        rx.cond(S.findings_have_errors,
+                f"{_TAG} bg-red-500/15 text-red-300 border-red-500/40",
+                f"{_TAG} bg-amber-500/15 text-amber-300 border-amber-500/40")), data_testid="findings-badge")
     return rx.cond(
         none,
         rx.el.div(badge, rx.el.span("SecDash's checks found nothing in this version.",
@@ -253,8 +255,11 @@ def _panel() -> rx.Component:
                 rx.cond(S.artifact.engine != "", rx.el.p("Engine: ", S.artifact.engine,
                                                          class_name="text-xs text-slate-400"), rx.fragment()),
                 rx.cond((S.artifact.status == "failed") & (S.artifact.error != ""),
-                        rx.el.p("Generation failed: ", S.artifact.error, class_name="text-sm text-red-300",
-                                role="alert", data_testid="artifact-error"),
+                        rx.cond(S.artifact.error == "Stopped",
+                                rx.el.p("Stopped: no new version was made.", class_name="text-sm text-slate-300",
+                                        role="status", data_testid="artifact-error"),
+                                rx.el.p("Generation failed: ", S.artifact.error, class_name="text-sm text-red-300",
+                                        role="alert", data_testid="artifact-error")),
                         rx.fragment()),
                 rx.cond(S.has_versions & ~S.generating, rx.fragment(_findings(), _actions()), rx.fragment()),
                 _panel_body(),

@@ -159,6 +159,10 @@ class CodeArtifactsState(AuthState):
         return [str(row.version) for row in self.history]
 
     @rx.var
+    def findings_have_errors(self) -> bool:
+        return any(row.level == "error" for row in self.findings)
+
+    @rx.var
     def findings_label(self) -> str:
         count = len(self.findings)
         return "No findings" if count == 0 else f"{count} finding{'s' if count != 1 else ''}"
@@ -182,6 +186,8 @@ class CodeArtifactsState(AuthState):
             else:
                 out.append(toast.error("Generation Failed",
                                        description=(current.error or "The generation failed")[:300]))
+            if not self.prompt.strip():  # the request comes back to the box, to edit and send again
+                self.prompt = current.prompt
         self._status = status
         self.has_artifact = True
         self.artifact = artifact_view(current)

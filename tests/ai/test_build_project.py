@@ -297,7 +297,7 @@ def test_two_edits_change_two_files():
 def test_a_request_it_cannot_do_changes_nothing_and_says_what_it_can(prompt):
     note, changed = continue_project(prompt, _landing())
     assert changed == {}
-    assert CAPABILITIES in note and "SECDASH_AI_BASE_URL" in note and "\n" not in note
+    assert CAPABILITIES in note and "SECDASH_LLM_BASE_URL" in note and "\n" not in note
     for ability in ("title", "colour theme", "footer", "section", "button"):
         assert ability in CAPABILITIES
 
@@ -366,7 +366,7 @@ async def test_the_offline_continue_streams_only_the_changed_files():
     assert "--accent: #15803d;" in _files_of(events)["style.css"]
     nothing = await _events(BuildProjectTask(prompt="add a login page", current=current))
     assert not any(isinstance(e, FileStart) for e in nothing)
-    assert "SECDASH_AI_BASE_URL" in "".join(e.text for e in nothing if isinstance(e, TextDelta))
+    assert "SECDASH_LLM_BASE_URL" in "".join(e.text for e in nothing if isinstance(e, TextDelta))
 
 
 async def test_the_offline_plan_is_the_templates_plan():

@@ -122,7 +122,7 @@ async def test_hostile_words_in_an_offline_prompt_stay_text(tmp_path):
 
 @pytest.mark.parametrize(("request_text", "changed"), [
     ('rename the title to "Brew Haven"', "Brew Haven"),
-    ("make it dark", "Theme set by the offline template engine"),
+    ("make it dark", "color-scheme: dark"),  # its inline :root variables (the override block made it unreadable)
     ("add a footer saying Thanks for visiting", "Thanks for visiting"),
     ("add a section called Prices", "Prices"),
 ])
@@ -148,3 +148,18 @@ async def test_an_offline_update_it_cannot_do_is_an_error_saying_what_it_can(req
     with pytest.raises(LLMError) as caught:
         await _events(HtmlArtifactTask(prompt=request_text, current=current))
     assert caught.value.kind == "bad_request" and CAPABILITIES in caught.value.message
+
+
+def test_offline_dark_theme_on_a_page_with_its_css_inline_changes_every_colour_variable() -> None:
+    """The done-means run: "make it dark" on an artifact left the header and cards white under near-white text
+    (the theme variables live in the page's <style>, not in a .css file)."""
+    from secdash.ai.artifact_pages import create_page, update_page
+    from secdash.ai.project_templates.theme import MODES
+
+    _label, page = create_page("A landing page for a coffee shop called Bean There")
+    _note, dark = update_page("make it dark", page)
+    assert dark is not None
+    root = re.search(r":root\s*\{(.*?)\}", dark, re.S).group(1)
+    for name, value in MODES["dark"].items():
+        assert re.search(rf"--{name}\s*:\s*{re.escape(value)}", root), (name, root)
+    assert "color-scheme: dark" in dark

@@ -133,7 +133,7 @@ async def test_an_update_the_offline_engine_cannot_do_fails_with_its_reason_and_
     artifact = await created(session, user)
     after = await updated(session, user, artifact.id, "connect it to a Stripe checkout with webhooks")
     assert after.status == "failed" and after.version == 1 and after.html_content == artifact.html_content
-    assert "offline template engine changed nothing" in after.error and "SECDASH_AI_BASE_URL" in after.error
+    assert "offline template engine changed nothing" in after.error and "SECDASH_LLM_BASE_URL" in after.error
     assert len(await history_of(session, user, artifact.id)) == 1
     again = await updated(session, user, artifact.id, "make it dark")  # a failed artifact can be updated again
     assert again.status == "ready" and again.version == 2 and again.error is None
@@ -248,6 +248,27 @@ async def test_stop_ends_the_generation_without_a_version(session, use_model):
     assert (await row_of(started.id)).draft is None
     with pytest.raises(Conflict, match="no generation running"):
         await artifacts.stop(session=session, actor=user, artifact_id=started.id)
+
+
+async def test_a_stop_after_the_last_word_still_adds_no_version(session, monkeypatch):
+    """The done-means run: Stop pressed while the offline page was being checked still made the version."""
+    from secdash.core.db import session_scope
+    from secdash.services.artifacts import generate_job
+
+    user = await make_user(session, "artist@example.com")
+    real_review = generate_job.review.review_html
+
+    async def stopped_during_review(page: str):
+        async with session_scope() as other:
+            row = (await other.exec(select(Artifact).where(Artifact.owner_user_id == user.id))).one()
+            await artifacts.stop(session=other, actor=user, artifact_id=row.id)
+        return await real_review(page)
+
+    monkeypatch.setattr(generate_job.review, "review_html", stopped_during_review)
+    started = await artifacts.create(session=session, actor=user, prompt=LANDING)
+    artifact = await settled(session, user, started.id)
+    assert (artifact.status, artifact.error, artifact.version) == ("failed", "Stopped", 0)
+    assert await history_of(session, user, started.id) == []
 
 
 async def test_one_generation_at_a_time_per_user_is_decided_by_the_server(session, use_model):

@@ -109,7 +109,7 @@ async def test_a_continue_the_offline_engine_cannot_do_changes_nothing_and_says_
     assert after.status == "complete" and files_of(after) == before
     messages = [message for _kind, message in await log_text(session, user, project.id)]
     assert "No file changed" in messages
-    assert any("SECDASH_AI_BASE_URL" in message or "model" in message.lower() for message in messages)
+    assert any("SECDASH_LLM_BASE_URL" in message or "model" in message.lower() for message in messages)
 
 
 async def test_one_build_at_a_time_per_user_is_decided_by_the_server(session):

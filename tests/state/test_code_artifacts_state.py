@@ -160,6 +160,7 @@ async def test_a_failing_generation_toasts_generation_failed_once(session):
     assert "Generation Failed" in str(ended) and "offline template engine changed nothing" in str(ended)
     assert state.artifact.status == "failed" and "changed nothing" in state.artifact.error
     assert state.artifact.version == 1 and state.loaded_version == 1  # the version stays
+    assert state.prompt == IMPOSSIBLE  # the request is back in the box, to edit and send again
     assert "Generation Failed" not in str(await state._refresh(user))  # toasted once
 
 

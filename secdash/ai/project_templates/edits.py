@@ -25,7 +25,7 @@ CAPABILITIES = (
     "Without a model, the offline template engine can change: the title (\"call it Bean There\"), the colour theme "
     "(\"dark\", \"light\", or an accent colour such as green or purple), the footer (\"add a footer saying ...\"), "
     "a new section (\"add a section called ...\") and the button text (\"change the button to ...\"). For anything "
-    "else, connect a model: set SECDASH_AI_BASE_URL."
+    "else, connect a model: set SECDASH_LLM_BASE_URL."
 )
 _VERBS = r"(?:make|change|add|rename|call|set|use|give|put|switch|turn|update|insert|include|title|name)"
 _END = re.compile(rf"\s*(?:[;\n]|\.(?:\s|$)|,?\s+and\s+(?:then\s+)?{_VERBS}\b|,\s*(?:then\s+)?{_VERBS}\b|$)", re.I)
@@ -178,14 +178,29 @@ def _override_block(mode: str | None, accent: str | None, old: str) -> str:
     return "\n".join([*lines, _THEME_END]) + "\n"
 
 
+_STYLE_BLOCK = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.S | re.I)
+_THEME_VARS = re.compile(r"--(?:bg|accent)\s*:")
+
+
+def _themed_css(css: str, values: dict[str, str], mode: str | None) -> str:
+    css = _set_vars(css, values)
+    if mode:
+        css = re.sub(r"(color-scheme\s*:\s*)(?:light|dark)", lambda m: m.group(1) + mode, css)
+    return css
+
+
 def _set_theme(project: Project, mode: str | None, accent: str | None) -> None:
     values = {**(MODES[mode] if mode else {}), **({"accent": ACCENTS[accent]} if accent else {})}
-    themed = [path for path in project.paths(".css") if re.search(r"--(?:bg|accent)\s*:", project.files[path])]
+    themed = [path for path in project.paths(".css") if _THEME_VARS.search(project.files[path])]
     for path in themed:
-        css = _set_vars(project.files[path], values)
-        if mode:
-            css = re.sub(r"(color-scheme\s*:\s*)(?:light|dark)", lambda m: m.group(1) + mode, css)
-        project.files[path] = css
+        project.files[path] = _themed_css(project.files[path], values, mode)
+    for path in project.paths(".html", ".htm"):  # a page with its stylesheet inline (an HTML artifact)
+        page = project.files[path]
+        if any(_THEME_VARS.search(match.group(2)) for match in _STYLE_BLOCK.finditer(page)):
+            project.files[path] = _STYLE_BLOCK.sub(
+                lambda m: m.group(1) + (_themed_css(m.group(2), values, mode) if _THEME_VARS.search(m.group(2))
+                                        else m.group(2)) + m.group(3), page)
+            themed.append(path)
     if themed:
         return
     block = re.compile(re.escape(_THEME_START) + r".*?" + re.escape(_THEME_END) + r"\n?", re.S)

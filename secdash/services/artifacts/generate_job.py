@@ -162,6 +162,8 @@ async def _run(ctx: JobContext, artifact_id: int, prompt: str, mode: str) -> dic
         raise
     await ctx.progress(force=True, phase="checking")
     findings = await review.review_html(page)
+    if await ctx.should_stop(max_age=0):  # a stop that came after the last streamed word: no version
+        raise GenerationFailed("Stopped")
     async with session_scope() as session:
         artifact = await session.get(Artifact, artifact_id)
         if artifact is None:

@@ -130,6 +130,39 @@ async def test_the_limits_are_documented(client):
     assert search["schema"]["maxLength"] == audit.MAX_SEARCH_LENGTH
 
 
+async def test_notification_channel_fields(client, session, root, admin):
+    """The Settings page and the API refuse an over-long channel name or URL with the service's words."""
+    from secdash.services.alerting import channels, targets
+
+    long_name, long_url = "n" * (channels.MAX_NAME_CHARS + 1), "json://example.com/" + "a" * targets.MAX_URL_CHARS
+    for name, url in ((long_name, "json://example.com/hook"), ("Ops", long_url)):
+        service = await _service_message(channels.create_channel(session=session, actor=root, name=name, url=url))
+        assert "too long" in service
+        body = {"name": name, "url": url}
+        assert await _api_message(client, "POST", "/api/notification-channels", body, admin) == service
+        created = (await client.post("/api/notification-channels", json={"name": "Ops", "url": "json://example.com/x", "allowPrivate": True},
+                                     headers=admin)).json()
+        assert await _api_message(client, "PUT", f"/api/notification-channels/{created['id']}", body, admin) == service
+        await client.delete(f"/api/notification-channels/{created['id']}", headers=admin)
+
+
+async def test_a_hand_edited_artifact_version_note(client, session):
+    from secdash.services.artifacts import limits
+
+    with pytest.raises(Invalid) as refused:
+        limits.parse_note("c" * (limits.MAX_CHANGES_CHARS + 1))
+    user = await make_user(session, "artist@example.com")
+    headers = await bearer(client, "artist@example.com", DEFAULT_PASSWORD)
+    from secdash.models.artifacts import Artifact
+
+    session.add(Artifact(owner_user_id=user.id, name="Page", status="ready"))
+    await session.commit()
+    artifact_id = (await session.exec(select(Artifact))).one().id
+    body = {"htmlContent": "<p>x</p>", "changes": "c" * (limits.MAX_CHANGES_CHARS + 1)}
+    assert await _api_message(client, "POST", f"/api/artifacts/{artifact_id}/versions", body, headers) == \
+        refused.value.message
+
+
 SERVICE_CHECKED = {
     ("LoginRequest", "email"),
     ("LoginRequest", "password"),
@@ -138,6 +171,11 @@ SERVICE_CHECKED = {
     ("ResolveIn", "note"),
     ("WidgetMessageIn", "content"),
     ("AgentMessageIn", "message"),
+    ("ChannelIn", "name"),
+    ("ChannelIn", "url"),
+    ("ChannelChangeIn", "name"),
+    ("ChannelChangeIn", "url"),
+    ("EditIn", "changes"),
 }
 
 

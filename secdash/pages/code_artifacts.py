@@ -227,8 +227,16 @@ def _actions() -> rx.Component:
                              type="button", class_name=_PRIMARY, data_testid="restore-version"),
                 rx.fragment()),
         rx.cond(S.dirty & (S.mode == "edit"),
-                rx.el.button(rx.icon("save", class_name="h-4 w-4"), "Save as new version", on_click=S.save_edit,
-                             type="button", class_name=_PRIMARY, data_testid="save-edit"),
+                rx.el.div(
+                    rx.el.label("Change note (optional)", html_for="edit-note", class_name="sr-only"),
+                    rx.el.input(id="edit-note", value=S.edit_note, on_change=S.set_edit_note,
+                                placeholder="Change note (optional)", max_length=300,
+                                class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 "
+                                           f"text-sm text-slate-100 {_FOCUS}", data_testid="edit-note"),
+                    rx.el.button(rx.icon("save", class_name="h-4 w-4"), "Save as new version", on_click=S.save_edit,
+                                 type="button", class_name=_PRIMARY, data_testid="save-edit"),
+                    class_name="flex w-full flex-wrap gap-2 sm:w-auto",
+                ),
                 rx.fragment()),
         class_name="flex flex-wrap gap-2",
     )

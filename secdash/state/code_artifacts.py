@@ -22,7 +22,7 @@ from secdash.models.artifacts_public import (
     ArtifactVersionNotePublic,
 )
 from secdash.services.artifacts import artifacts, downloads, preview
-from secdash.services.artifacts.limits import MAX_PROMPT_CHARS
+from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_PROMPT_CHARS
 from secdash.services.artifacts.overview import ArtifactsRead, read_artifacts
 from secdash.services.artifacts.records import topic_of
 from secdash.services.errors import DomainError
@@ -123,6 +123,7 @@ class CodeArtifactsState(AuthState):
     loaded_version: int = 0  # the version shown in the panel (0: none)
     source: str = ""  # its HTML
     edited: str = ""  # the editor's text
+    edit_note: str = ""  # what a hand edit changes (optional; the diff's counts otherwise)
     editor_key: int = 0  # a new editor (showing `source`) each time a version is loaded
     findings: list[FindingRow] = []
     mode: str = "preview"  # edit | preview | compare
@@ -346,6 +347,11 @@ class CodeArtifactsState(AuthState):
         self.edited = str(value or "")
         return None
 
+    @protected(reads_only=True)
+    async def set_edit_note(self, value: str):
+        self.edit_note = str(value or "")[: MAX_CHANGES_CHARS + 1]
+        return None
+
     @protected
     async def save_edit(self, user: UserPublic):
         """The editor's HTML as the next version."""
@@ -353,9 +359,10 @@ class CodeArtifactsState(AuthState):
             return None
         try:
             artifact = await in_session(artifacts.save_edit, actor=user, artifact_id=self.artifact.id,
-                                        html=self.edited)
+                                        html=self.edited, changes=self.edit_note)
         except DomainError as exc:
             return toast.error("Error", description=exc.message)
+        self.edit_note = ""
         return [toast.success("Version Saved", description=f"{artifact.name} v{artifact.version}"),
                 *await self._refresh(user)]
 

@@ -42,8 +42,8 @@ def _result(at: datetime, kind: str) -> ProbeResult:
     return ProbeResult(url=URL, checked_at=at, status_code=code, response_ms=ms, grade="A", score=95)
 
 
-async def _site(session) -> Site:
-    site = Site(name="Shares", url=URL, domain="shares.example", is_demo=True)
+async def _site(session, *, demo: bool = False) -> Site:
+    site = Site(name="Shares", url=URL, domain="shares.example", is_demo=demo, allow_private=True)
     session.add(site)
     await session.commit()
     return site
@@ -83,6 +83,17 @@ async def test_a_site_going_down_and_coming_back_sends_exactly_two_messages(sess
     titles = webhook.titles()
     assert titles == ["Shares is DOWN (ALERT)", "Shares has RECOVERED (SECURE)"]
     assert "HTTP 500" in webhook.received[0][1]["message"]
+    # marked for services that colour or rank messages: a down is a failure, a recovery a success
+    assert [body["type"] for _path, body in webhook.received] == ["failure", "success"]
+
+
+async def test_the_bundled_demo_sites_never_page_anyone(session, webhook):
+    """Shares fails one minute in five by design: about 24 messages an hour per channel on a fresh install."""
+    await _admin_with_channel(session, webhook.url())
+    site = await _site(session, demo=True)
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
+                                 (timedelta(minutes=6), "secure"), (timedelta(minutes=9), "secure")])
+    assert await _deliveries(session) == []
 
 
 async def test_a_flapping_site_sends_one_down_and_one_recovered(session, webhook):
@@ -121,6 +132,7 @@ async def test_a_failing_channel_is_retried_then_logged_failed_without_blocking_
         assert rows["Broken"].outcome == "failed" and rows["Broken"].attempts == deliver_job.ATTEMPTS
         assert broken.attempts == deliver_job.ATTEMPTS
         assert rows["Broken"].error and "attempts failed" in rows["Broken"].error
+        assert " - WARNING - " not in rows["Broken"].error  # apprise's words, not its log line format
     finally:
         broken.close()
 
@@ -169,6 +181,9 @@ async def test_bad_urls_private_targets_and_limited_users_are_refused(session):
         await channels.create_channel(session=session, actor=admin, name="X", url="nosuch://thing")
     with pytest.raises(Invalid, match="url is required"):
         await channels.create_channel(session=session, actor=admin, name="X", url="  ")
+    with pytest.raises(Invalid, match="no valid e-mail recipient"):  # apprise drops it silently; every send fails
+        await channels.create_channel(session=session, actor=admin, name="X", allow_private=True,
+                                      url="mailto://127.0.0.1:2525?from=alerts@example.com&to=a@b.c")
     with pytest.raises(Invalid, match="127.0.0.1 resolves to 127.0.0.1"):
         await channels.create_channel(session=session, actor=admin, name="X", url="json://127.0.0.1:9/hook")
     for call in (channels.list_channels(session=session, viewer=limited),

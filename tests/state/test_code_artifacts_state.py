@@ -214,11 +214,13 @@ async def test_a_hand_edit_is_saved_as_a_new_version(session):
     edited = state.source.replace("</body>", "<footer>Hand made</footer>\n</body>")
     await _call(state, "set_edited", value=edited)
     assert state.dirty
+    await _call(state, "set_edit_note", value="a hand-made footer")
     events = await _call(state, "save_edit")
     assert "Version Saved" in str(events) and "v3" in str(events)
     assert state.artifact.version == 3 and state.loaded_version == 3 and state.source == edited
     assert not state.dirty and state.editor_key > key  # the editor shows the saved version afresh
     assert state.history[0].source == "edited by hand"
+    assert state.history[0].note == "Edited by hand: a hand-made footer" and state.edit_note == ""
     stored = await artifacts.get_version(session=session, viewer=user, artifact_id=state.artifact.id, version=3)
     assert "Hand made" in stored.html_content
 

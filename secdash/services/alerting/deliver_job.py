@@ -19,7 +19,7 @@ from tenacity import AsyncRetrying, RetryError, stop_after_attempt, wait_exponen
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
 from secdash.models import utcnow
-from secdash.models.alerting import DeliveryOutcome, NotificationChannel, NotificationDelivery
+from secdash.models.alerting import AlertKind, DeliveryOutcome, NotificationChannel, NotificationDelivery
 from secdash.services.alerting import secret_box, targets
 from secdash.services.alerting.records import DELIVERY_KIND, MAX_DELIVERIES, TOPIC
 from secdash.services.errors import Invalid
@@ -41,15 +41,21 @@ class Undeliverable(Exception):
     """No attempt can succeed (the channel is gone, disabled, unreadable or refused by the address rules)."""
 
 
-def _send(url: str, title: str, body: str) -> tuple[bool, str]:
-    """Send with apprise (blocking: run in a thread); (ok, what apprise logged)."""
+# How each kind of alert is marked for the services that colour or rank messages (Slack, Discord, Teams, ntfy...).
+NOTIFY_TYPES = {AlertKind.site_down: "failure", AlertKind.site_checking: "warning", AlertKind.site_recovered: "success",
+                AlertKind.tls_expiring: "warning", AlertKind.finding: "failure", AlertKind.drill_weak: "warning",
+                AlertKind.account_locked: "warning", AlertKind.test: "info"}
+
+
+def _send(url: str, title: str, body: str, notify_type: str) -> tuple[bool, str]:
+    """Send with apprise (blocking: run in a thread); (ok, what apprise said went wrong, one line)."""
     apprise = targets._apprise()
     notifier = apprise.Apprise()
     if not notifier.add(url):
         return False, "apprise could not load the channel's URL"
-    with apprise.LogCapture(level=logging.WARNING) as logs:
-        ok = bool(notifier.notify(title=title, body=body))
-        said = logs.getvalue().strip()
+    with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as logs:
+        ok = bool(notifier.notify(title=title, body=body, notify_type=apprise.NotifyType(notify_type)))
+        said = "; ".join(line.strip() for line in logs.getvalue().splitlines() if line.strip())
     return ok, said
 
 
@@ -119,7 +125,8 @@ async def deliver(ctx: JobContext | None, delivery_id: int) -> DeliveryOutcome:
             await targets.check_address(target, allow_private=allow_private)
         except Invalid as exc:
             raise Undeliverable(exc.message) from None
-        ok, said = await asyncio.to_thread(_send, raw, delivery.title, delivery.body)
+        ok, said = await asyncio.to_thread(_send, raw, delivery.title, delivery.body,
+                                           NOTIFY_TYPES.get(AlertKind(delivery.kind), "info"))
         if not ok:
             reason = targets.scrub(said or "the service refused the message", raw, target.masked)
             await _update(delivery_id, outcome=DeliveryOutcome.retrying if attempts < ATTEMPTS else DeliveryOutcome.failed,

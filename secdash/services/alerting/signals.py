@@ -10,7 +10,8 @@ A site is followed probe by probe (`observe_site`), so one outage is one message
   `recoverySeconds`. Failing again before that is the same outage (no new "down"): a flapping site sends one
   "down" and one "recovered";
 - a recovery is only announced for an outage that was announced.
-A certificate expiring within the rule's days is announced once a day at most while it stays so.
+A certificate expiring within the rule's days is announced once a day at most while it stays so. The bundled demo
+sites are simulations (Shares fails one minute in five by design): their status never pages anyone.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def _ago(since: datetime, now: datetime) -> str:
 
 async def observe_site(session: AsyncSession, site: Site, status: str, reason: str, now: datetime) -> None:
     """One probe's status of a site through the outage state machine (see the module docstring)."""
+    if site.is_demo:
+        return  # the bundled demo sites are simulations (Shares fails one minute in five by design): no pages
     state = await _state(session, f"site:{site.id}")
     settings = await rules.settings_row(session)
     where = f"{site.name} ({site.url})"
@@ -143,6 +146,8 @@ async def observe_site(session: AsyncSession, site: Site, status: str, reason: s
 
 
 async def observe_tls(session: AsyncSession, site: Site, days_left: int | None, now: datetime) -> None:
+    if site.is_demo:
+        return
     rule = await rules.rule_of(session, AlertKind.tls_expiring)
     if rule is None or not rule.enabled:
         return

@@ -64,6 +64,8 @@ def read_url(raw: object) -> Target:
     if plugin is None:
         raise Invalid(f"url: apprise cannot read this URL{f' (scheme {scheme}://)' if scheme else ''}; see "
                       "https://github.com/caronc/apprise/wiki for the URL of each service")
+    if scheme in ("mailto", "mailtos") and getattr(plugin, "targets", None) == []:
+        raise Invalid("url: no valid e-mail recipient (check the address after to=, e.g. to=ops@example.com)")
     host = None
     if scheme in SELF_HOSTED:
         host = getattr(plugin, "smtp_host", None) or getattr(plugin, "host", None)

@@ -279,7 +279,7 @@ def _rule(rule: RuleRow) -> rx.Component:
             rx.match(
                 rule.param,
                 ("severity", rx.el.select(*[rx.el.option(label, value=value) for value, label in
-                                            (("low", "Low"), ("medium", "Medium"), ("high", "High (critical)"))],
+                                            (("low", "Low"), ("medium", "Medium"), ("high", "High (the top severity)"))],
                                           id=param_id, value=rule.param_value,
                                           on_change=lambda value: S.set_rule_param(rule.kind, value),
                                           class_name=f"{_SELECT} w-fit")),

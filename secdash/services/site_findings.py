@@ -16,6 +16,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, as_utc
 from secdash.services import events
+from secdash.services.alerting import signals
 
 SOURCE = "monitor"
 MAX_FINGERPRINT_LENGTH = 128
@@ -71,12 +72,15 @@ async def reconcile_site_findings(
     for fingerprint, (finding, points) in reported.items():
         if fingerprint in open_events:
             continue
+        severity = EventSeverity.medium if points >= MEDIUM_FROM_POINTS else EventSeverity.low
         events.record(
             session, event_type=EventType.vulnerability_detected, source=SOURCE, site_id=site.id,
-            severity=EventSeverity.medium if points >= MEDIUM_FROM_POINTS else EventSeverity.low,
-            description=f"{site.name}: {finding}", fingerprint=fingerprint,
+            severity=severity, description=f"{site.name}: {finding}", fingerprint=fingerprint,
             details={"kind": "site", "finding": finding, "points": points, "url": site.url},
         )
+        if not site.is_demo:  # alerting (the rule's severity decides; the demo sites never page)
+            await signals.new_finding(session, severity=severity.value, rule_name=finding, where=site.url,
+                                      message=f"{site.name}: {finding}")
         opened += 1
     for fingerprint, event in open_events.items():
         if fingerprint in reported:

@@ -251,3 +251,26 @@ async def test_deleting_a_channel_takes_it_out_of_the_rules_and_never_widens_a_r
     as_read = [{"kind": r.kind.value, "enabled": r.enabled, "channelIds": r.channel_ids, "params": r.params}
                for r in read.rules]
     await rules.write(session=session, actor=admin, rules=as_read, settings=None)  # saves as read
+
+
+async def test_a_new_site_finding_notifies_when_the_rule_takes_its_severity(session, webhook):
+    """A missing security header is a medium or low site finding: the default rule (high) stays quiet; a rule
+    at medium sends it once (the open finding is not announced again by the next probe)."""
+    from secdash.services import site_findings
+
+    admin, _ = await _admin_with_channel(session, webhook.url())
+    site = await _site(session)
+    finding = "Content-Security-Policy header missing (-25)"
+    await site_findings.reconcile_site_findings(session, site, [finding], T0)
+    await commit(session)
+    assert await _deliveries(session) == []
+    await rules.write(session=session, actor=admin, rules=[{"kind": "finding", "params": {"severity": "medium"}}],
+                      settings=None)
+    other = Site(name="Blog", url="http://blog.example/", domain="blog.example", allow_private=True)
+    session.add(other)
+    await session.commit()
+    for minute in (1, 2):
+        await site_findings.reconcile_site_findings(session, other, [finding], T0 + timedelta(minutes=minute))
+        await commit(session)
+    rows = await _deliveries(session)
+    assert [row.title for row in rows] == ["New medium finding: Content-Security-Policy header missing"]

@@ -201,7 +201,7 @@ async def _facts(request: Request, slug: str, endpoint: str, body: bytes) -> tup
 
 
 async def _arrive(
-    request: Request, facts: RequestFacts, client: str, mark: DrillMark | None
+    request: Request, facts: RequestFacts, client: str, mark: DrillMark | None, *, monitor: bool = False,
 ) -> tuple[int | None, tuple[str, int] | None]:
     """Log the request as it arrives (status 0), then apply the site's current defense to it: the id of the log
     row and the refusing rule (if any). Rate limits count this client's requests logged before this one, so
@@ -225,6 +225,8 @@ async def _arrive(
             current = await defense.get_defense(session, facts.slug)
 
             async def count_recent(window_seconds: int, endpoints: list[str] | None) -> int:
+                if monitor:  # SecDash's own monitor: rate limits do not count it (every other rule applies)
+                    return 0
                 return await request_log.count_recent(
                     session,
                     slug=facts.slug,
@@ -271,7 +273,8 @@ async def _guarded(request: Request, slug: str, endpoint: str, handler: Handler)
             facts, fields = await _facts(request, slug, endpoint, body)
         except Exception:  # a malformed multipart body (python-multipart and Starlette raise several kinds)
             response = Response("Malformed form", status_code=400, headers=_site_headers(slug))
-    row_id, blocked = await _arrive(request, facts, client, mark)
+    monitor = mark is None and request_log.is_monitor_probe(peer, request.headers.get(request_log.MONITOR_HEADER))
+    row_id, blocked = await _arrive(request, facts, client, mark, monitor=monitor)
     if response is None:
         if blocked is not None:
             rule, status = blocked

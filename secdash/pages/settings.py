@@ -143,7 +143,10 @@ def _add_form() -> rx.Component:
             class_name="flex flex-col gap-1",
         ),
         rx.el.label(
-            rx.el.input(type="checkbox", checked=S.add_private, on_change=S.set_add_private, class_name=_CHECK),
+            # Uncontrolled: it ticks at once (a controlled box waited for the server's round trip); the form's key
+            # starts it afresh, unticked, after a channel is added.
+            rx.el.input(type="checkbox", default_checked=S.add_private, on_change=S.set_add_private,
+                        class_name=_CHECK),
             "Allow a private or local address (only for hosts you own)", class_name=_CHECK_LABEL,
         ),
         rx.el.div(rx.el.button(rx.icon("plus", class_name="h-4 w-4"), "Add channel", type="submit", class_name=_PRIMARY)),

@@ -24,6 +24,7 @@ from secdash.core.leader import run_as_leader
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
 from secdash.services import activities, agents, events, site_findings, sites
 from secdash.services.alerting import signals
+from secdash.services.battle import request_log
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
 from secdash.services.unit import commit, mark_changed
 
@@ -203,20 +204,22 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
         async with ProbeClients() as shared:
             return await probe_all(clients=shared, concurrency=concurrency)
     async with session_scope() as session:
-        targets = [(site.id, site.url, site.is_demo or site.allow_private) for site in await sites.list_sites(session=session)]
+        targets = [(site.id, site.url, site.is_demo or site.allow_private, site.is_demo)
+                   for site in await sites.list_sites(session=session)]
     gate = asyncio.Semaphore(concurrency)
 
-    async def probe(url: str, allow_private: bool) -> ProbeResult:
+    async def probe(url: str, allow_private: bool, demo: bool) -> ProbeResult:
         async with gate:
-            return await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private)
+            return await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private,
+                                    own_headers=request_log.monitor_headers() if demo else None)
 
-    results = await asyncio.gather(*(probe(url, allow) for _id, url, allow in targets))
+    results = await asyncio.gather(*(probe(url, allow, demo) for _id, url, allow, demo in targets))
     statuses: dict[int, str] = {}
     async with session_scope() as session:
         # One read for every site (not one per site); the agents too, so following a status finds them loaded.
         by_id = {site.id: site for site in await sites.list_sites(session=session)}
         await agents.list_agents(session=session)
-        for (site_id, _url, _allow), result in zip(targets, results, strict=True):
+        for (site_id, _url, _allow, _demo), result in zip(targets, results, strict=True):
             site = by_id.get(site_id)
             if site is None:  # removed while it was being probed
                 continue

@@ -297,11 +297,17 @@ def _blocked(exc: ProbeRefused) -> str:
     return str(exc) if str(exc).startswith("Blocked") else f"Blocked: {exc}"
 
 
+def _same_origin(one: str, other: str) -> bool:
+    a, b = urlsplit(one), urlsplit(other)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
 async def probe_site(
     url: str, *, client: ProbeClient | None = None, timeout: float = 10.0, max_bytes: int = 1_000_000,
-    max_redirects: int = 5, allow_private: bool = False,
+    max_redirects: int = 5, allow_private: bool = False, own_headers: dict[str, str] | None = None,
 ) -> ProbeResult:
-    """Fetch the URL (following redirects by hand) and report what a security monitor needs.
+    """Fetch the URL (following redirects by hand) and report what a security monitor needs. `own_headers` go
+    with requests to the URL's own origin only (the monitor's mark for SecDash's demo sites).
 
     A client, when given, must be a ProbeClient with the same address policy (ProbeClients.get)."""
     if client is not None and (not isinstance(client, ProbeClient) or client.allow_private != allow_private):
@@ -318,8 +324,11 @@ async def probe_site(
                 return ProbeResult(url=url, checked_at=checked_at, error=_blocked(exc), final_url=current)
             started = time.perf_counter()
             try:
+                headers = {"User-Agent": "SecDash-Monitor/1.0"}
+                if own_headers and _same_origin(current, url):  # only to the site asked for, never a redirect's
+                    headers |= own_headers
                 async with http.stream("GET", current, timeout=timeout, follow_redirects=False,
-                                       headers={"User-Agent": "SecDash-Monitor/1.0"}) as response:
+                                       headers=headers) as response:
                     elapsed_ms = (time.perf_counter() - started) * 1000
                     tls_days = _peer_days_left(response) if current.startswith("https") else None
                     if response.is_redirect and "location" in response.headers:

@@ -119,6 +119,22 @@ async def test_redirects_are_followed_and_rechecked(site):
     assert ftp.error.startswith("Blocked") and ftp.status_code is None
 
 
+async def test_own_headers_go_to_the_sites_origin_only_never_to_a_redirects(site):
+    """The monitor's mark for SecDash's demo sites must not leak to wherever a redirect points."""
+    other = LocalSite({"/": (200, STRONG, b"elsewhere", 0.0)})
+    try:
+        away = LocalSite({"/away": (302, {"Location": other.base + "/"}, b"", 0.0)})
+        try:
+            result = await probe_site(away.base + "/away", allow_private=True, own_headers={"x-mark": "secret"})
+        finally:
+            away.close()
+        assert result.status_code == 200 and result.final_url == other.base + "/"
+        assert away.requests[0][1].get("x-mark") == "secret"
+        assert "x-mark" not in other.requests[0][1]
+    finally:
+        other.close()
+
+
 async def test_private_targets_are_refused_unless_allowed(site):
     refused = await probe_site(site.base + "/")
     assert refused.error == "Blocked: private address 127.0.0.1"

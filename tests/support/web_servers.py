@@ -30,9 +30,12 @@ class LocalSite:
 
     def __init__(self, routes: dict[str, Route], tls: ssl.SSLContext | None = None) -> None:
         table = routes
+        self.requests: list[tuple[str, dict[str, str]]] = []  # (path, headers) of each request, in order
+        seen = self.requests
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802
+                seen.append((self.path, {name.lower(): value for name, value in self.headers.items()}))
                 status, headers, body, delay = table.get(self.path, (404, {}, b"missing", 0.0))
                 if delay:
                     time.sleep(delay)

@@ -25,6 +25,7 @@ from secdash.models import DemoRequest, DrillTraffic, utcnow
 from secdash.services.battle.defense import check_slug
 
 DRILL_HEADER = "x-secdash-drill"
+MONITOR_HEADER = "x-secdash-monitor"  # SecDash's own site monitor probing a demo site (signed)
 KEEP_PER_SITE = 5000
 PRUNE_EVERY = 200  # inserts (per process and site) between two prunes
 MAX_PATH_LENGTH = 200
@@ -70,6 +71,22 @@ def drill_header(operation_id: str, traffic: DrillTraffic | str, client: str) ->
         raise ValueError("operation id: 1 to 64 letters, digits, '-' or '_'")
     client = str(ipaddress.ip_address(client))
     return f"{operation_id}:{traffic}:{client}:{_signature(operation_id, traffic, client)}"
+
+
+def _monitor_signature() -> str:
+    key = get_settings().secret_key().encode()
+    return hmac.new(key, b"secdash-monitor-probe", hashlib.sha256).hexdigest()[:32]
+
+
+def monitor_headers() -> dict[str, str]:
+    """The header SecDash's monitor sends to its own demo sites (never to other sites): their rate limits, which
+    a DDoS drill deploys at 10 pages a minute per client, do not count it; every other rule still applies."""
+    return {MONITOR_HEADER: _monitor_signature()}
+
+
+def is_monitor_probe(peer: str | None, value: str | None) -> bool:
+    """Whether a request is the monitor's signed probe from this machine."""
+    return bool(value) and _is_loopback(peer) and hmac.compare_digest(value.strip(), _monitor_signature())
 
 
 def _is_loopback(peer: str | None) -> bool:

@@ -27,6 +27,7 @@ from secdash.models import EventType, LogCategory, LogSeverity, SecurityEvent, S
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import JobLevel
 from secdash.services import activities, ai_calls, audit, code_roots, events, monitor, scans
+from secdash.services.battle import request_log
 from secdash.services.code_scan import ScanTarget, scan_file
 from secdash.services.errors import DomainError, Invalid
 from secdash.services.fix import patches, problems, recipes, scope, site_fixes
@@ -228,10 +229,11 @@ async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         site = await session.get(Site, facts.event.site_id) if facts.event.site_id is not None else None
         if site is None:
             raise FixFailed("The site of this problem no longer exists")
-        url, allow_private = site.url, site.is_demo or site.allow_private
+        url, allow_private, demo = site.url, site.is_demo or site.allow_private, site.is_demo
     await ctx.log(f"Probing {url} now")
     async with ProbeClients() as clients:
-        result = await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private)
+        result = await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private,
+                                  own_headers=request_log.monitor_headers() if demo else None)
     async with session_scope() as session:
         site = await session.get(Site, facts.event.site_id)
         if site is None:

@@ -140,8 +140,8 @@ async def test_notification_channel_fields(client, session, root, admin):
         assert "too long" in service
         body = {"name": name, "url": url}
         assert await _api_message(client, "POST", "/api/notification-channels", body, admin) == service
-        created = (await client.post("/api/notification-channels", json={"name": "Ops", "url": "json://example.com/x", "allowPrivate": True},
-                                     headers=admin)).json()
+        fine = {"name": "Ops", "url": "json://example.com/x", "allowPrivate": True}
+        created = (await client.post("/api/notification-channels", json=fine, headers=admin)).json()
         assert await _api_message(client, "PUT", f"/api/notification-channels/{created['id']}", body, admin) == service
         await client.delete(f"/api/notification-channels/{created['id']}", headers=admin)
 

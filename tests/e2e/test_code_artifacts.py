@@ -9,8 +9,8 @@ SECDASH_E2E_SCREENSHOTS=<folder> keeps screenshots at 1280 px and 390 px (to loo
 from __future__ import annotations
 
 import io
-import re
 import os
+import re
 import zipfile
 from pathlib import Path
 

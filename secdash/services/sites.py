@@ -17,7 +17,7 @@ from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.once import insert_missing
 from secdash.services.permissions import require_admin
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
-from secdash.services.unit import commit, mark_changed
+from secdash.services.unit import commit, end_read, mark_changed
 
 TOPIC = "sites"
 
@@ -100,8 +100,7 @@ def _clean(name: str, url: str) -> tuple[str, str]:
 async def _check_target(session: AsyncSession, url: str, *, allow_private: bool) -> None:
     """Resolve the URL's host (briefly) and refuse non-global addresses unless allowed. The probe checks
     again on every connection: this check is for a clear message when the site is saved."""
-    if session.in_transaction() and not (session.new or session.dirty or session.deleted):
-        await session.commit()  # end the read transaction: no pooled connection held across the DNS lookup
+    await end_read(session)  # no pooled connection held across the DNS lookup
     parts = urlsplit(url)
     host = parts.hostname or ""
     try:

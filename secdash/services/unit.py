@@ -15,6 +15,13 @@ def mark_changed(session: AsyncSession, topic: str) -> None:
     session.info.setdefault(_TOPICS_KEY, set()).add(topic)
 
 
+async def end_read(session: AsyncSession) -> None:
+    """End a read-only transaction (nothing written yet) so no pooled connection is held across slow work that
+    follows: a DNS lookup, a model call, `node --check` (objects stay loaded: sessions do not expire on commit)."""
+    if session.in_transaction() and not (session.new or session.dirty or session.deleted):
+        await session.commit()
+
+
 def dispatch_after_commit(session: AsyncSession, job_id: int) -> None:
     """Hand this job to a worker once this session's commit has made it visible (a job created inside a larger
     unit of work, such as a delivery the monitor's probe causes). If the process stops first, the reaper

@@ -16,7 +16,7 @@ from secdash.services.alerting import secret_box, targets
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
+from secdash.services.unit import commit, end_read, mark_changed
 
 MAX_CHANNELS = 50
 MAX_NAME_CHARS = 100
@@ -60,7 +60,7 @@ async def create_channel(*, session: AsyncSession, actor: UserPublic, name: obje
     count = len(list(await session.exec(select(NotificationChannel.id))))
     if count >= MAX_CHANNELS:
         raise Invalid(f"There are {count} channels, the limit: delete one first")
-    await _end_read(session)
+    await end_read(session)  # no pooled connection held across the DNS lookup
     await targets.check_address(target, allow_private=allow)
     channel = NotificationChannel(name=label, service=target.service, url_encrypted=secret_box.seal(str(url).strip()),
                                   url_masked=target.masked, enabled=on, allow_private=allow,
@@ -76,41 +76,40 @@ async def create_channel(*, session: AsyncSession, actor: UserPublic, name: obje
     return ChannelPublic.of(channel)
 
 
-async def _end_read(session: AsyncSession) -> None:
-    """No pooled connection held across a DNS lookup (as the site form does)."""
-    if session.in_transaction() and not (session.new or session.dirty or session.deleted):
-        await session.commit()
-
-
 async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id: object,
                          changes: dict[str, Any]) -> ChannelPublic:
     """Change a channel's name, URL (a new one replaces the old; leaving it out keeps it), enabled or
     allowPrivate."""
     require_admin(actor, "change notification channels")
     channel = await owned(session, channel_id)
-    said: list[str] = []
-    if "name" in changes:
-        channel.name = _name(changes["name"])
-        said.append("name")
-    if "enabled" in changes:
-        channel.enabled = _flag(changes["enabled"], "enabled")
-        said.append("enabled" if channel.enabled else "disabled")
-    if "allowPrivate" in changes:
-        channel.allow_private = _flag(changes["allowPrivate"], "allowPrivate")
-        said.append("private addresses " + ("allowed" if channel.allow_private else "refused"))
+    name = _name(changes["name"]) if "name" in changes else channel.name
+    enabled = _flag(changes["enabled"], "enabled") if "enabled" in changes else channel.enabled
+    allow = _flag(changes["allowPrivate"], "allowPrivate") if "allowPrivate" in changes else channel.allow_private
     url = changes.get("url")
-    if url not in (None, ""):
-        target = targets.read_url(url)
-        await targets.check_address(target, allow_private=channel.allow_private)
-        channel.url_encrypted, channel.url_masked = secret_box.seal(str(url).strip()), target.masked
-        channel.service = target.service
-        said.append("URL")
-    elif "allowPrivate" in changes and not channel.allow_private:
+    target = targets.read_url(url) if url not in (None, "") else None
+    await end_read(session)  # the address checks below resolve names: no pooled connection held across them
+    if target is not None:
+        await targets.check_address(target, allow_private=allow)
+    elif "allowPrivate" in changes and not allow:
         try:
             raw = secret_box.open_sealed(channel.url_encrypted)
         except secret_box.Unreadable as exc:
             raise Invalid(str(exc)) from None
         await targets.check_address(targets.read_url(raw), allow_private=False)
+    said: list[str] = []
+    if "name" in changes:
+        channel.name = name
+        said.append("name")
+    if "enabled" in changes:
+        channel.enabled = enabled
+        said.append("enabled" if enabled else "disabled")
+    if "allowPrivate" in changes:
+        channel.allow_private = allow
+        said.append("private addresses " + ("allowed" if allow else "refused"))
+    if target is not None:
+        channel.url_encrypted, channel.url_masked = secret_box.seal(str(url).strip()), target.masked
+        channel.service = target.service
+        said.append("URL")
     if not said:
         raise Invalid("Nothing to change: send name, url, enabled or allowPrivate")
     channel.updated_at = utcnow()

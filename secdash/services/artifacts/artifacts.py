@@ -36,7 +36,7 @@ from secdash.services.artifacts.limits import (
 )
 from secdash.services.artifacts.records import KIND, topic_of
 from secdash.services.errors import Conflict, Invalid, NotFound
-from secdash.services.unit import commit, mark_changed
+from secdash.services.unit import commit, end_read, mark_changed
 
 INTERRUPTED = "The generation was interrupted (the server stopped during it): run it again"
 
@@ -241,6 +241,7 @@ async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artif
     if artifact.status == ArtifactStatus.generating:
         raise Conflict(f"Artifact #{artifact.id} is being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
+    await end_read(session)  # the review runs `node --check`: no pooled connection held across it
     findings = await review.review_html(page)
     row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
                              changes=changes)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
@@ -36,6 +38,19 @@ def verify_password(password: str, password_hash: str | None) -> bool:
         return _pwd_context.verify(password, password_hash)
     except (ValueError, TypeError):
         return False
+
+
+# Password hashing has threads of its own: a flood of other work in the shared thread pool (demo-site requests,
+# file reads) never makes a sign-in wait. argon2 releases the GIL while it hashes.
+_HASHING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="secdash-argon2")
+
+
+async def hash_password_async(password: str) -> str:
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, hash_password, password)
+
+
+async def verify_password_async(password: str, password_hash: str | None) -> bool:
+    return await asyncio.get_running_loop().run_in_executor(_HASHING, verify_password, password, password_hash)
 
 
 def keyed_hash(value: str, *, secret: str, purpose: str) -> str:

@@ -294,8 +294,8 @@ def _fields(request: Request) -> dict[str, str]:
 
 async def _search(request: Request, slug: str, _facts: RequestFacts) -> Response:
     query = request.query_params.get("q", "")[:MAX_QUERY_TEXT]
-    result = await asyncio.to_thread(demo_app.search_products, slug, query)
-    return _html(slug, demo_app.search_page(slug, query, result), 500 if result.error else 200)
+    result = await demo_app.search(slug, query)
+    return _html(slug, demo_app.search_page(slug, query, result), 503 if result.busy else 500 if result.error else 200)
 
 
 async def _comment(request: Request, slug: str, _facts: RequestFacts) -> Response:

@@ -20,7 +20,6 @@ takes failures from many addresses.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import logging
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
-from secdash.core.security import keyed_hash, verify_password
+from secdash.core.security import keyed_hash, verify_password_async
 from secdash.models import AuthSession, LogCategory, LoginAttempt, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit, sessions
 from secdash.services.alerting import signals
@@ -228,7 +227,7 @@ async def login(
     user = await get_by_email(session=session, email=account.email) if account.email else None
     await session.commit()  # end the read: no connection is held while the password is hashed
     # Always verify a hash, even for an unknown e-mail, so timing does not reveal accounts.
-    valid = await asyncio.to_thread(verify_password, password, user.password_hash if user else None)
+    valid = await verify_password_async(password, user.password_hash if user else None)
     if user is None or not valid or not user.is_active:
         reason = "unknown email" if user is None else ("inactive account" if valid else "wrong password")
         for lockout in _record_failure(session, settings, account, ip, attempt, counts, reason):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
@@ -19,7 +20,15 @@ from secdash.models.scans import ScanView
 from secdash.services import activities, audit, code_roots, events
 from secdash.services.alerting import signals
 from secdash.services.builder import project_dir
-from secdash.services.code_scan import Finding, ScanTarget, collect_targets, covers, scan_file, total_lines
+from secdash.services.code_scan import (
+    Finding,
+    ScanTarget,
+    collect_targets,
+    covers,
+    not_scanned_reason,
+    scan_file_bounded,
+    total_lines,
+)
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
 from secdash.services.unit import commit
@@ -266,16 +275,24 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
     await ctx.progress(force=True, **_progress(total_files, all_lines))
     await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
     pause_ms = get_settings().SCAN_PAUSE_MS
-    lines = files = threats = vulnerabilities = 0
+    lines = files = threats = vulnerabilities = unscanned = 0
     saved = False  # the last progress save read the stop flag: the next file needs no second read
     seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
     rules_seen: dict[str, set[str]] = {}
     for root_path, target in pairs:
         if await ctx.should_stop(max_age=None if saved else 0):
             break
-        findings = await asyncio.to_thread(scan_file, target, scan_type)
         files += 1
         lines += target.lines
+        try:
+            findings = await scan_file_bounded(target, scan_type)
+        except (bounded.BudgetExceeded, bounded.Busy) as exc:  # its open findings stay open: it was not read
+            unscanned += 1
+            await ctx.log(f"{target.display}: {not_scanned_reason(exc)}", JobLevel.warning)
+            saved = await ctx.progress(**_progress(total_files, all_lines, files=files, lines=lines,
+                                                   current=target.display, threats=threats,
+                                                   vulnerabilities=vulnerabilities))
+            continue
         root = str(root_path)
         seen[(root, target.display)] = set()
         rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
@@ -295,7 +312,7 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             await asyncio.sleep(pause_ms / 1000)
             saved = False  # a stop may have come during the pause
     complete = not ctx.honoured_stop
-    result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats}
+    result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats, "unscanned": unscanned}
     async with session_scope() as session:
         if complete:
             result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen)
@@ -305,7 +322,8 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             )
             audit.record(
                 session, category=LogCategory.security, action="Code scan completed",
-                description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files",
+                description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files"
+                f"{f'; {unscanned} files could not be scanned' if unscanned else ''}",
                 severity=LogSeverity.warning if threats else LogSeverity.info,
                 details={"scanId": ctx.job_id, **result},
             )
@@ -324,7 +342,8 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             )
         await commit(session)
     await ctx.log(
-        f"Complete: {vulnerabilities} findings ({threats} high) in {files} files" if complete
+        f"Complete: {vulnerabilities} findings ({threats} high) in {files} files"
+        f"{f'; {unscanned} could not be scanned (see above)' if unscanned else ''}" if complete
         else f"Stopped after {files} of {total_files} files", JobLevel.success if complete else JobLevel.warning,
     )
     return result

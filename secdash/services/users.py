@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from dataclasses import dataclass
 
@@ -13,7 +12,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings, read_or_create_secret_file
-from secdash.core.security import hash_password
+from secdash.core.security import hash_password_async
 from secdash.models import LogCategory, LogSeverity, Role, User, UserPublic, utcnow
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
@@ -77,7 +76,7 @@ async def create_user(
     first_name = (first_name or "").strip()[:80] or email.split("@")[0].split(".")[0].title()
     user = User(
         email=email,
-        password_hash=await asyncio.to_thread(hash_password, password),
+        password_hash=await hash_password_async(password),
         role=parsed_role.value,
         first_name=first_name,
         password_changed_at=utcnow(),
@@ -132,7 +131,7 @@ async def set_password(
     """Change a password and revoke every session of that user (audited)."""
     check_password_strength(password)
     user = await _existing(session, email)
-    user.password_hash = await asyncio.to_thread(hash_password, password)
+    user.password_hash = await hash_password_async(password)
     user.password_changed_at = utcnow()
     session.add(user)
     await _lock_out(session, user, action="Password changed", reason="password changed", actor=actor)

@@ -10,7 +10,6 @@ MAX_STALENESS_SECONDS; the log is read from the last line this tab has.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 
 import reflex as rx
 
@@ -21,6 +20,7 @@ from secdash.services.builder.limits import MAX_PROMPT_CHARS, size_text
 from secdash.services.builder.overview import BuilderRead, read_builder
 from secdash.services.builder.records import topic_of
 from secdash.services.errors import DomainError
+from secdash.services.line_diff import line_diff
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
@@ -81,17 +81,19 @@ def file_row(file: ProjectFilePublic, working: bool) -> FileRow:
                    writing=working and not file.complete)
 
 
-def diff_lines(before: str, after: str) -> list[DiffLine]:
-    out: list[DiffLine] = []
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2):
-        if line.startswith(("---", "+++")):
-            continue
-        kind = ("hunk" if line.startswith("@@") else "added" if line.startswith("+")
-                else "removed" if line.startswith("-") else "context")
-        out.append(DiffLine(kind=kind, text=line))
-        if len(out) >= DIFF_KEPT:
-            out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
-            break
+_MARK = {"added": "+", "removed": "-", "context": " "}
+
+
+async def diff_lines(before: str, after: str) -> list[DiffLine]:
+    """The viewer's rows (a bounded diff of the service's; a diff too large to compare says so in one row)."""
+    try:
+        found = await line_diff(before, after, context=2, max_rows=DIFF_KEPT)
+    except DomainError as exc:
+        return [DiffLine(kind="hunk", text=exc.message)]
+    out = [DiffLine(kind=row.kind, text=row.text if row.kind == "hunk" else _MARK[row.kind] + row.text)
+           for row in found.rows]
+    if found.truncated:
+        out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
     return out
 
 
@@ -131,6 +133,7 @@ class CodeBuilderState(AuthState):
     _status: str = ""  # the status at the last read (a change to complete or failed is toasted)
     _files: dict[str, tuple[str, str]] = {}  # filename -> (content, previous) of the newest read
     _pinned: bool = False  # the user chose a file: the viewer stops following the file being written
+    _diff_of: str = ""  # which (file, previous, content) viewer_diff shows: a key of `_diff_key`
 
     @rx.var
     def has_files(self) -> bool:
@@ -185,22 +188,39 @@ class CodeBuilderState(AuthState):
         row = next((row for row in self.files if row.filename == self.selected_file), None)
         self.selected_changed = row is not None and row.change == "updated"
         self.viewer_content = content[:VIEWER_CHARS]
-        self.viewer_diff = diff_lines(previous, content) if self.selected_changed else []
+        if not self.selected_changed:
+            self.viewer_diff, self._diff_of = [], ""
         if not self.selected_changed:
             self.viewer_mode = "code"
+
+    def _diff_key(self) -> str:
+        """What the viewer's diff should show now ("" for no diff)."""
+        if not self.selected_changed:
+            return ""
+        content, previous = self._files.get(self.selected_file, ("", ""))
+        return f"{self.selected_file}:{hash(previous)}:{hash(content)}"
+
+    async def _show_diff(self) -> None:
+        """Bring viewer_diff up to date (the diff runs in a bounded worker, never on the event loop)."""
+        key = self._diff_key()
+        if key and key != self._diff_of:
+            content, previous = self._files[self.selected_file]
+            self.viewer_diff, self._diff_of = await diff_lines(previous, content), key
 
     def _clear(self) -> None:
         self.has_project, self.project, self.files, self._files = False, ProjectView(), [], {}
         self.selected_file, self.viewer_content, self.viewer_diff, self.viewer_mode = "", "", [], "code"
         self.selected_changed, self.log, self.building = False, [], False
         self.preview_open, self.preview_url = False, ""
-        self._log_project, self._log_after, self._status = 0, 0, ""
+        self._log_project, self._log_after, self._status, self._diff_of = 0, 0, "", ""
 
     async def _read(self, user: UserPublic) -> BuilderRead:
         return await in_session(read_builder, viewer=user, log_project=self._log_project, log_after=self._log_after)
 
     async def _refresh(self, user: UserPublic) -> list[rx.event.EventSpec]:
-        return self._apply(await self._read(user))
+        out = self._apply(await self._read(user))
+        await self._show_diff()
+        return out
 
     # --- handlers -------------------------------------------------------------------------------------
 
@@ -209,6 +229,7 @@ class CodeBuilderState(AuthState):
         self._status = ""
         self._log_project, self._log_after, self.log = 0, 0, []
         self._apply(await self._read(user))
+        await self._show_diff()
         return CodeBuilderState.follow_changes
 
     @protected(reads_only=True)
@@ -307,6 +328,7 @@ class CodeBuilderState(AuthState):
         if filename in self._files:
             self.selected_file, self._pinned = filename, True
             self._show_selected()
+            await self._show_diff()
         return None
 
     @protected(reads_only=True)
@@ -376,5 +398,12 @@ class CodeBuilderState(AuthState):
                         and data.project.id == self._log_project:
                     data = dataclasses.replace(data, log=[line for line in data.log if line.id > self._log_after])
                 out = self._apply(data)
+                key = self._diff_key()
+                wanted = self._files.get(self.selected_file) if key and key != self._diff_of else None
+            if wanted is not None:  # the diff is made outside the state's lock
+                rows = await diff_lines(wanted[1], wanted[0])
+                async with self:
+                    if self._diff_key() == key:
+                        self.viewer_diff, self._diff_of = rows, key
             if out:
                 yield out

@@ -10,6 +10,7 @@ import pytest
 from secdash.jobs import runner
 from secdash.services import scans
 from tests.api.conftest import signed_in
+from tests.support.scanning import in_a_thread
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def held_scan(monkeypatch):
         release.wait(30)
         return []
 
-    monkeypatch.setattr(scans, "scan_file", scan_file)
+    monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(scan_file))
     yield entered, release
     release.set()
 

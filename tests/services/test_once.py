@@ -16,6 +16,7 @@ from secdash.models import AgentRecord, HistoryLog, Job, ScanView, Site
 from secdash.services import agents, scans, sites
 from secdash.services.errors import Conflict
 from tests.factories import make_user
+from tests.support.scanning import in_a_thread
 
 
 async def _count(session, model) -> int:
@@ -72,7 +73,7 @@ def code_dir(tmp_path, settings, monkeypatch):
 async def test_two_scans_started_at_the_same_moment_run_once(session, code_dir, monkeypatch):
     admin = await make_user(session, "root@example.com", role="admin")
     release = threading.Event()  # the first scan stays running until both starts have answered
-    monkeypatch.setattr(scans, "scan_file", lambda target, scan_type: release.wait(30) and [])
+    monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(lambda target, scan_type: release.wait(30) and []))
 
     async def start() -> ScanView:
         async with session_scope() as own:

@@ -9,9 +9,10 @@ from sqlmodel import select
 
 from secdash.jobs import runner
 from secdash.models import HistoryLog, SecurityEvent
-from secdash.services import scans
+from secdash.services import code_scan, scans
 from secdash.services.errors import Conflict, Invalid, NotFound
 from tests.factories import make_user
+from tests.support.scanning import in_a_thread
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ async def test_quick_scan_skips_medium_rules(session, code_dir):
 async def test_one_scan_at_a_time_and_stop(session, code_dir, monkeypatch):
     admin = await make_user(session, "root@example.com", role="admin")
     gate = asyncio.Event()
-    real_scan_file = scans.scan_file
+    real_scan_file = code_scan.scan_file
 
     def slow_scan_file(target, scan_type):
         import time
@@ -68,7 +69,7 @@ async def test_one_scan_at_a_time_and_stop(session, code_dir, monkeypatch):
         time.sleep(0.2)
         return real_scan_file(target, scan_type)
 
-    monkeypatch.setattr(scans, "scan_file", slow_scan_file)
+    monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(slow_scan_file))
     monkeypatch.setattr(scans, "PROGRESS_EVERY_SECONDS", 0)
     job = await scans.start_scan(session=session, actor=admin, scan_type="full")
     with pytest.raises(Conflict):
@@ -108,7 +109,7 @@ def _blocking_scan_file(block_at: int):
 async def _stop_inside_file(session, monkeypatch, block_at: int):
     admin = await make_user(session, "root@example.com", role="admin")
     scan_file, entered, release, seen = _blocking_scan_file(block_at)
-    monkeypatch.setattr(scans, "scan_file", scan_file)
+    monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(scan_file))
     monkeypatch.setattr(scans, "PROGRESS_EVERY_SECONDS", 3600)  # progress saves never decide when a stop is seen
     job = await scans.start_scan(session=session, actor=admin, scan_type="full")
     assert await asyncio.to_thread(entered.wait, 30)

@@ -236,6 +236,9 @@ async def get_version(*, session: AsyncSession, viewer: UserPublic, artifact_id:
     return ArtifactVersionPublic.of(await version_row(session, artifact, version))
 
 
+SOURCE_WORDS = {VersionSource.edit: "edited by hand", VersionSource.restore: "an earlier version restored"}
+
+
 async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artifact, *, page: str, prompt: str,
                        source: VersionSource, changes: str, action: str) -> ArtifactPublic:
     if artifact.status == ArtifactStatus.generating:
@@ -246,8 +249,10 @@ async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artif
     row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
                              changes=changes)
     await _make_current(session, actor.id, artifact)
+    # What was done, never the content: the note and the page's title are the owner's (services/private_work.py).
     audit.record(session, category=LogCategory.ai, action=action, actor_user_id=actor.id,
-                 description=f"{actor.email}: HTML artifact #{artifact.id} version {row.version} ({row.changes})",
+                 description=f"{actor.email}: HTML artifact #{artifact.id} version {row.version} "
+                             f"({SOURCE_WORDS.get(source, source.value)})",
                  details={"artifactId": artifact.id, "version": row.version, "source": source.value})
     await commit(session)
     await session.refresh(artifact)
@@ -283,4 +288,5 @@ async def diff_versions(*, session: AsyncSession, viewer: UserPublic, artifact_i
     artifact = await owned(session, viewer, artifact_id)
     before = await version_row(session, artifact, from_version)
     after = await version_row(session, artifact, to_version)
-    return versions.diff(before.html_content, after.html_content, before.version, after.version)
+    await end_read(session)  # no pooled connection held while the worker compares
+    return await versions.diff(before.html_content, after.html_content, before.version, after.version)

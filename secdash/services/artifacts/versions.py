@@ -3,7 +3,6 @@ two versions, and the page title that names an artifact."""
 
 from __future__ import annotations
 
-import difflib
 import html as html_lib
 import re
 from typing import Any
@@ -17,12 +16,11 @@ from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, 
 from secdash.models.artifacts_public import ArtifactDiffPublic, DiffLinePublic
 from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_VERSIONS, NAME_CHARS
 from secdash.services.artifacts.records import topic_of
-from secdash.services.errors import Invalid
+from secdash.services.errors import DomainError, Invalid
+from secdash.services.line_diff import line_diff
 from secdash.services.unit import mark_changed
 
-DIFF_ROWS = 2000  # rows of a diff answered; beyond them the diff is cut (`truncated`)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 def short_name(text: str) -> str:
@@ -37,60 +35,32 @@ def title_of(page: str) -> str:
     return short_name(html_lib.unescape(re.sub(r"<[^>]*>", "", found.group(1)))) if found else ""
 
 
-def counts(before: str, after: str) -> tuple[int, int]:
-    """Lines added and removed from `before` to `after`."""
-    added = removed = 0
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed
-
-
-def change_note(before: str, after: str) -> str:
-    """What changed, computed from the HTML when no note was given."""
+async def change_note(before: str, after: str) -> str:
+    """What changed, computed from the HTML when no note was given (the line counts come from a bounded diff)."""
     if not before:
         lines = after.count("\n") + 1
         title = title_of(after)
         return f"First version{f' ({title})' if title else ''}: {lines} lines"
     if before == after:
         return "No change to the HTML"
-    added, removed = counts(before, after)
-    parts = [f"+{added} -{removed} lines"]
+    try:
+        changed = await line_diff(before, after, context=0, max_rows=0)
+        parts = [f"+{changed.added} -{changed.removed} lines"]
+    except DomainError:  # too large to compare, or busy: the note says so rather than holding the save
+        parts = ["too large to count the lines that changed"]
     old_title, new_title = title_of(before), title_of(after)
     if new_title and new_title != old_title:
         parts.append(f'title now "{new_title}"')
     return "Changed " + ", ".join(parts)
 
 
-def diff(before: str, after: str, from_version: int, to_version: int) -> ArtifactDiffPublic:
-    """The line diff of two versions (unified, and as rows with old/new line numbers)."""
-    unified = list(difflib.unified_diff(before.splitlines(), after.splitlines(), f"v{from_version}.html",
-                                        f"v{to_version}.html", lineterm="", n=3))
-    rows: list[DiffLinePublic] = []
-    added = removed = 0
-    old = new = 0
-    for line in unified:
-        if line.startswith(("---", "+++")):
-            continue
-        if hunk := _HUNK.match(line):
-            old, new = int(hunk.group(1)), int(hunk.group(2))
-            row = DiffLinePublic(kind="hunk", text=line, old_line=None, new_line=None)
-        elif line.startswith("+"):
-            added += 1
-            row = DiffLinePublic(kind="added", text=line[1:], old_line=None, new_line=new)
-            new += 1
-        elif line.startswith("-"):
-            removed += 1
-            row = DiffLinePublic(kind="removed", text=line[1:], old_line=old, new_line=None)
-            old += 1
-        else:
-            row = DiffLinePublic(kind="context", text=line[1:], old_line=old, new_line=new)
-            old, new = old + 1, new + 1
-        rows.append(row)
-    return ArtifactDiffPublic(from_version=from_version, to_version=to_version, added=added, removed=removed,
-                              unified="\n".join(unified), lines=rows[:DIFF_ROWS], truncated=len(rows) > DIFF_ROWS)
+async def diff(before: str, after: str, from_version: int, to_version: int) -> ArtifactDiffPublic:
+    """The line diff of two versions (unified, and as rows with old/new line numbers), at most DIFF_ROWS rows."""
+    found = await line_diff(before, after, from_name=f"v{from_version}.html", to_name=f"v{to_version}.html")
+    rows = [DiffLinePublic(kind=row.kind, text=row.text, old_line=row.old_line, new_line=row.new_line)
+            for row in found.rows]
+    return ArtifactDiffPublic(from_version=from_version, to_version=to_version, added=found.added,
+                              removed=found.removed, unified=found.unified, lines=rows, truncated=found.truncated)
 
 
 async def count(session: AsyncSession, artifact_id: int) -> int:
@@ -116,7 +86,7 @@ async def add(session: AsyncSession, artifact: Artifact, *, page: str, prompt: s
     """The next version, made the artifact's content (written with the caller's commit). The first version
     names the artifact after its page title when it has one."""
     assert artifact.id is not None
-    note = " ".join(changes.split())[:MAX_CHANGES_CHARS] or change_note(artifact.html_content, page)
+    note = " ".join(changes.split())[:MAX_CHANGES_CHARS] or await change_note(artifact.html_content, page)
     row = ArtifactVersion(artifact_id=artifact.id, version=artifact.version + 1, html_content=page,
                           changes=note, prompt=prompt, source=source, findings=findings)
     session.add(row)

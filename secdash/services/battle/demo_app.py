@@ -17,181 +17,37 @@ Each bundled demo site has the same small endpoints, vulnerable ON PURPOSE (they
 
 from __future__ import annotations
 
-import hashlib
 import html
-import os
-import sqlite3
-import threading
-import time
 import unicodedata
 from collections.abc import Awaitable, Callable
-from contextlib import closing
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from secdash.core.config import get_settings
-from secdash.core.files import make_private_dir
 from secdash.services.battle.defense import (
     MATCH_TIMEOUT_SECONDS,
     MAX_UPLOAD_BYTES,
     DefenseConfig,
-    check_slug,
     compiled_pattern,
+)
+from secdash.services.battle.demo_db import (  # noqa: F401  (the demo sites and drills read them here)
+    _MEMBERS,
+    _PRODUCTS,
+    SearchResult,
+    _ready,
+    check_login,
+    demo_db_path,
+    ensure_demo_db,
+    search,
+    search_products,
 )
 
 MAX_BODY_BYTES = MAX_UPLOAD_BYTES + 4096  # the demo sites' own hard cap on any request body
 MAX_SCANNED_CHARS = 16 * 1024  # of one request part, by the pattern rules
-SEARCH_ROW_CAP = 50
-SEARCH_TIME_BUDGET_SECONDS = 0.5
 MAX_COMMENT_LENGTH = 2000
 MAX_URL_LENGTH = 2000
-DB_SCHEMA_VERSION = "1"
 EICAR = r"X5O!P%@AP[4\PZX54(P^)7CC)7}$EICAR-STANDARD-ANTIVIRUS-TEST-FILE!$H+H*"
 # The platforms' own domains: what a look-alike imitates (a defense may name others).
 BRAND_DOMAINS = {"stock": "stockai.example", "tour": "tourai.example", "gem": "gemai.example", "shares": "sharesai.example"}
-
-# Fake rows: a few public products per site, hidden ones and member accounts that SQL injection exposes.
-_PRODUCTS = {
-    "stock": [
-        ("Market Pulse Report", 19.0, 0),
-        ("Portfolio Tracker", 9.0, 0),
-        ("Dividend Screener", 12.0, 0),
-        ("Insider Preview (unreleased)", 0.0, 1),
-    ],
-    "tour": [
-        ("City Walk Guide", 5.0, 0),
-        ("Alpine Trek Planner", 15.0, 0),
-        ("Beach Day Pass", 8.0, 0),
-        ("Staff Discount Codes (internal)", 0.0, 1),
-    ],
-    "gem": [
-        ("Ring Appraisal", 49.0, 0),
-        ("Stone Certificate", 29.0, 0),
-        ("Vault Storage", 99.0, 0),
-        ("Supplier Price List (internal)", 0.0, 1),
-    ],
-    "shares": [
-        ("Design Pack", 14.0, 0),
-        ("Template Bundle", 24.0, 0),
-        ("Creator Plan", 7.0, 0),
-        ("Moderation Queue Export (internal)", 0.0, 1),
-    ],
-}
-_ready: set[Path] = set()  # files checked (or built) by this process
-_build_lock = threading.Lock()
-_MEMBERS = [("alice", "sunshine1"), ("bob", "letmein99"), ("demo", "dragon2024")]
-
-
-# --- the throwaway database ----------------------------------------------------------------------------
-
-
-def demo_db_path(slug: str) -> Path:
-    return get_settings().DATA_DIR / "demo_sites" / f"{check_slug(slug)}.sqlite3"
-
-
-def _password_hash(slug: str, password: str) -> str:
-    return hashlib.sha256(f"{slug}:{password}".encode()).hexdigest()
-
-
-def ensure_demo_db(slug: str) -> Path:
-    """Create the site's fake database once (written to a temporary file, then renamed into place).
-
-    Requests run this in worker threads: a lock keeps two of a burst from building the same file at once
-    (they would share one temporary file name and leave an empty database behind)."""
-    path = demo_db_path(slug)
-    if path in _ready and path.is_file():
-        return path
-    with _build_lock:
-        return _ensure_demo_db(slug, path)
-
-
-def _ensure_demo_db(slug: str, path: Path) -> Path:
-    if path in _ready and path.is_file():
-        return path
-    if path.is_file():
-        try:
-            with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-                if db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == (DB_SCHEMA_VERSION,):
-                    _ready.add(path)
-                    return path
-        except sqlite3.Error:
-            pass
-    make_private_dir(path.parent)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    db = sqlite3.connect(tmp)
-    try:
-        db.executescript(
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
-            "CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT, price REAL, hidden INTEGER);"
-            "CREATE TABLE members (id INTEGER PRIMARY KEY, username TEXT, password_hash TEXT);"
-        )
-        db.execute("INSERT INTO meta VALUES ('version', ?)", (DB_SCHEMA_VERSION,))
-        db.executemany("INSERT INTO products (name, price, hidden) VALUES (?, ?, ?)", _PRODUCTS[slug])
-        db.executemany(
-            "INSERT INTO members (username, password_hash) VALUES (?, ?)",
-            [(user, _password_hash(slug, password)) for user, password in _MEMBERS],
-        )
-        db.commit()
-    finally:
-        db.close()
-    os.replace(tmp, path)
-    _ready.add(path)
-    return path
-
-
-def _authorizer(action: int, arg1: str | None, _arg2: str | None, db_name: str | None, _trigger: str | None) -> int:
-    """Reading the site's own tables, and SELECT with plain functions; nothing else (no ATTACH, no PRAGMA)."""
-    if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_FUNCTION):
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_READ and db_name in (None, "main") and not (arg1 or "").startswith("sqlite_"):
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_READ and (arg1 or "") == "sqlite_master":
-        return sqlite3.SQLITE_OK  # schema discovery is part of a realistic injection
-    return sqlite3.SQLITE_DENY
-
-
-def _open_read_only(slug: str) -> sqlite3.Connection:
-    path = ensure_demo_db(slug)
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
-    db.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, 10_000)
-    db.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-    db.set_authorizer(_authorizer)
-    return db
-
-
-@dataclass
-class SearchResult:
-    rows: list[dict[str, object]] = field(default_factory=list)
-    error: str | None = None
-
-
-def search_products(slug: str, query: str) -> SearchResult:
-    """THE PLANTED FLAW: the search text is pasted into the SQL (run this in a worker thread)."""
-    sql = f"SELECT name, price FROM products WHERE hidden = 0 AND name LIKE '%{query}%'"  # noqa: S608 (on purpose)
-    db = _open_read_only(slug)
-    deadline = time.monotonic() + SEARCH_TIME_BUDGET_SECONDS
-    db.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, 1000)
-    try:
-        rows = db.execute(sql).fetchmany(SEARCH_ROW_CAP)
-    except (sqlite3.Error, sqlite3.Warning, OverflowError) as exc:
-        return SearchResult(error=str(exc)[:200])
-    finally:
-        db.close()
-    return SearchResult(rows=[{"name": str(row[0])[:200], "price": row[1] if len(row) > 1 else None} for row in rows])
-
-
-def check_login(slug: str, username: str, password: str) -> bool:
-    """A member's password check (parameterised: the login form is the brute-force target, not SQLi)."""
-    db = _open_read_only(slug)
-    try:
-        row = db.execute("SELECT password_hash FROM members WHERE username = ?", (username[:100],)).fetchone()
-    finally:
-        db.close()
-    return row is not None and row[0] == _password_hash(slug, password[:200])
-
 
 # --- the vulnerable pages --------------------------------------------------------------------------------
 

@@ -4,13 +4,13 @@ Status follows the work: planning (the model plans the files), building (files a
 project, and in every open page, while it is being written), testing (services/builder/checks.py over the files
 on disk), complete; failed with the reason in the log. A continue sends the current files as context and applies
 only the files the answer holds; a file the answer left unfinished, or one being rewritten when the build fails
-or is stopped, gets its previous content back, so nothing is half-written.
+or is stopped, gets its previous content back, so nothing is half-written. A file that tools run by themselves
+(`.git/config`, `.vscode/tasks.json`, ...: secdash/ai/files.py `tool_file_reason`) is refused, the reason logged.
 """
 
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
 import time
 from typing import Any
@@ -19,6 +19,7 @@ from sqlalchemy import delete
 from sqlmodel import col, select
 
 from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
+from secdash.ai.files import tool_file_reason
 from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, ProjectPlan
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
@@ -30,6 +31,7 @@ from secdash.services.builder import checks, project_dir
 from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
 from secdash.services.builder.records import KIND, TOPIC, add_log, file_of, topic_of
 from secdash.services.errors import DomainError
+from secdash.services.line_diff import line_diff
 from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
@@ -69,14 +71,6 @@ async def _current_files(project_id: int) -> dict[str, str]:
     async with session_scope() as session:
         rows = await session.exec(select(ProjectFile).where(ProjectFile.project_id == project_id))
         return {row.filename: row.content for row in rows}
-
-
-def diff_text(before: str, after: str, path: str) -> tuple[str, int, int]:
-    """A unified diff of one file and its added / removed line counts."""
-    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), f"a/{path}", f"b/{path}", lineterm=""))
-    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
-    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-    return "\n".join(lines), added, removed
 
 
 class FileWriter:
@@ -124,6 +118,9 @@ class FileWriter:
     async def start(self, path: str) -> None:
         if self.path is not None:
             await self.end(self.path, complete=False)
+        if (reason := tool_file_reason(path)) is not None:  # nothing is written: its content is dropped to its end
+            await _log(self.project_id, f"Refused {path}: {reason}", BuildLogType.error)
+            return
         if path not in self.existing and path not in self.written and \
                 len({*self.existing, *self.written}) >= MAX_FILES:
             raise BuildFailed(f"The answer holds more than {MAX_FILES} files, the limit of a project")
@@ -165,12 +162,16 @@ class FileWriter:
         elif before == content:
             await _log(self.project_id, f"{path} unchanged")
         else:
-            diff, added, removed = diff_text(before, content, path)
-            await _log(self.project_id, f"Updated {path} (+{added} -{removed})", BuildLogType.success)
-            shown = diff.splitlines()
-            more = len(shown) - DIFF_LINES_LOGGED
-            await _log(self.project_id, "\n".join(shown[:DIFF_LINES_LOGGED]) + (f"\n... {more} more lines" if more > 0
-                                                                                 else ""), BuildLogType.code)
+            try:
+                diff = await line_diff(before, content, from_name=f"a/{path}", to_name=f"b/{path}",
+                                       max_rows=DIFF_LINES_LOGGED)
+            except DomainError as exc:  # too large to compare, or busy
+                await _log(self.project_id, f"Updated {path}: {exc.message}", BuildLogType.success)
+                return
+            await _log(self.project_id, f"Updated {path} (+{diff.added} -{diff.removed})", BuildLogType.success)
+            more = diff.added + diff.removed - sum(1 for row in diff.rows if row.kind in ("added", "removed"))
+            await _log(self.project_id, diff.unified + (f"\n... and {more} more changed lines" if diff.truncated else ""),
+                       BuildLogType.code)
 
     async def restore(self) -> None:
         """The file being written goes back to what it was (or away, if it is new)."""

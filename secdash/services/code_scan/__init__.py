@@ -7,10 +7,13 @@ from secdash.services.code_scan.engine import (
     collect_targets,
     covers,
     normalise_code,
+    not_scanned_reason,
     scan_file,
+    scan_file_bounded,
     total_lines,
 )
 
 __all__ = [
-    "Finding", "ScanTarget", "ScanType", "collect_targets", "covers", "normalise_code", "scan_file", "total_lines",
+    "Finding", "ScanTarget", "ScanType", "collect_targets", "covers", "normalise_code", "not_scanned_reason", "scan_file",
+    "scan_file_bounded", "total_lines",
 ]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from secdash.core import bounded
 from secdash.services.code_scan.web_rules import HTML_SUFFIXES, WEB_SUFFIXES, scan_web_source
 
 ScanType = Literal["quick", "full"]
@@ -126,3 +127,21 @@ def scan_file(target: ScanTarget, scan_type: ScanType) -> list[Finding]:
         findings = [f if f.code else replace(f, code=normalise_code(lines[f.line - 1]) if 0 < f.line <= len(lines) else "")
                     for f in findings]
     return sorted(findings, key=lambda f: (f.line, f.rule))
+
+
+SCAN_FILE_SECONDS = 60.0  # one file's budget in its worker
+
+
+async def scan_file_bounded(target: ScanTarget, scan_type: ScanType) -> list[Finding]:
+    """`scan_file` in a bounded worker (core/bounded.py): the file's content decides the cost, so it never runs in
+    the server's process. Raises bounded.BudgetExceeded (too large or complex to scan) or bounded.Busy."""
+    return await bounded.run(bounded.CODE, SCAN_FILE_SECONDS, scan_file, target, scan_type)
+
+
+def not_scanned_reason(exc: bounded.BudgetExceeded | bounded.Busy) -> str:
+    """What the scan log says of a file it could not scan."""
+    if isinstance(exc, bounded.Busy):
+        return "not scanned: every scan worker is busy"
+    if exc.reason == "time":
+        return f"not scanned: too large or complex to scan within {exc.seconds:g} s"
+    return "not scanned: scanning it needed more memory than a scan may use"

@@ -1,4 +1,7 @@
-"""A small rule set for JavaScript and HTML: the patterns behind most client-side injections."""
+"""A small rule set for JavaScript and HTML: the patterns behind most client-side injections.
+
+Every pattern runs in linear time in the line's length (no nested or overlapping unbounded repeats; a tag's
+attributes are read only up to the next `<` or `>`), so one long hostile line costs its length, not its square."""
 
 from __future__ import annotations
 
@@ -23,13 +26,16 @@ RULES = (
     WebRule("js:eval", "high", "eval() runs strings as code", re.compile(r"(?<![\w.])eval\s*\(")),
     WebRule("js:new-function", "high", "new Function() runs strings as code", re.compile(r"\bnew\s+Function\s*\(")),
     WebRule("js:sql-concatenation", "high", "SQL built by string concatenation (injection risk)",
-            re.compile(rf""""\s*{_SQL}[^"\n]*"\s*\+|'\s*{_SQL}[^'\n]*'\s*\+|`[^`]*{_SQL}[^`]*\$\{{""", re.IGNORECASE)),
+            # In a template literal: an SQL keyword, then a `${` before the literal ends. Atomic: when no `${` follows
+            # the first keyword, none follows a later one either, so a literal full of keywords is read once.
+            re.compile(rf""""\s*{_SQL}[^"\n]*"\s*\+|'\s*{_SQL}[^'\n]*'\s*\+|`(?>[^`]*?{_SQL}[^`$]*+(?:\$(?!\{{)[^`$]*+)*+)\$\{{""",
+                       re.IGNORECASE)),
     WebRule("js:innerHTML", "medium", "HTML assigned from a string (XSS risk)",
             re.compile(r"\.(?:innerHTML|outerHTML)\s*\+?=|\binsertAdjacentHTML\s*\(")),
     WebRule("js:document.write", "medium", "document.write() writes unescaped HTML",
             re.compile(r"\bdocument\.write(?:ln)?\s*\(")),
     WebRule("html:inline-event-handler", "low", "Inline event handler attribute (blocks a strict CSP)",
-            re.compile(r"<[a-zA-Z][^>]*\son[a-z]+\s*=", re.IGNORECASE), html_only=True),
+            re.compile(r"<[a-zA-Z][^<>]*?\son[a-z]++\s*+=", re.IGNORECASE), html_only=True),
 )
 
 

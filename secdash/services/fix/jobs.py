@@ -20,6 +20,7 @@ from typing import Any
 from secdash.ai.agents import AGENTS
 from secdash.ai.base import LLMError
 from secdash.ai.tasks.fix_proposal import CodeFixProposal, FixProposalTask, SiteFixProposal
+from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
@@ -28,7 +29,7 @@ from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import JobLevel
 from secdash.services import activities, ai_calls, audit, code_roots, events, monitor, scans
 from secdash.services.battle import request_log
-from secdash.services.code_scan import ScanTarget, scan_file
+from secdash.services.code_scan import ScanTarget, not_scanned_reason, scan_file_bounded
 from secdash.services.errors import DomainError, Invalid
 from secdash.services.fix import patches, problems, recipes, scope, site_fixes
 from secdash.services.fix.problems import ProblemFacts
@@ -173,15 +174,24 @@ async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPu
 # --- verify -------------------------------------------------------------------------------------------------------
 
 
-def _rescan(root: Path, files: list[str]) -> list[tuple[str, list[Any]]]:
-    """Each changed file's findings as a full scan sees it now (in the workspace)."""
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
+async def _rescan(root: Path, files: list[str]) -> list[tuple[str, list[Any]]]:
+    """Each changed file's findings as a full scan sees it now (in the workspace), each in a bounded worker; a file
+    that cannot be re-scanned fails the verification (nothing unread is called fixed)."""
     source = code_roots.source_of(root)
     results = []
     for relative in files:
         path = source / relative
-        with path.open("rb") as handle:
-            lines = sum(1 for _ in handle)
-        results.append((relative, scan_file(ScanTarget(path=path, display=relative, lines=lines), "full")))
+        target = ScanTarget(path=path, display=relative, lines=await asyncio.to_thread(_count_lines, path))
+        try:
+            results.append((relative, await scan_file_bounded(target, "full")))
+        except (bounded.BudgetExceeded, bounded.Busy) as exc:
+            raise FixFailed(f"{relative} could not be re-scanned ({not_scanned_reason(exc).removeprefix('not scanned: ')})"
+                            "; the fix is not verified") from None
     return results
 
 
@@ -190,7 +200,7 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     root = str(facts.root)
     files = sorted(fix.applied) or [facts.file]
     await ctx.log(f"Re-scanning {', '.join(files)} (every rule, as a full scan)")
-    scanned = await asyncio.to_thread(_rescan, facts.root, files)
+    scanned = await _rescan(facts.root, files)
     label = f"Fix #{fix.id}'s re-scan"
     async with session_scope() as session:
         open_before = await events.open_of_type(session=session, event_type=EventType.vulnerability_detected,

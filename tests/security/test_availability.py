@@ -1,0 +1,174 @@
+"""Untrusted input never stops the server (issue 21, items 1-4).
+
+Each payload is one a limited user (or, for the demo search, anyone) can send; it is processed while /api/health is
+asked every 20 ms on the same event loop, and every answer must come within HEALTH_BOUND. The payloads are small
+versions of the measured ones: large enough that the old code held the event loop (or the shared thread pool) for
+far longer than the bound, small enough to finish in seconds now that the work runs in bounded workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+
+from secdash.api.main import create_api
+from secdash.core import bounded
+from secdash.services import line_diff
+from secdash.services.battle import demo_db
+from secdash.services.builder import checks
+from tests.api.conftest import signed_in
+from tests.factories import DEFAULT_PASSWORD
+from tests.support.plant_artifact import plant
+
+HEALTH_BOUND = 0.2  # seconds: the issue's bound for /api/health while a payload is processed
+LONG_LINE = "<!doctype html><title>t</title><p>" + "<a" * 16_000  # the quadratic-rule payload (item 1)
+PRINTF = "x' UNION SELECT printf('%.*c', 900000000, 'x'), 1 --"  # one SQLite opcode of ~1 s (item 4)
+
+
+@pytest.fixture
+async def client(session):
+    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=120) as http:
+        yield http
+
+
+@pytest.fixture
+async def limited(client, session):
+    return await signed_in(client, session, "user@example.com", "limited")
+
+
+@asynccontextmanager
+async def health_watch(client: httpx.AsyncClient):
+    """Ask /api/health every 20 ms until the block ends; yields the list of answer times (seconds), each counted
+    from when the request was due (a client on another machine would have sent it then)."""
+    times: list[float] = []
+    done = asyncio.Event()
+
+    async def ask() -> None:
+        due = time.perf_counter()  # when a client asking every 20 ms sends its next request
+        while not done.is_set():
+            response = await client.get("/api/health")
+            times.append(time.perf_counter() - due)  # a blocked loop delays the request, not only its answer
+            assert response.status_code == 200
+            due = time.perf_counter() + 0.02
+            await asyncio.sleep(0.02)
+
+    task = asyncio.create_task(ask())
+    try:
+        yield times
+    finally:
+        done.set()
+        await task
+
+
+def _two_versions(lines: int) -> tuple[str, str]:
+    """Two pages whose line diff costs difflib ~0.7 s (every other line changed)."""
+    before = "\n".join(f"<p>line {i} {'x' * 10}</p>" for i in range(lines))
+    after = "\n".join(f"<p>line {i * 7 + 1} {'y' * 10}</p>" if i % 2 else f"<p>line {i} {'x' * 10}</p>"
+                      for i in range(lines))
+    return before, after
+
+
+async def test_a_long_hostile_line_in_a_hand_edit_leaves_the_server_answering(client, session, limited):
+    artifact = await plant("user@example.com", "long line", "<!doctype html><title>t</title><p>first</p>")
+    async with health_watch(client) as times:
+        response = await client.post(f"/api/artifacts/{artifact}/versions", headers=limited,
+                                     json={"htmlContent": LONG_LINE})
+    assert response.status_code == 201, response.text
+    assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
+
+
+async def test_saving_and_diffing_large_versions_leaves_the_server_answering(client, session, limited):
+    before, after = _two_versions(4000)
+    artifact = await plant("user@example.com", "two versions", before)
+    async with health_watch(client) as times:
+        saved = await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": after})
+        diffed = await client.get(f"/api/artifacts/{artifact}/diff?from=1&to=2", headers=limited)
+    assert saved.status_code == 201, saved.text
+    history = (await client.get(f"/api/artifacts/{artifact}/history", headers=limited)).json()
+    assert history[0]["changes"] == "Changed +2000 -2000 lines"
+    assert diffed.status_code == 200 and diffed.json()["added"] == 2000
+    assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
+
+
+async def test_a_diff_answer_is_capped_with_its_text(client, session, limited):
+    before, after = _two_versions(4000)
+    artifact = await plant("user@example.com", "two versions", before)
+    await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": after})
+    body = (await client.get(f"/api/artifacts/{artifact}/diff?from=1&to=2", headers=limited)).json()
+    assert body["truncated"] and len(body["lines"]) == line_diff.DIFF_ROWS
+    assert len(body["unified"].splitlines()) == line_diff.DIFF_ROWS + 2  # the two headers and the rows kept
+
+
+async def test_a_diff_that_runs_out_of_its_budget_is_refused_clearly(client, session, limited, monkeypatch):
+    before, after = _two_versions(4000)
+    artifact = await plant("user@example.com", "two versions", before)
+    await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": after})
+    monkeypatch.setattr(line_diff, "DIFF_SECONDS", 0.05)
+    response = await client.get(f"/api/artifacts/{artifact}/diff?from=1&to=2", headers=limited)
+    assert response.status_code == 400
+    assert response.json() == {"message": "v1.html and v2.html are too large to compare (the comparison did not "
+                                          "finish within 0.05 s)"}
+
+
+async def test_checks_that_run_out_of_their_budget_say_nothing_was_checked(tmp_path, monkeypatch):
+    (tmp_path / "index.html").write_text("<p>x</p>\n<script>let a = 1;</script>\n" * 20)
+    monkeypatch.setattr(checks, "REVIEW_SECONDS", 0.01)
+    report = await checks.run_checks(tmp_path, ["index.html"])
+    assert report.ok and report.counts["html"] == 0
+    assert [(f.level, f.message) for f in report.findings] == [
+        ("warning", "The checks did not finish within 0.01 s (the files are too large or too complex to check); "
+                    "nothing was checked")]
+
+
+async def test_injected_sql_never_starves_the_sign_in(client, session):
+    """24 searches whose injected SQL costs ~1 s each, then a sign-in: it is answered before the searches that ran
+    are done (before: they filled the shared thread pool that password hashing waited in; a sign-in took 46 s)."""
+    await signed_in(client, session, "root@example.com", "admin")
+    ran: list[int] = []  # searches that ran to their end (a refused one answers 503 at once: "the site is busy")
+
+    async def search() -> None:
+        response = await client.get("/demo/gem/search", params={"q": PRINTF})
+        if response.status_code != 503:
+            ran.append(response.status_code)
+
+    searches = [asyncio.create_task(search()) for _ in range(24)]
+    await asyncio.sleep(0.3)
+    async with health_watch(client) as times:
+        signed = await client.post("/api/auth/login", json={"email": "root@example.com",
+                                                            "password": DEFAULT_PASSWORD})
+        ran_before = len(ran)
+    await asyncio.gather(*searches)
+    assert signed.status_code == 200, signed.text
+    assert ran and ran_before <= 1, f"the sign-in waited for {ran_before} of {len(ran)} searches"
+    assert max(times) < HEALTH_BOUND, times
+
+
+async def test_the_demo_search_runs_in_a_bounded_worker_of_its_own(monkeypatch):
+    """The search's own budget (a SQLite progress handler) cannot stop one long opcode: the worker's can."""
+    monkeypatch.setattr(demo_db, "SEARCH_WORKER_SECONDS", 0.2)
+    result = await demo_db.search("gem", "x' UNION SELECT printf('%.*c', 900000000, 'x') || printf('%.*c', "
+                                         "900000000, 'x'), 1 --")
+    assert result.error == "the search ran out of time"
+    assert (await demo_db.search("gem", "")).rows  # the next search gets a fresh worker
+
+
+async def test_a_full_pool_refuses_at_once(monkeypatch):
+    tiny = bounded.Pool("test-tiny", workers=1, memory_mb=512, queue=1)
+    first = asyncio.create_task(bounded.run(tiny, 5, time.sleep, 0.5))
+    await asyncio.sleep(0.05)
+    with pytest.raises(bounded.Busy):
+        await bounded.run(tiny, 5, time.sleep, 0)
+    await first
+
+
+async def test_a_runaway_allocation_fails_inside_its_worker():
+    tiny = bounded.Pool("test-memory", workers=1, memory_mb=256, queue=2)
+    with pytest.raises(bounded.BudgetExceeded) as exc:
+        await bounded.run(tiny, 20, bytearray, 1024 * 1024 * 1024)
+    assert exc.value.reason == "memory"
+    assert await bounded.run(tiny, 20, len, "ok") == 2

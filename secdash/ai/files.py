@@ -33,6 +33,11 @@ Every path goes through `normalise_path`: surrounding quotes, backticks and aste
 `./` and a trailing `:` are dropped and duplicate slashes collapsed; the result must then pass
 `safe_path` (relative, no `..`, no backslash or drive letter, letters, digits, `._-` and `/` only,
 at most `MAX_PATH` characters). A block whose path is refused is kept as plain text, never a file.
+
+A safe path may still name a file that tools run or load by themselves when someone opens the folder, runs git in
+it or installs it (a `.git/config` with core.fsmonitor runs a command on `git status`): `tool_file_reason` says
+why such a file is refused. Whoever writes a model's files into a project (services/builder/) asks it, says so in
+the build log and writes nothing; the project's directory and its zip leave such files out too.
 """
 
 from __future__ import annotations
@@ -80,6 +85,30 @@ def safe_path(path: str) -> str | None:
     if any(part in ("", ".", "..") or not _PATH_PART.match(part) for part in parts):
         return None
     return path
+
+
+# Dot files and dot folders are configuration that tools read, and often run, on their own: git (.git/ with its
+# config and hooks, .gitattributes filters, .gitmodules URLs), Mercurial (.hg/), Subversion (.svn/), editors (.vscode/
+# tasks, .idea/), shells and direnv (.bashrc, .envrc), dotenv (.env), package managers (.npmrc, .yarnrc.yml), linters
+# that are scripts (.eslintrc.js), CI and hooks (.github/, .pre-commit-config.yaml), devcontainers. All of them are
+# refused but these, which no tool runs anything from:
+INERT_DOT_NAMES = frozenset({".gitignore", ".editorconfig", ".nojekyll", ".well-known"})
+_REPOSITORY_HEAD = "head"  # a folder holding HEAD, config, objects/ and refs/ is a bare repository to git
+
+
+def tool_file_reason(path: str) -> str | None:
+    """Why SecDash refuses to write `path` into a project (a file that tools run or load by themselves), or None.
+    Names are compared without case: on macOS and Windows `.GIT/config` is `.git/config`."""
+    parts = path.split("/")
+    for index, part in enumerate(parts):
+        if part.startswith(".") and part.lower() not in INERT_DOT_NAMES:
+            return (f"{part} is a dot {'file' if index == len(parts) - 1 else 'folder'}: tools such as git, editors, shells "
+                    "and package managers load or run those by themselves (a .git/config can run a command on "
+                    "`git status`), so a project never holds one")
+    if parts[-1].lower() == _REPOSITORY_HEAD:
+        return ("a file named HEAD makes its folder look like a bare git repository, whose config git would obey on "
+                "`git status` there, so a project never holds one")
+    return None
 
 
 def normalise_path(raw: str) -> str | None:

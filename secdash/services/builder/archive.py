@@ -1,4 +1,7 @@
-"""A project as a zip of every file (the Download button and GET /api/code-project/{id}/download)."""
+"""A project as a zip of every file (the Download button and GET /api/code-project/{id}/download).
+
+A file that tools run or load by themselves (a `.git/config` runs a command on `git status` in the unzipped folder;
+secdash/ai/files.py `tool_file_reason`) is never in the zip, even one stored before builds refused them."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import zipfile
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.ai.files import safe_path, tool_file_reason
 from secdash.models import UserPublic
 from secdash.services.builder import projects
 from secdash.services.errors import Invalid
@@ -24,6 +28,8 @@ def zip_bytes(files: dict[str, str], folder: str) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(files):
+            if safe_path(path) != path or tool_file_reason(path) is not None:
+                continue
             entry = zipfile.ZipInfo(f"{folder}/{path}", date_time=ZIP_DATE)
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16

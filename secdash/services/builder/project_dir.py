@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from secdash.ai.files import safe_path
+from secdash.ai.files import safe_path, tool_file_reason
 from secdash.core.config import get_settings
 from secdash.core.files import make_private_dir
 
@@ -88,7 +88,8 @@ def locked(root: Path) -> Iterator[None]:
 
 
 def write(project_id: int, files: Mapping[str, str]) -> Path:
-    """Make the project's directory hold exactly `files` (safe relative paths only); returns it."""
+    """Make the project's directory hold exactly `files` (safe relative paths only, never a file that tools run by
+    themselves: secdash/ai/files.py `tool_file_reason`); returns it."""
     root = dir_of(project_id)
     make_private_dir(projects_dir())
     with locked(root):
@@ -98,7 +99,7 @@ def write(project_id: int, files: Mapping[str, str]) -> Path:
 
 def _write(root: Path, files: Mapping[str, str]) -> None:
     root.mkdir(mode=0o700, exist_ok=True)
-    wanted = {path for path in files if safe_path(path) == path}
+    wanted = {path for path in files if safe_path(path) == path and tool_file_reason(path) is None}
     for existing in sorted(root.rglob("*"), reverse=True):
         relative = existing.relative_to(root).as_posix()
         if existing.is_symlink() or (existing.is_file() and relative not in wanted):

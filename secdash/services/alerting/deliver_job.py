@@ -2,8 +2,9 @@
 
 Every delivery is a job of its own, so a slow SMTP server never holds up the monitor or another channel, and a
 delivery whose worker stopped is run again (requeue_on_interrupt; a queued job nobody took is re-queued by the
-reaper). Before each attempt the channel's URL is decrypted and its host checked against the address rules.
-What apprise logs during the send (at warning level and above) becomes the error, with the URL's secret parts cut.
+reaper). Before each attempt the channel's URL is decrypted and its hosts checked against the address rules; during
+the send every connection is checked again at the socket and no redirect is followed (`outbound.py`). What apprise
+logs during the send (at warning level and above) becomes the error, with the URL's secret parts cut.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
 from secdash.models import utcnow
 from secdash.models.alerting import AlertKind, DeliveryOutcome, NotificationChannel, NotificationDelivery
-from secdash.services.alerting import secret_box, targets
+from secdash.services.alerting import outbound, secret_box, targets
 from secdash.services.alerting.records import DELIVERY_KIND, MAX_DELIVERIES, TOPIC
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
@@ -47,16 +48,18 @@ NOTIFY_TYPES = {AlertKind.site_down: "failure", AlertKind.site_checking: "warnin
                 AlertKind.account_locked: "warning", AlertKind.test: "info"}
 
 
-def _send(url: str, title: str, body: str, notify_type: str) -> tuple[bool, str]:
-    """Send with apprise (blocking: run in a thread); (ok, what apprise said went wrong, one line)."""
+def _send(url: str, title: str, body: str, notify_type: str, allow_private: bool) -> tuple[bool, str, list[str]]:
+    """Send with apprise (blocking: run in a thread); (ok, what apprise said went wrong in one line, the addresses
+    the outbound guard refused). Every connection is checked by the guard; no redirect is followed."""
     apprise = targets._apprise()
-    notifier = apprise.Apprise()
-    if not notifier.add(url):
-        return False, "apprise could not load the channel's URL"
-    with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as logs:
-        ok = bool(notifier.notify(title=title, body=body, notify_type=apprise.NotifyType(notify_type)))
-        said = "; ".join(line.strip() for line in logs.getvalue().splitlines() if line.strip())
-    return ok, said
+    with outbound.guarded(allow_private=allow_private) as policy:
+        notifier = apprise.Apprise(asset=targets.asset())
+        if not notifier.add(url):
+            return False, "apprise could not load the channel's URL", []
+        with apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as logs:
+            ok = bool(notifier.notify(title=title, body=body, notify_type=apprise.NotifyType(notify_type)))
+            said = "; ".join(line.strip() for line in logs.getvalue().splitlines() if line.strip())
+    return ok and not policy.blocked, said, policy.blocked
 
 
 async def _update(delivery_id: int, **fields: Any) -> None:
@@ -125,8 +128,11 @@ async def deliver(ctx: JobContext | None, delivery_id: int) -> DeliveryOutcome:
             await targets.check_address(target, allow_private=allow_private)
         except Invalid as exc:
             raise Undeliverable(exc.message) from None
-        ok, said = await asyncio.to_thread(_send, raw, delivery.title, delivery.body,
-                                           NOTIFY_TYPES.get(AlertKind(delivery.kind), "info"))
+        ok, said, blocked = await asyncio.to_thread(_send, raw, delivery.title, delivery.body,
+                                                    NOTIFY_TYPES.get(AlertKind(delivery.kind), "info"), allow_private)
+        if blocked:  # the name answered differently at send time (DNS rebinding) or a plugin went elsewhere
+            reason = f"Blocked: the send tried to reach {blocked[0]}; {targets.ALLOW_PRIVATE_HINT}"
+            raise Undeliverable(targets.scrub(reason, raw, target.masked))
         if not ok:
             reason = targets.scrub(said or "the service refused the message", raw, target.masked)
             await _update(delivery_id, outcome=DeliveryOutcome.retrying if attempts < ATTEMPTS else DeliveryOutcome.failed,

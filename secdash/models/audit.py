@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index
+from sqlalchemy import JSON, Column, Index, false
 from sqlmodel import Field, SQLModel
 
 from secdash.models.base import _enum, _ts, utcnow
@@ -42,4 +42,6 @@ class HistoryLog(SQLModel, table=True):
     details: dict[str, Any] = Field(default_factory=dict, sa_column=Column("metadata", JSON))
     actor_user_id: int | None = Field(default=None, index=True)
     timestamp: datetime = _ts(default_factory=utcnow, index=True)
+    # Entries only admins may read, whatever their category (alerting's: channel names, hosts, masked URLs).
+    admin_only: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import func, or_, true
+from sqlalchemy import and_, false, func, or_, true
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -86,8 +86,10 @@ def record(
     severity: LogSeverity = LogSeverity.info,
     actor_user_id: int | None = None,
     details: dict[str, Any] | None = None,
+    admin_only: bool = False,
 ) -> HistoryLog:
-    """Add an entry to the trail; it is written with the caller's commit."""
+    """Add an entry to the trail; it is written with the caller's commit. An admin_only entry is never shown to a
+    limited user, whatever its category or author."""
     entry = HistoryLog(
         category=category.value,
         action=_text(action, MAX_ACTION_LENGTH - 40),
@@ -95,6 +97,7 @@ def record(
         description=_text(description, MAX_DESCRIPTION_LENGTH - 40),
         actor_user_id=actor_user_id,
         details=bounded_details(details),
+        admin_only=admin_only,
     )
     session.add(entry)
     mark_changed(session, TOPIC)
@@ -122,10 +125,11 @@ def parse_limit(value: int | str | None) -> int:
 
 
 def _visible_to(viewer: UserPublic):
-    """Admins see everything; limited users see system entries and their own."""
+    """Admins see everything; limited users see system entries and their own, never an admin-only one."""
     if viewer.role == Role.admin.value:
         return true()
-    return or_(HistoryLog.category == LogCategory.system.value, HistoryLog.actor_user_id == viewer.id)
+    return and_(HistoryLog.admin_only == false(),
+                or_(HistoryLog.category == LogCategory.system.value, HistoryLog.actor_user_id == viewer.id))
 
 
 MAX_SEARCH_LENGTH = 200

@@ -1,5 +1,6 @@
-"""Notification channels as admins manage them: list, add, change, delete (audited in the system category, with
-the masked URL only). A limited user is refused (403) and sees nothing of them."""
+"""Notification channels as admins manage them: list, add, change, delete (audited in the system category as
+admin-only entries, with the masked URL only). A limited user is refused (403) and sees nothing of them, in History
+Logs neither."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ async def create_channel(*, session: AsyncSession, actor: UserPublic, name: obje
                                   created_by_user_id=actor.id)
     session.add(channel)
     await session.flush()
-    audit.record(session, category=LogCategory.system, action="Notification channel added", actor_user_id=actor.id,
+    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel added",
+                 actor_user_id=actor.id,
                  description=f"{actor.email} added the {target.service} channel '{label}' ({target.masked})",
                  details={"channelId": channel.id, "service": target.service, "url": target.masked})
     mark_changed(session, TOPIC)
@@ -114,7 +116,8 @@ async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id
         raise Invalid("Nothing to change: send name, url, enabled or allowPrivate")
     channel.updated_at = utcnow()
     session.add(channel)
-    audit.record(session, category=LogCategory.system, action="Notification channel changed", actor_user_id=actor.id,
+    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel changed",
+                 actor_user_id=actor.id,
                  description=f"{actor.email} changed the channel '{channel.name}': {', '.join(said)} "
                              f"({channel.url_masked})",
                  details={"channelId": channel.id, "changed": said, "url": channel.url_masked})
@@ -137,7 +140,8 @@ async def delete_channel(*, session: AsyncSession, actor: UserPublic, channel_id
             rule.updated_at = utcnow()
             session.add(rule)
     off = f"; rules switched off (no channel left): {', '.join(switched_off)}" if switched_off else ""
-    audit.record(session, category=LogCategory.system, action="Notification channel deleted", actor_user_id=actor.id,
+    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel deleted",
+                 actor_user_id=actor.id,
                  description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked}){off}",
                  details={"channelId": channel.id, "url": channel.url_masked, "rulesSwitchedOff": switched_off})
     await session.delete(channel)

@@ -47,7 +47,8 @@ async def send_test(*, session: AsyncSession, actor: UserPublic, channel_id: obj
         session, channel, AlertKind.test, subject=f"test:{channel.id}", title="SecDash test notification",
         body=f"This is a test from SecDash, sent by {actor.email} to the channel '{channel.name}'. If you read "
              "this, alerts will reach you here.")
-    audit.record(session, category=LogCategory.system, action="Notification test sent", actor_user_id=actor.id,
+    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification test sent",
+                 actor_user_id=actor.id,
                  description=f"{actor.email} sent a test to the channel '{channel.name}' ({channel.url_masked})",
                  details={"channelId": channel.id, "deliveryId": delivery.id})
     delivery_id, job_id, wanted = delivery.id, delivery.job_id, channel.id

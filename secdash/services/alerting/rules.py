@@ -174,7 +174,7 @@ async def write(*, session: AsyncSession, actor: UserPublic, rules: object, sett
         session.add(row)
         changed.append("settings")
     if changed:
-        audit.record(session, category=LogCategory.system, action="Notification rules changed",
+        audit.record(session, category=LogCategory.system, admin_only=True, action="Notification rules changed",
                      actor_user_id=actor.id, description=f"{actor.email} changed the notification rules "
                                                          f"({', '.join(changed)})", details={"changed": changed})
         mark_changed(session, TOPIC)

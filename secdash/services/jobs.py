@@ -1,4 +1,8 @@
-"""Jobs as users see them: read one, read its log from a sequence number on, stop it (permission-checked)."""
+"""Jobs as users see them: read one, read its log from a sequence number on, stop it (permission-checked).
+
+Who sees a job: a shared kind (a scan, a drill, a fix on shared code) every signed-in user; private work (a build,
+an artifact generation, a fix on a private project: services/private_work.py) its owner only, administrators
+included; any other job (an alert delivery) its owner and administrators."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.jobs import registry, store
 from secdash.models import LogCategory, LogSeverity, Role, UserPublic
 from secdash.models.jobs import Job, JobLog
-from secdash.services import audit
+from secdash.services import audit, private_work
 from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
 from secdash.services.permissions import require_admin
 from secdash.services.unit import commit
@@ -24,11 +28,13 @@ def _kind(job: Job) -> registry.JobKind | None:
 
 def _may_read(viewer: UserPublic, job: Job) -> bool:
     kind = _kind(job)
+    if private_work.is_private_job(job.kind, job.params):
+        return private_work.owns(viewer, job.owner_user_id)
     return viewer.role == Role.admin or job.owner_user_id == viewer.id or bool(kind and kind.shared)
 
 
 async def get_job(*, session: AsyncSession, viewer: UserPublic, job_id: int) -> Job:
-    """A job its viewer may see (shared kinds such as scans: every signed-in user; others: owner and admins).
+    """A job its viewer may see (see the module's docstring).
 
     Someone else's private job is reported as missing, not as forbidden, so ids reveal nothing."""
     job = await store.get(session, job_id)
@@ -52,7 +58,8 @@ async def job_log(*, session: AsyncSession, viewer: UserPublic, job_id: int, aft
 
 
 async def stop_job(*, session: AsyncSession, actor: UserPublic, job_id: int) -> Job:
-    """Ask a job to stop, from any worker: its owner or an admin (admins only for shared kinds such as scans)."""
+    """Ask a job to stop, from any worker: its owner or an admin (admins only for shared kinds such as scans; private
+    work: its owner only, as `get_job` already decided)."""
     job = await get_job(session=session, viewer=actor, job_id=job_id)
     kind = _kind(job)
     if kind is not None and kind.shared:

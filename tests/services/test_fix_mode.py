@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from secdash.jobs import runner
-from secdash.models import EventType, HistoryLog, SecurityEvent
+from secdash.models import EventType, HistoryLog, SecurityEvent, UserPublic
 from secdash.models.events import AiActivity
 from secdash.models.fixes import Fix
 from secdash.services import ai_calls, code_roots, scans
@@ -18,6 +18,8 @@ from secdash.services.fix import fixes, problems
 from tests.factories import make_user
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fixed_provider import FixedProvider
+
+READER = UserPublic(id=10**9, email="reader@example.com", role="limited", first_name="Reader")  # owns nothing
 
 DEMO_EVAL = "gem/appraise.js"
 
@@ -38,7 +40,7 @@ async def full_scan(session, admin) -> None:
 
 
 async def problem(session, file: str, rule: str) -> int:
-    rows = await problems.list_problems(session=session)
+    rows = await problems.list_problems(session=session, viewer=READER)
     return next(row.problem_id for row in rows if row.file == file and row.rule == rule)
 
 
@@ -56,7 +58,7 @@ async def settle(session, fix) -> Fix:
 async def test_propose_apply_verify_and_revert_a_code_fix(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
-    listed = await problems.list_problems(session=session)
+    listed = await problems.list_problems(session=session, viewer=READER)
     assert {(row.file, row.rule) for row in listed} >= {(DEMO_EVAL, "js:eval"), ("tour/translate.js", "js:innerHTML")}
     assert all(row.state == "open" and row.kind == "code" for row in listed)
     assert [row.severity for row in listed] == sorted((row.severity for row in listed), key=["high", "medium", "low"].index)
@@ -71,8 +73,8 @@ async def test_propose_apply_verify_and_revert_a_code_fix(session, code_dir):
     assert fix.status == "proposed", fix.error
     assert fix.diff.startswith(f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n") and "+" in fix.diff and "JSON.parse" in fix.diff
     assert fix.explanation and fix.risk and fix.provider == "offline"
-    assert (await problems.list_problems(session=session, kind="code"))[0].problem_id is not None
-    state = {row.problem_id: row.state for row in await problems.list_problems(session=session)}
+    assert (await problems.list_problems(session=session, viewer=READER, kind="code"))[0].problem_id is not None
+    state = {row.problem_id: row.state for row in await problems.list_problems(session=session, viewer=READER)}
     assert state[eval_row.problem_id] == "proposed"
 
     applied = await fixes.apply(session=session, actor=admin, fix_id=fix.id)
@@ -90,12 +92,12 @@ async def test_propose_apply_verify_and_revert_a_code_fix(session, code_dir):
     assert (await session.exec(select(AiActivity).where(AiActivity.activity_type == "patch"))).first() is not None
     actions = {row.action for row in await session.exec(select(HistoryLog))}
     assert {"Fix proposal started", "Fix applied", "Fix verified", "AI fix proposal"} <= actions
-    assert eval_row.problem_id not in {row.problem_id for row in await problems.list_problems(session=session)}
+    assert eval_row.problem_id not in {row.problem_id for row in await problems.list_problems(session=session, viewer=READER)}
 
     # A full scan agrees (it reads the workspace) and does not bring the finding back.
     await full_scan(session, admin)
-    assert eval_row.problem_id not in {row.problem_id for row in await problems.list_problems(session=session)}
-    assert not any(row.rule == "js:eval" for row in await problems.list_problems(session=session))
+    assert eval_row.problem_id not in {row.problem_id for row in await problems.list_problems(session=session, viewer=READER)}
+    assert not any(row.rule == "js:eval" for row in await problems.list_problems(session=session, viewer=READER))
 
     fix = await reload(session, fix_id)
     name, text = await fixes.patch_file(session=session, viewer=admin, fix_id=fix.id)
@@ -197,7 +199,8 @@ async def test_a_fix_that_adds_a_finding_is_flagged(session, code_dir, monkeypat
     fix = await settle(session, fix)
     assert fix.status == "verified"
     assert any("js:innerHTML" in text for text in fix.verification["newFindings"])
-    assert any(row.rule == "js:innerHTML" and row.file == DEMO_EVAL for row in await problems.list_problems(session=session))
+    listed = await problems.list_problems(session=session, viewer=READER)
+    assert any(row.rule == "js:innerHTML" and row.file == DEMO_EVAL for row in listed)
 
 
 @pytest.mark.parametrize("diff, reason", [
@@ -267,11 +270,12 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
     finding; fixes that bring new findings (B602's argument list) are followed by fixes of those."""
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
-    first = {(row.file, row.rule) for row in await problems.list_problems(session=session, kind="code")}
+    first = {(row.file, row.rule) for row in await problems.list_problems(session=session, viewer=READER, kind="code")}
     assert len(first) == 10
     verified, introduced = [], {}
     for _round in range(30):
-        open_rows = [row for row in await problems.list_problems(session=session, kind="code") if row.state != "failed"]
+        listed = await problems.list_problems(session=session, viewer=READER, kind="code")
+        open_rows = [row for row in listed if row.state != "failed"]
         if not open_rows:
             break
         row = open_rows[0]
@@ -282,7 +286,7 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
         assert fix.status == "verified", (row.rule, fix.verification)
         verified.append(row.rule)
         introduced[row.rule] = sorted(text.split(" at ")[0] for text in fix.verification["newFindings"])
-    assert await problems.list_problems(session=session, kind="code") == []
+    assert await problems.list_problems(session=session, viewer=READER, kind="code") == []
     # B301's recipe replaces pickle throughout the file, so B403 (importing pickle) closes with it.
     assert {rule for _file, rule in first} - set(verified) <= {"bandit:B403"}
     assert {"bandit:B108", "bandit:B603"} <= set(verified)  # brought by the B602 fix, then fixed too
@@ -290,7 +294,7 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
     assert {rule: found for rule, found in introduced.items() if found} == {
         "bandit:B602": ["bandit:B108", "bandit:B603", "bandit:B607"]}
     await full_scan(session, admin)  # a full scan of the workspace agrees
-    assert await problems.list_problems(session=session, kind="code") == []
+    assert await problems.list_problems(session=session, viewer=READER, kind="code") == []
 
 
 async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(session, code_dir, monkeypatch):
@@ -310,7 +314,7 @@ async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(sessio
     fix = await settle(session, fix)
     assert fix.status == "not_verified"
     assert any("js:eval" in seen and "still breaks it" in seen for seen in fix.verification["stillSeen"])
-    assert any(row.rule == "js:eval" for row in await problems.list_problems(session=session))
+    assert any(row.rule == "js:eval" for row in await problems.list_problems(session=session, viewer=READER))
 
 
 async def test_a_committed_secret_is_never_shown_whole(session, code_dir):
@@ -319,7 +323,7 @@ async def test_a_committed_secret_is_never_shown_whole(session, code_dir):
     viewer = await make_user(session, "viewer@example.com", role="limited")
     await full_scan(session, admin)
     key = "AKIAZ7QWERTYU2ASDF3G"
-    row = next(row for row in await problems.list_problems(session=session) if row.rule.startswith("secret:"))
+    row = next(row for row in await problems.list_problems(session=session, viewer=READER) if row.rule.startswith("secret:"))
     assert key not in row.snippet and "AKIA****" in row.snippet
     fix = await settle(session, await fixes.propose(session=session, actor=admin, problem_id=row.problem_id))
     assert key in fix.diff  # stored exactly: it is what gets applied

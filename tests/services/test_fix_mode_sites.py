@@ -14,7 +14,7 @@ from sqlmodel import select
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo_site_routes
 from secdash.jobs import runner
-from secdash.models import SecurityEvent, Site
+from secdash.models import SecurityEvent, Site, UserPublic
 from secdash.models.fixes import Fix
 from secdash.services import code_roots, monitor, sites
 from secdash.services.errors import Conflict
@@ -22,6 +22,8 @@ from secdash.services.fix import fixes, problems
 from secdash.services.probe import ProbeClients
 from tests.factories import make_user
 from tests.support.web_servers import LocalSite
+
+READER = UserPublic(id=10**9, email="reader@example.com", role="limited", first_name="Reader")  # owns nothing
 
 CSP = "Content-Security-Policy header missing"
 XFO = "X-Frame-Options header missing"
@@ -64,7 +66,7 @@ async def probe_tour(session, tour_id: int) -> Site:
 
 
 async def site_problem(session, site: str, finding: str) -> int:
-    rows = await problems.list_problems(session=session, kind="site")
+    rows = await problems.list_problems(session=session, viewer=READER, kind="site")
     return next(row.problem_id for row in rows if row.site == site and row.rule == finding)
 
 
@@ -74,7 +76,7 @@ async def test_tour_goes_from_grade_e_to_a_with_two_header_fixes_and_back_with_a
     tour = (await session.exec(select(Site).where(Site.default_slug == "tour"))).one()
     tour_id = tour.id
     assert (await probe_tour(session, tour_id)).grade == "E"
-    listed = [row for row in await problems.list_problems(session=session, kind="site") if row.site == "Tour"]
+    listed = [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
     assert {row.rule for row in listed} == {CSP, XFO} and all(row.offline_recipe for row in listed)
 
     problem_id = await site_problem(session, "Tour", CSP)
@@ -93,13 +95,13 @@ async def test_tour_goes_from_grade_e_to_a_with_two_header_fixes_and_back_with_a
     # frame-ancestors also stops framing: the probe no longer reports the missing X-Frame-Options either.
     assert (await reload(session, SecurityEvent, xfo_id)).resolved
     assert (await reload(session, Site, tour_id)).grade == "A"  # http: no HSTS, so A rather than A+
-    assert not [row for row in await problems.list_problems(session=session, kind="site") if row.site == "Tour"]
+    assert not [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
     assert "Content-Security-Policy" not in (code_roots.DEMO_SOURCES / "tour" / "headers.json").read_text()
 
     reverted = await fixes.revert(session=session, actor=admin, fix_id=fix.id)
     assert reverted.status == "reverted" and not (await reload(session, SecurityEvent, problem_id)).resolved
     assert (await probe_tour(session, tour_id)).grade == "E"
-    listed = [row for row in await problems.list_problems(session=session, kind="site") if row.site == "Tour"]
+    listed = [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
     assert {row.rule for row in listed} == {CSP, XFO}
 
 

@@ -1,7 +1,8 @@
 """Fix Mode (issue 11): the open problems a fix can target, and each fix's life over HTTP: propose (a "fix" job
 writes it), read it, download its diff as a patch, apply it (a job verifies it by re-scan or probe), reject it,
 revert it. Thin: every route calls secdash/services/fix/fixes.py or problems.py, which parse ids, check roles
-(reading is for every signed-in user, changing for admins) and raise the DomainError the API answers as
+(reading is for every signed-in user, changing for admins; a private project's problems and fixes are its owner's)
+and raise the DomainError the API answers as
 {"message": ...} (400 bad input, 403 role, 404 unknown, 409 a conflicting state).
 """
 
@@ -43,8 +44,8 @@ def _optional_id(value: str | None, name: str) -> int | None:
 async def list_problems(user: CurrentUser, session: DbSession, site: IdFilter = None, severity: SeverityFilter = None,
                         kind: KindFilter = None) -> list[FixableProblemPublic]:
     """Open problems Fix Mode can work on, most severe first, each with its latest fix's state."""
-    return await problems.list_problems(session=session, site_id=_optional_id(site, "site"), severity=severity,
-                                        kind=kind)
+    return await problems.list_problems(session=session, viewer=user, site_id=_optional_id(site, "site"),
+                                        severity=severity, kind=kind)
 
 
 @router.get("/fixes", response_model=list[FixPublic])

@@ -1,8 +1,10 @@
 """Fix Mode as people use it: propose a fix for a problem, read it, apply, reject or revert it, download its patch.
 
-Reading is open to every signed-in user; everything that changes something is for admins and is audited. The
-writing itself (the agent, the workspace, the re-scan) happens in the "fix" job (services/fix/jobs.py), so it
-streams to the page, survives a reload and runs on any worker.
+Reading is open to every signed-in user; everything that changes something is for admins and is audited. A fix
+of code in a private builder project is its owner's (services/private_work.py): anyone else, administrators
+included, is told it does not exist, and its job is private. The writing itself (the agent, the workspace, the
+re-scan) happens in the "fix" job (services/fix/jobs.py), so it streams to the page, survives a reload and runs on
+any worker.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from secdash.jobs import runner, store
 from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPublic, utcnow
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
 from secdash.models.fixes_public import FixPublic
-from secdash.services import audit, code_roots, events, ids
+from secdash.services import audit, code_roots, events, ids, private_work
 from secdash.services.builder import fix_link
 from secdash.services.errors import Conflict, NotFound
 from secdash.services.fix import patches, problems, scope, workspace
@@ -52,9 +54,10 @@ async def public(session: AsyncSession, fix: Fix) -> FixPublic:
     return view
 
 
-async def _get(session: AsyncSession, fix_id: int) -> Fix:
+async def _get(session: AsyncSession, viewer: UserPublic, fix_id: int) -> Fix:
+    """The fix, if the viewer may read it (a fix of a private project: its owner only)."""
     fix = await session.get(Fix, fix_id)
-    if fix is None:
+    if fix is None or not await private_work.may_read_root(session, viewer, fix.root):
         raise NotFound("No fix with this id")
     return fix
 
@@ -71,17 +74,28 @@ def parse_limit(value: Any) -> int:
 
 
 async def get_fix(*, session: AsyncSession, viewer: UserPublic, fix_id: int) -> FixPublic:
-    return await public(session, await _get(session, fix_id))
+    return await public(session, await _get(session, viewer, fix_id))
 
 
 async def list_fixes(*, session: AsyncSession, viewer: UserPublic, problem_id: int | None = None,
                      limit: int = LIST_LIMIT) -> list[FixPublic]:
-    """The newest fixes first (of one problem when `problem_id`)."""
+    """The newest fixes the viewer may read first (of one problem when `problem_id`)."""
     query = select(Fix)
     if problem_id is not None:
         query = query.where(Fix.event_id == problem_id)
-    rows = await session.exec(query.order_by(col(Fix.id).desc()).limit(limit))
-    return [await public(session, fix) for fix in rows]
+    query = query.order_by(col(Fix.id).desc())
+    reader = private_work.RootReader(session, viewer)
+    shown: list[FixPublic] = []
+    offset = 0
+    while len(shown) < limit:
+        rows = list(await session.exec(query.offset(offset).limit(limit)))
+        for fix in rows:
+            if len(shown) < limit and await reader.may_read(fix.root):
+                shown.append(await public(session, fix))
+        if len(rows) < limit:
+            break
+        offset += limit
+    return shown
 
 
 async def _active_fix(session: AsyncSession, problem_id: int) -> Fix | None:
@@ -91,10 +105,13 @@ async def _active_fix(session: AsyncSession, problem_id: int) -> Fix | None:
 
 async def _start_job(session: AsyncSession, fix: Fix, actor: UserPublic, step: str) -> int:
     assert fix.id is not None
+    params: dict[str, Any] = {"fixId": fix.id, "step": step}
+    if await private_work.root_owner(session, fix.root) is not None:
+        params[private_work.PRIVATE_JOB] = True  # a fix of a private project: its job is its owner's too
     try:
         job = await store.create(
             session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{fix.event_id}",
-            params={"fixId": fix.id, "step": step}, progress={"phase": step, "percent": 0},
+            params=params, progress={"phase": step, "percent": 0},
         )
     except store.ActiveJobExists:
         raise Conflict(f"Problem #{fix.event_id} already has a fix job running: wait for it to finish") from None
@@ -106,7 +123,7 @@ async def _start_job(session: AsyncSession, fix: Fix, actor: UserPublic, step: s
 async def propose(*, session: AsyncSession, actor: UserPublic, problem_id: Any) -> FixPublic:
     """Ask the problem's agent for a fix (a job). Conflict while another fix of the problem is open."""
     require_admin(actor, "propose fixes")
-    facts = await problems.load(session, parse_id(problem_id, "problemId"))
+    facts = await problems.load(session, actor, parse_id(problem_id, "problemId"))
     event_id = facts.event.id
     assert event_id is not None
     active = await _active_fix(session, event_id)
@@ -150,7 +167,7 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
     """Write a proposed fix into the workspace (or, for a site SecDash does not serve, record that the admin
     applied it on their server) and start its verification."""
     require_admin(actor, "apply fixes")
-    fix = await _get(session, fix_id)
+    fix = await _get(session, actor, fix_id)
     if fix.status != FixStatus.proposed:
         raise Conflict(f"Fix #{fix_id} is {fix.status}: only a proposed fix can be applied")
     facts = await _facts(session, fix)
@@ -189,7 +206,7 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
 
 async def reject(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> FixPublic:
     require_admin(actor, "reject fixes")
-    fix = await _get(session, fix_id)
+    fix = await _get(session, actor, fix_id)
     if fix.status != FixStatus.proposed:
         raise Conflict(f"Fix #{fix_id} is {fix.status}: only a proposed fix can be rejected")
     fix.status, fix.updated_at, fix.decided_by = FixStatus.rejected, utcnow(), actor.id
@@ -208,7 +225,7 @@ async def reject(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
 async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> FixPublic:
     """Write back the exact bytes a fix replaced; the problem opens again when the fix had closed it."""
     require_admin(actor, "revert fixes")
-    fix = await _get(session, fix_id)
+    fix = await _get(session, actor, fix_id)
     if fix.status not in (FixStatus.verified, FixStatus.not_verified):
         raise Conflict(f"Fix #{fix_id} is {fix.status}: only an applied and checked fix can be reverted")
     if not fix.previous:
@@ -248,7 +265,7 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
 
 async def patch_file(*, session: AsyncSession, viewer: UserPublic, fix_id: int) -> tuple[str, str]:
     """(file name, text) of a fix's diff, as `git apply` reads it from the code root."""
-    fix = await _get(session, fix_id)
+    fix = await _get(session, viewer, fix_id)
     if problems.is_secret_rule(fix.rule):
         require_admin(viewer, "download the patch of a committed secret's fix (it holds the secret)")
     if not fix.diff:

@@ -38,7 +38,8 @@ async def read_fix_mode(*, viewer: UserPublic, site_id: int | None = None, sever
     the job log the page holds and its last line; the open fix's current job is read after it (from its start
     when it is another job)."""
     async with session_scope() as session:
-        listed = await problems.list_problems(session=session, site_id=site_id, severity=severity, kind=kind)
+        listed = await problems.list_problems(session=session, viewer=viewer, site_id=site_id, severity=severity,
+                                              kind=kind)
         site_options = [(site.id, site.name) for site in await sites.list_sites(session=session) if site.id]
         recent = await fixes.list_fixes(session=session, viewer=viewer, limit=RECENT_FIXES)
         fix = None

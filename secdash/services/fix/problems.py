@@ -1,7 +1,8 @@
 """The problems Fix Mode can work on: open scanner findings (file, line, rule) and open site findings (headers).
 
 A problem is a security event; this module reads what a fix needs from it (where the code is, which rule, which
-site and agent) and lists the open ones with the state of their latest fix.
+site and agent) and lists the open ones with the state of their latest fix. A problem in a private builder project
+is its owner's (services/private_work.py): anyone else, administrators included, is told it does not exist.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from pathlib import Path
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import EventSeverity, EventType, SecurityEvent, Site
+from secdash.models import EventSeverity, EventType, SecurityEvent, Site, UserPublic
 from secdash.models.fixes import Fix, FixKind
 from secdash.models.fixes_public import FixableProblemPublic
-from secdash.services import code_roots
+from secdash.services import code_roots, private_work
 from secdash.services.code_scan import Finding
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.fix import recipes, site_fixes
@@ -94,10 +95,10 @@ def facts_of(event: SecurityEvent, site: Site | None) -> ProblemFacts:
                         file="", rule=finding)
 
 
-async def load(session: AsyncSession, problem_id: int) -> ProblemFacts:
-    """The facts of an open, fixable problem; NotFound / Invalid otherwise."""
+async def load(session: AsyncSession, viewer: UserPublic, problem_id: int) -> ProblemFacts:
+    """The facts of an open, fixable problem the viewer may read; NotFound / Invalid otherwise."""
     event = await session.get(SecurityEvent, problem_id)
-    if event is None:
+    if event is None or not await private_work.may_read_root(session, viewer, (event.details or {}).get("root")):
         raise NotFound("No problem with this id")
     if event.resolved:
         raise Invalid(f"Problem #{problem_id} is already resolved")
@@ -144,9 +145,9 @@ def _choice(value: str | None, allowed: tuple[str, ...], name: str) -> str | Non
     return value
 
 
-async def list_problems(*, session: AsyncSession, site_id: int | None = None, severity: str | None = None,
-                        kind: str | None = None) -> list[FixableProblemPublic]:
-    """Open fixable problems, most severe first, with their latest fix's state."""
+async def list_problems(*, session: AsyncSession, viewer: UserPublic, site_id: int | None = None,
+                        severity: str | None = None, kind: str | None = None) -> list[FixableProblemPublic]:
+    """Open fixable problems the viewer may read, most severe first, with their latest fix's state."""
     severity = _choice(severity, SEVERITIES, "severity")
     kind = _choice(kind, KINDS, "kind")
     query = select(SecurityEvent).where(
@@ -157,7 +158,9 @@ async def list_problems(*, session: AsyncSession, site_id: int | None = None, se
         query = query.where(SecurityEvent.site_id == site_id)
     if severity is not None:
         query = query.where(SecurityEvent.severity == severity)
-    events = [event for event in await session.exec(query.order_by(col(SecurityEvent.id))) if is_fixable(event)]
+    reader = private_work.RootReader(session, viewer)
+    events = [event for event in await session.exec(query.order_by(col(SecurityEvent.id)))
+              if is_fixable(event) and await reader.may_read((event.details or {}).get("root"))]
     sites = {site.id: site for site in await session.exec(select(Site))}
     latest: dict[int, Fix] = {}
     if events:

@@ -86,3 +86,10 @@ async def test_a_channel_saved_before_the_rule_never_opens_its_keyfile(session, 
     sent = await deliveries.send_test(session=session, actor=admin, channel_id=row.id)
     assert sent.outcome == "failed" and "keyfile=" in (sent.error or ""), sent.error
     assert _opened == []
+
+
+async def test_a_template_that_is_a_name_not_a_file_is_kept(session):
+    """WhatsApp's template= is the name of a message template at Meta: nothing is read, the channel is saved."""
+    admin = await make_user(session, "root@example.com", role="admin")
+    url = "whatsapp://tokentokentoken@1234567890/15551234567?template=order_update"
+    assert (await channels.create_channel(session=session, actor=admin, name="WhatsApp", url=url)).id

@@ -27,9 +27,11 @@ from secdash.services.probe import address_problem, resolve
 MAX_URL_CHARS = 2000
 RESOLVE_TIMEOUT_SECONDS = 5.0
 ALLOW_PRIVATE_HINT = "tick 'Allow a private or local address' to send to it"
-# Parameters apprise reads as a local path or a URL it fetches itself (FCM's and Vapid's keyfile, Vapid's
-# subscription file, the JSON template of Discord, Slack, Telegram, Guilded, Workflows..., attachments).
-FILE_PARAMETERS = ("keyfile", "subfile", "template", "attach", "attachment")
+# Parameters apprise reads as a local path, whatever the service (FCM's and Vapid's keyfile, Vapid's subscription
+# file, attachments). A `template` is a file or a URL apprise fetches for Discord, Slack, Telegram, Guilded,
+# Workflows... (refused when apprise holds it as an attachment, see read_url) but a template name for WhatsApp or
+# MSG91 (kept).
+FILE_PARAMETERS = ("keyfile", "subfile", "attach", "attachment")
 
 
 @cache

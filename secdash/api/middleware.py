@@ -5,7 +5,9 @@ static mount sits inside it), /api, /ping, 404s (shared/REFLEX-SECURITY.md, sect
 
 - `SecurityHeaders`: CSP (inline-script hashes of the build, no 'unsafe-eval'), X-Frame-Options, nosniff,
   Referrer-Policy, HSTS over HTTPS. Headers a route sets itself win. The bundled demo sites
-  (/demo/) and sandboxed previews (/preview/) keep their own CSP and may be framed.
+  (/demo/) and sandboxed previews (/preview/) keep their own CSP and may be framed; being content on the
+  console's origin, they never set or clear a cookie (a `secdash_session` they set would replace the
+  visitor's console session): their Set-Cookie and Clear-Site-Data headers are dropped.
 - `RequestGuard`: unusual methods get a JSON 405; /api/ request bodies are capped (413) and JSON
   bodies with strings that are not valid Unicode (lone surrogates) are refused (400) before a
   route, a database driver or a log line can choke on them.
@@ -45,6 +47,8 @@ CSP_TEMPLATE = (
 # hand-over through state/browser_actions.py instead, done by code compiled into the bundle
 # (tests/security/test_no_eval_events.py keeps it so). Inline styles: emotion, sonner and Radix inject
 # <style> text that cannot all be hashed.
+# Headers that change the browser's state for the whole origin: never from content served on the console's origin.
+OWN_POSTURE_DROPPED = frozenset({b"set-cookie", b"set-cookie2", b"clear-site-data"})
 STANDARD_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S | re.I)
@@ -171,6 +175,8 @@ class SecurityHeaders:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
+                if own_posture:
+                    headers = [(key, value) for key, value in headers if key.lower() not in OWN_POSTURE_DROPPED]
                 present = {key.lower() for key, _ in headers}
                 add = [(b"x-content-type-options", b"nosniff"), (b"referrer-policy", REFERRER_POLICY.encode())]
                 if not own_posture:

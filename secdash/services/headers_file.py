@@ -1,7 +1,10 @@
 """The headers.json format: a site's own response headers as one JSON object {header name: value}.
 
 The bundled demo sites send what their file says (secdash/demo_sites/site_headers.py), and Fix Mode writes a site
-fix into it; `parse_headers` is the one check of its content, used by both.
+fix into it; `parse_headers` is the one check of its content, used by both. The demo sites are served from the
+console's own origin, so a file may set only the security policies of `ALLOWED_HEADERS` (the headers a site fix may
+set): never Set-Cookie (a planted `secdash_session` cookie would replace a visitor's console session),
+Clear-Site-Data, redirects, caching, CORS or origin-wide policies (Alt-Svc, NEL).
 """
 
 from __future__ import annotations
@@ -21,13 +24,32 @@ SERVER_HEADERS = frozenset({
     "transfer-encoding", "upgrade",
 })
 
+# The headers a site's file may set, and a site fix may change (services/fix/site_fixes.py): security policies only.
+ALLOWED_HEADERS = {
+    "content-security-policy": "Content-Security-Policy",
+    "strict-transport-security": "Strict-Transport-Security",
+    "x-frame-options": "X-Frame-Options",
+    "x-content-type-options": "X-Content-Type-Options",
+    "referrer-policy": "Referrer-Policy",
+    "permissions-policy": "Permissions-Policy",
+    "cross-origin-opener-policy": "Cross-Origin-Opener-Policy",
+    "cross-origin-resource-policy": "Cross-Origin-Resource-Policy",
+    "cross-origin-embedder-policy": "Cross-Origin-Embedder-Policy",
+}
+
+
+def is_headers_file(path: str) -> bool:
+    """Whether `path` (relative, with "/") names a site's header configuration, in any folder, in any case."""
+    return path.rsplit("/", 1)[-1].lower() == HEADERS_FILE
+
+
 class _Pairs(list):
     """A JSON object's (name, value) pairs, in order (duplicate names kept, to be refused)."""
 
 
 def parse_headers(text: str) -> dict[str, str]:
     """The headers a file's text sets; ValueError saying what is wrong unless it is a JSON object of at most
-    MAX_HEADERS entries, each a header name (an RFC 7230 token) with a single-line string value."""
+    MAX_HEADERS entries, each an allowed header name (`ALLOWED_HEADERS`) with a single-line string value."""
     try:
         data = json.loads(text, object_pairs_hook=_Pairs)
     except (json.JSONDecodeError, RecursionError) as exc:
@@ -55,6 +77,9 @@ def parse_headers(text: str) -> dict[str, str]:
             raise ValueError(f"the value of {name} must be one line (no CR, LF or NUL)")
         if any((ord(char) < 32 and char != "\t") or ord(char) == 127 or ord(char) > 255 for char in value):
             raise ValueError(f"the value of {name} holds a control character or a character HTTP cannot send")
+        if name.lower() not in ALLOWED_HEADERS:
+            raise ValueError(f"{name} is not a header a site may send from {HEADERS_FILE} (allowed: "
+                             f"{', '.join(ALLOWED_HEADERS.values())})")
         headers[name] = value
     return headers
 

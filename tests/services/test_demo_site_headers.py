@@ -204,8 +204,8 @@ def test_parse_headers_refuses_what_a_site_must_not_send(text, message):
 
 
 def test_parse_headers_accepts_the_limits():
-    headers = {f"X-Header-{i}": "v" for i in range(29)} | {"X-" + "a" * 62: "b" * 2000}
+    headers = {name: "v" for name in headers_file.ALLOWED_HEADERS.values()} | {"Content-Security-Policy": "b" * 2000}
     assert site_headers.parse_headers(headers_file.render_headers(headers)) == headers
     assert site_headers.parse_headers("{}") == {}
-    assert site_headers.parse_headers('{"X-Tab": "a\\tb", "X-Latin": "caf\\u00e9"}') == {"X-Tab": "a\tb",
-                                                                                         "X-Latin": "café"}
+    assert site_headers.parse_headers('{"Referrer-Policy": "a\\tb", "Permissions-Policy": "caf\\u00e9"}') == {
+        "Referrer-Policy": "a\tb", "Permissions-Policy": "café"}

@@ -157,7 +157,8 @@ def _writes(fix: Fix) -> dict[str, tuple[bytes, bytes]] | None:
     root = Path(fix.root)
     try:
         source = code_roots.source_of(root)
-        changes = patches.validate_patch(fix.diff, source, allowed_files=scope.allowed_files(source, fix.file))
+        changes = patches.validate_patch(fix.diff, source, allowed_files=scope.allowed_files(source, fix.file,
+                                                                                             kind=fix.kind))
     except patches.PatchRefused as exc:
         raise Conflict(f"The fix no longer applies: {exc} Reject it and propose a new one.") from None
     return {change.path: (change.before, change.after) for change in changes}

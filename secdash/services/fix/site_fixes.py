@@ -17,18 +17,9 @@ from secdash.services.errors import Invalid
 HEADERS_FILE = headers_file.HEADERS_FILE
 MAX_HEADERS = 10
 MAX_VALUE_CHARS = 2000
-# The headers a fix may set: security policies only (never Set-Cookie, Location, caching or CORS).
-ALLOWED_HEADERS = {
-    "content-security-policy": "Content-Security-Policy",
-    "strict-transport-security": "Strict-Transport-Security",
-    "x-frame-options": "X-Frame-Options",
-    "x-content-type-options": "X-Content-Type-Options",
-    "referrer-policy": "Referrer-Policy",
-    "permissions-policy": "Permissions-Policy",
-    "cross-origin-opener-policy": "Cross-Origin-Opener-Policy",
-    "cross-origin-resource-policy": "Cross-Origin-Resource-Policy",
-    "cross-origin-embedder-policy": "Cross-Origin-Embedder-Policy",
-}
+# The headers a fix may set: security policies only (never Set-Cookie, Location, caching or CORS); the same list a
+# site's headers file is held to.
+ALLOWED_HEADERS = headers_file.ALLOWED_HEADERS
 _PENALTY = re.compile(r"\s*\(-\d+\)\s*$")
 
 

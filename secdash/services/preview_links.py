@@ -12,6 +12,7 @@ version) is read by services/builder/preview.py and services/artifacts/preview.p
 from __future__ import annotations
 
 import hashlib
+import html
 import mimetypes
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
@@ -82,3 +83,40 @@ async def read_link(session: AsyncSession, token: str) -> tuple[dict[str, Any], 
 def media_type(path: str) -> str:
     suffix = PurePosixPath(path).suffix.lower()
     return TEXT_TYPES.get(suffix) or mimetypes.guess_type(path)[0] or "application/octet-stream"
+
+
+# --- a preview opened in a whole window -------------------------------------------------------------------------
+# A preview link is on the console's origin. Opened in a window of its own, a generated page fills it and could
+# pose as a SecDash sign-in, with scripts to send what is typed away (a script may always navigate its own
+# document, whatever the CSP). So a page asked for as a window's document is shown inside a SecDash frame instead:
+# a banner that says what it is, and the page below it with scripts and forms off. The interactive preview is the
+# one inside SecDash's pages (an <iframe sandbox="allow-scripts">, asked for as an iframe).
+FRAMED = "frame"  # the query flag of the banner page's own frame (for browsers that send no Sec-Fetch-Dest)
+BANNER = ("Preview of generated HTML: this is not a SecDash page. Scripts are off in this window; never type a "
+          "password or any other secret into it.")
+WINDOW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; form-action 'none'; base-uri 'none'; "
+              "frame-ancestors 'none'")
+
+
+def shown_in_window(media: str, fetch_dest: str | None, framed: bool) -> bool:
+    """Whether this answer is a page for a whole window (show the banner page instead). Browsers name what a request
+    is for in Sec-Fetch-Dest; one that names nothing is taken as a window unless it asks for the banner's frame."""
+    if not media.startswith("text/html"):
+        return False
+    if fetch_dest is None:
+        return not framed
+    return fetch_dest not in ("iframe", "frame")
+
+
+def window_page(path: str) -> str:
+    """The banner page for a preview at `path` (the request's own path: /preview/<token>/<file>)."""
+    source = html.escape(f"{path}?{FRAMED}=1", quote=True)
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>SecDash preview</title>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'></head>"
+        "<body style='margin:0;font-family:system-ui,sans-serif;display:flex;flex-direction:column;height:100vh'>"
+        "<div role='alert' style='background:#7f1d1d;color:#fff;padding:12px 16px;font-size:15px;font-weight:600'>"
+        f"{html.escape(BANNER)}</div>"
+        f"<iframe src='{source}' sandbox='' title='Generated page (scripts off)' "
+        "style='border:0;flex:1;width:100%'></iframe></body></html>"
+    )

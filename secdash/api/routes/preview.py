@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi import Path as PathParam
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 
 from secdash.api.deps import DbSession
 from secdash.services import preview_files, preview_links
@@ -20,12 +20,19 @@ SANDBOXED = {"content-security-policy": preview_links.PREVIEW_CSP, "cache-contro
              "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
 
 
+WINDOW = {"content-security-policy": preview_links.WINDOW_CSP, "cache-control": "no-store",
+          "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+
+
 @router.get("/preview/{token}/{path:path}")
-async def preview_file(token: Token, path: FilePath, session: DbSession) -> Response:
+async def preview_file(token: Token, path: FilePath, session: DbSession, request: Request) -> Response:
     try:
         media_type, body = await preview_files.preview_file(session=session, token=token, path=path)
     except NotFound as exc:  # a plain page: it shows inside the frame
         return PlainTextResponse(exc.message, status_code=404, headers=SANDBOXED)
+    if preview_links.shown_in_window(media_type, request.headers.get("sec-fetch-dest"),
+                                     preview_links.FRAMED in request.query_params):
+        return HTMLResponse(preview_links.window_page(request.url.path), headers=WINDOW)
     headers = dict(SANDBOXED)
     if media_type == "text/javascript":
         headers["access-control-allow-origin"] = "*"  # module scripts of the opaque origin are CORS requests

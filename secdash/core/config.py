@@ -62,6 +62,8 @@ class Settings(BaseSettings):
     # Model calls (chat replies and later AI jobs) one user may start, over the API and the UI together.
     AI_CALLS_PER_MINUTE: int = Field(20, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_MINUTE"))
     AI_CALLS_PER_HOUR: int = Field(200, ge=1, validation_alias=AliasChoices("SECDASH_AI_CALLS_PER_HOUR"))
+    # What one user may store: HTML artifact versions and code project files together (services/storage.py).
+    USER_STORAGE_MB: int = Field(100, ge=1, le=1_000_000, validation_alias=AliasChoices("SECDASH_USER_STORAGE_MB"))
     # Largest request body accepted under /api/ (413 above it); every API body is small JSON.
     API_MAX_BODY_BYTES: int = Field(256 * 1024, ge=1024, validation_alias=AliasChoices("SECDASH_API_MAX_BODY_BYTES"))
     # Websocket connections one client address may hold at once, and open per minute.

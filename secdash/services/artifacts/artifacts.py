@@ -24,7 +24,7 @@ from secdash.models.artifacts_public import (
     ArtifactVersionNotePublic,
     ArtifactVersionPublic,
 )
-from secdash.services import audit
+from secdash.services import audit, storage
 from secdash.services.artifacts import generate_job, review, versions  # noqa: F401  (generate_job registers its kind)
 from secdash.services.artifacts.limits import (
     MAX_ARTIFACTS,
@@ -117,6 +117,7 @@ async def create(*, session: AsyncSession, actor: UserPublic, prompt: object) ->
                                 .where(Artifact.owner_user_id == actor.id))).one()
     if total >= MAX_ARTIFACTS:
         raise Invalid(f"You have {total} artifacts, the limit: delete some before creating another")
+    await storage.ensure_room(session, actor.id)
     artifact = Artifact(owner_user_id=actor.id, name=versions.short_name(text), prompt=text)
     session.add(artifact)
     await session.flush()
@@ -133,6 +134,7 @@ async def update_artifact(*, session: AsyncSession, actor: UserPublic, artifact_
     if artifact.status == ArtifactStatus.generating:
         raise Conflict(f"Artifact #{artifact.id} is still being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
+    await storage.ensure_room(session, actor.id)
     await _start(session, actor, artifact, text, "update" if artifact.version else "create")
     return await public(session, artifact)
 
@@ -244,6 +246,7 @@ async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artif
     if artifact.status == ArtifactStatus.generating:
         raise Conflict(f"Artifact #{artifact.id} is being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
+    await storage.ensure_room(session, actor.id, len(page.encode()))
     await end_read(session)  # the review runs `node --check`: no pooled connection held across it
     findings = await review.review_html(page)
     row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,

@@ -23,11 +23,11 @@ from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register
 from secdash.models import User, UserPublic, utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, VersionSource
-from secdash.services import ai_calls
+from secdash.services import ai_calls, storage
 from secdash.services.artifacts import review, versions
 from secdash.services.artifacts.limits import MAX_HTML_BYTES, size_text
 from secdash.services.artifacts.records import KIND, TOPIC, topic_of
-from secdash.services.errors import DomainError
+from secdash.services.errors import DomainError, Invalid
 from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
@@ -168,6 +168,10 @@ async def _run(ctx: JobContext, artifact_id: int, prompt: str, mode: str) -> dic
         artifact = await session.get(Artifact, artifact_id)
         if artifact is None:
             raise GenerationFailed(f"Artifact #{artifact_id} no longer exists")
+        try:
+            await storage.ensure_room(session, artifact.owner_user_id, len(page.encode()))
+        except Invalid as exc:
+            raise GenerationFailed(exc.message) from None
         source = VersionSource.offline if calls.name == "offline" else VersionSource.model
         row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
                                  changes=note)

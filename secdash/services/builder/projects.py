@@ -16,7 +16,7 @@ from secdash.jobs import runner, store
 from secdash.models import LogCategory, UserPublic
 from secdash.models.builder import WORKING_STATUSES, BuildLog, BuildLogType, CodeProject, ProjectFile, ProjectStatus
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
-from secdash.services import audit
+from secdash.services import audit, storage
 from secdash.services.builder import build_job, project_dir  # noqa: F401  (build_job registers the "build" kind)
 from secdash.services.builder.limits import LOG_PAGE, MAX_PROJECTS, parse_after, parse_id, parse_prompt
 from secdash.services.builder.records import KIND, add_log, topic_of
@@ -87,6 +87,7 @@ async def _room_for_one_more(session: AsyncSession, owner_id: int) -> None:
 
 async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProject, prompt: str, mode: str) -> int:
     assert project.id is not None
+    await storage.ensure_room(session, actor.id)
     try:
         job = await store.create(
             session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{actor.id}",
@@ -151,6 +152,7 @@ async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) 
     if not files:
         raise Invalid(f"Project #{project.id} has no files to save yet")
     await _room_for_one_more(session, actor.id)
+    await storage.ensure_room(session, actor.id, sum(len(row.content.encode()) for row in files))
     stamp = project.updated_at.strftime("%Y-%m-%d %H:%M")
     snapshot = CodeProject(
         owner_user_id=actor.id, snapshot_of=project.id, name=f"{project.name[:70]} (saved {stamp})",

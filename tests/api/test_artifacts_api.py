@@ -233,14 +233,15 @@ async def test_the_preview_link_serves_the_version_sandboxed(client, user):
     await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE}, headers=user)
     link = (await client.get(f"/api/artifacts/{aid}/preview", headers=user)).json()["url"]
     assert link.startswith("/preview/") and link.endswith("/index.html")
-    page = await client.get(link)  # no credentials: the link is the credential
+    frame = {"Sec-Fetch-Dest": "iframe"}  # as the preview inside SecDash's page asks for it
+    page = await client.get(link, headers=frame)  # no credentials: the link is the credential
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.text == PAGE
     assert page.headers["content-security-policy"] == PREVIEW_CSP
     assert "sandbox allow-scripts" in PREVIEW_CSP and "allow-same-origin" not in PREVIEW_CSP
 
     older = (await client.get(f"/api/artifacts/{aid}/preview?version=1", headers=user)).json()["url"]
-    assert (await client.get(older)).text == artifact["htmlContent"]
+    assert (await client.get(older, headers=frame)).text == artifact["htmlContent"]
     for bad in (link.replace("index.html", "other.html"), link.replace("index.html", "..%2F..%2Fetc%2Fpasswd"),
                 "/preview/forged-token/index.html"):
         response = await client.get(bad)

@@ -150,7 +150,7 @@ async def test_the_preview_route_serves_sandboxed_files_under_a_link(client, ses
     project = await finished(client, user, started["id"])
     link = (await client.get(f"/api/code-project/{project['id']}/preview", headers=user)).json()["url"]
     assert link.startswith("/preview/") and link.endswith("/index.html")
-    page = await client.get(link)  # no credentials: the link is the credential
+    page = await client.get(link, headers={"Sec-Fetch-Dest": "iframe"})  # no credentials: the link is the credential
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert page.headers["content-security-policy"] == preview.PREVIEW_CSP
     assert "sandbox allow-scripts" in page.headers["content-security-policy"]

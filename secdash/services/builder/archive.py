@@ -11,7 +11,7 @@ import zipfile
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.ai.files import safe_path, tool_file_reason
+from secdash.ai.files import tool_file_reason
 from secdash.models import UserPublic
 from secdash.services.builder import projects
 from secdash.services.errors import Invalid
@@ -28,7 +28,7 @@ def zip_bytes(files: dict[str, str], folder: str) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(files):
-            if safe_path(path) != path or tool_file_reason(path) is not None:
+            if tool_file_reason(path) is not None:
                 continue
             entry = zipfile.ZipInfo(f"{folder}/{path}", date_time=ZIP_DATE)
             entry.compress_type = zipfile.ZIP_DEFLATED

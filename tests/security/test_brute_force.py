@@ -30,13 +30,13 @@ WRONG = "wrong-password"  # noqa: S105 (a guess)
 def verifications(monkeypatch) -> list[str]:
     """Every password the service actually checked (an attacker's guesses that got through)."""
     checked: list[str] = []
-    real = auth.verify_password
+    real = auth.verify_password_async
 
-    def counting(password, password_hash):
+    async def counting(password, password_hash):
         checked.append(password)
-        return real(password, password_hash)
+        return await real(password, password_hash)
 
-    monkeypatch.setattr(auth, "verify_password", counting)
+    monkeypatch.setattr(auth, "verify_password_async", counting)
     return checked
 
 

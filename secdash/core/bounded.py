@@ -23,8 +23,10 @@ import atexit
 import multiprocessing
 import os
 import resource
+import signal
 import threading
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -69,7 +71,10 @@ _lock = threading.Lock()
 
 
 def _start_worker(memory_mb: int) -> None:
-    """In each new worker: a lower priority and a soft memory limit (a subprocess may lift it: see `unlimited`)."""
+    """In each new worker: a lower priority, a soft memory limit (a subprocess may lift it: see `unlimited`), and
+    SIGTERM's default action back (pebble's handler runs only between bytecodes, so a task stopped inside one long
+    C call, a SQLite opcode or a regular expression, would run on for pebble's 3 s grace before its SIGKILL)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.nice(10)
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = memory_mb * 1024 * 1024
@@ -109,6 +114,8 @@ async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any
             raise BudgetExceeded(pool.name, "time", seconds) from None
         except (MemoryError, ProcessExpired):  # ProcessExpired: the worker died (the kernel's OOM killer, a crash)
             raise BudgetExceeded(pool.name, "memory", seconds) from None
+        except BrokenProcessPool:  # no worker could start (the next call starts a new pool)
+            raise Busy(pool.name) from None
     finally:
         with _lock:
             _pending[pool.name] -= 1

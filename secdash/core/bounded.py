@@ -46,7 +46,7 @@ class Pool:
 # Scans, review checks and diffs of code and pages; demo-site SQL on its own so a flood of injections can only
 # slow the demo site down, never a scan or the console.
 CODE = Pool("code", workers=2, memory_mb=2048, queue=64)
-DEMO_SQL = Pool("demo-sql", workers=1, memory_mb=512, queue=8)
+DEMO_SQL = Pool("demo-sql", workers=1, memory_mb=512, queue=32)  # a drill sends up to 8 at once
 
 
 class BudgetExceeded(Exception):  # noqa: N818 (a budget, not an error of the caller's)

@@ -41,11 +41,12 @@ class Pool:
     workers: int  # tasks running at once
     memory_mb: int  # soft address-space limit of each worker
     queue: int  # tasks running or waiting at most; more are refused
+    per_owner: int = 0  # tasks of one user running or waiting at most (0: no cap of its own)
 
 
 # Scans, review checks and diffs of code and pages; demo-site SQL on its own so a flood of injections can only
 # slow the demo site down, never a scan or the console.
-CODE = Pool("code", workers=2, memory_mb=2048, queue=64)
+CODE = Pool("code", workers=2, memory_mb=2048, queue=64, per_owner=3)
 DEMO_SQL = Pool("demo-sql", workers=1, memory_mb=512, queue=32)  # a drill sends up to 8 at once
 
 
@@ -58,15 +59,17 @@ class BudgetExceeded(Exception):  # noqa: N818 (a budget, not an error of the ca
 
 
 class Busy(Exception):  # noqa: N818
-    """The pool already holds as many tasks as it may: this one was not started."""
+    """The pool (or, `yours`, the caller's share of it) already holds as many tasks as it may: this one was not
+    started."""
 
-    def __init__(self, pool: str) -> None:
-        super().__init__(f"{pool} workers are busy")
-        self.pool = pool
+    def __init__(self, pool: str, *, yours: bool = False) -> None:
+        super().__init__(f"{pool} workers are busy{' with your earlier tasks' if yours else ''}")
+        self.pool, self.yours = pool, yours
 
 
 _pools: dict[str, ProcessPool] = {}
 _pending: dict[str, int] = {}
+_owned: dict[tuple[str, int], int] = {}
 _lock = threading.Lock()
 
 
@@ -98,14 +101,19 @@ def _pool(pool: Pool) -> ProcessPool:
         return running
 
 
-async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any) -> T:
+async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any, owner: int | None = None) -> T:
     """`function(*args)` in a worker of `pool`, stopped after `seconds` of running (BudgetExceeded), refused when
-    the pool is full (Busy). An exception the function raises comes back as itself; a cancelled caller cancels
-    the task (a running one is killed with its worker)."""
+    the pool, or `owner`'s share of it, is full (Busy). An exception the function raises comes back as itself; a
+    cancelled caller cancels the task (a running one is killed with its worker)."""
+    mine = (pool.name, owner) if owner is not None and pool.per_owner else None
     with _lock:
         if _pending.get(pool.name, 0) >= pool.queue:
             raise Busy(pool.name)
+        if mine is not None and _owned.get(mine, 0) >= pool.per_owner:
+            raise Busy(pool.name, yours=True)
         _pending[pool.name] = _pending.get(pool.name, 0) + 1
+        if mine is not None:
+            _owned[mine] = _owned.get(mine, 0) + 1
     try:
         future = _pool(pool).schedule(function, args=args, timeout=seconds)
         try:
@@ -119,6 +127,10 @@ async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any
     finally:
         with _lock:
             _pending[pool.name] -= 1
+            if mine is not None:
+                _owned[mine] -= 1
+                if not _owned[mine]:
+                    del _owned[mine]
 
 
 def shutdown() -> None:

@@ -117,17 +117,18 @@ def compute(before: str, after: str, from_name: str, to_name: str, context: int,
 
 
 async def line_diff(before: str, after: str, *, from_name: str = "a", to_name: str = "b", context: int = 3,
-                    max_rows: int = DIFF_ROWS) -> LineDiff:
-    """`compute` in a bounded worker. Raises TooLarge when it runs out of its budget, Unavailable when every worker
-    is busy."""
+                    max_rows: int = DIFF_ROWS, owner: int | None = None) -> LineDiff:
+    """`compute` in a bounded worker (`owner`: the user it is for, who has a share of the workers of their own).
+    Raises TooLarge when it runs out of its budget, Unavailable when the workers, or the user's share, are busy."""
     if before == after:
         return LineDiff(added=0, removed=0, unified="", rows=(), truncated=False)
     try:
         return await bounded.run(bounded.CODE, DIFF_SECONDS, compute, before, after, from_name, to_name, context,
-                                 max_rows)
+                                 max_rows, owner=owner)
     except bounded.BudgetExceeded:
         raise TooLarge(f"{from_name} and {to_name} are too large to compare (the comparison did not finish within "
                        f"{DIFF_SECONDS:g} s)") from None
-    except bounded.Busy:
-        raise Unavailable(f"The server is busy comparing other files; compare {from_name} and {to_name} again in "
-                          "a moment") from None
+    except bounded.Busy as exc:
+        whose = "your earlier comparisons" if exc.yours else "other comparisons"
+        raise Unavailable(f"The server is busy with {whose}; compare {from_name} and {to_name} again in a "
+                          "moment") from None

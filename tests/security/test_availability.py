@@ -109,7 +109,7 @@ async def test_a_diff_that_runs_out_of_its_budget_is_refused_clearly(client, ses
     artifact = await plant("user@example.com", "two versions", before)
     await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": after})
 
-    async def out_of_time(pool, seconds, *args):
+    async def out_of_time(pool, seconds, *args, owner=None):
         raise bounded.BudgetExceeded(pool.name, "time", seconds)  # git diffs these in ms: no real input runs out
 
     monkeypatch.setattr(bounded, "run", out_of_time)
@@ -178,3 +178,16 @@ async def test_a_runaway_allocation_fails_inside_its_worker():
         await bounded.run(tiny, 20, bytearray, 1024 * 1024 * 1024)
     assert exc.value.reason == "memory"
     assert await bounded.run(tiny, 20, len, "ok") == 2
+
+
+async def test_one_user_has_a_share_of_the_workers_not_all_of_them():
+    """A limited user sending hostile edits in parallel fills their own share; another user's task still runs."""
+    shared = bounded.Pool("test-shared", workers=2, memory_mb=512, queue=8, per_owner=1)
+    first = asyncio.create_task(bounded.run(shared, 5, time.sleep, 0.5, owner=1))
+    await asyncio.sleep(0.05)
+    with pytest.raises(bounded.Busy) as refused:
+        await bounded.run(shared, 5, len, "x", owner=1)
+    assert refused.value.yours
+    assert await bounded.run(shared, 5, len, "xy", owner=2) == 2
+    await first
+    assert await bounded.run(shared, 5, len, "xyz", owner=1) == 3  # the share comes back

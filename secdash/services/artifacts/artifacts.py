@@ -248,7 +248,7 @@ async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artif
     await versions.room_for_one_more(session, artifact)
     await storage.ensure_room(session, actor.id, len(page.encode()))
     await end_read(session)  # the review runs `node --check`: no pooled connection held across it
-    findings = await review.review_html(page)
+    findings = await review.review_html(page, owner=actor.id)
     row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
                              changes=changes)
     await _make_current(session, actor.id, artifact)
@@ -292,4 +292,5 @@ async def diff_versions(*, session: AsyncSession, viewer: UserPublic, artifact_i
     before = await version_row(session, artifact, from_version)
     after = await version_row(session, artifact, to_version)
     await end_read(session)  # no pooled connection held while the worker compares
-    return await versions.diff(before.html_content, after.html_content, before.version, after.version)
+    return await versions.diff(before.html_content, after.html_content, before.version, after.version,
+                               owner=viewer.id)

@@ -21,13 +21,13 @@ def _write(folder: Path, html: str) -> None:
     (folder / PAGE).write_text(html, encoding="utf-8")
 
 
-async def review_html(html: str) -> list[dict[str, Any]]:
+async def review_html(html: str, *, owner: int | None = None) -> list[dict[str, Any]]:
     """The findings, as stored on the version: [{check, level, line, message}], errors first."""
     base = get_settings().DATA_DIR / "tmp"
     await asyncio.to_thread(make_private_dir, base)
     with tempfile.TemporaryDirectory(prefix="artifact-", dir=base) as folder:
         await asyncio.to_thread(_write, Path(folder), html)
-        report = await checks.run_checks(Path(folder), [PAGE])
+        report = await checks.run_checks(Path(folder), [PAGE], owner=owner)
     rows = [{"check": finding.check, "level": finding.level, "line": finding.line, "message": finding.message}
             for finding in report.findings]
     return sorted(rows, key=lambda row: (row["level"] != "error", row["line"] or 0))

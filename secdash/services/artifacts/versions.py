@@ -35,7 +35,7 @@ def title_of(page: str) -> str:
     return short_name(html_lib.unescape(re.sub(r"<[^>]*>", "", found.group(1)))) if found else ""
 
 
-async def change_note(before: str, after: str) -> str:
+async def change_note(before: str, after: str, *, owner: int | None = None) -> str:
     """What changed, computed from the HTML when no note was given (the line counts come from a bounded diff)."""
     if not before:
         lines = after.count("\n") + 1
@@ -44,7 +44,7 @@ async def change_note(before: str, after: str) -> str:
     if before == after:
         return "No change to the HTML"
     try:
-        changed = await line_diff(before, after, context=0, max_rows=0)
+        changed = await line_diff(before, after, context=0, max_rows=0, owner=owner)
         parts = [f"+{changed.added} -{changed.removed} lines"]
     except DomainError:  # too large to compare, or busy: the note says so rather than holding the save
         parts = ["too large to count the lines that changed"]
@@ -54,9 +54,11 @@ async def change_note(before: str, after: str) -> str:
     return "Changed " + ", ".join(parts)
 
 
-async def diff(before: str, after: str, from_version: int, to_version: int) -> ArtifactDiffPublic:
+async def diff(before: str, after: str, from_version: int, to_version: int, *,
+               owner: int | None = None) -> ArtifactDiffPublic:
     """The line diff of two versions (unified, and as rows with old/new line numbers), at most DIFF_ROWS rows."""
-    found = await line_diff(before, after, from_name=f"v{from_version}.html", to_name=f"v{to_version}.html")
+    found = await line_diff(before, after, from_name=f"v{from_version}.html", to_name=f"v{to_version}.html",
+                            owner=owner)
     rows = [DiffLinePublic(kind=row.kind, text=row.text, old_line=row.old_line, new_line=row.new_line)
             for row in found.rows]
     return ArtifactDiffPublic(from_version=from_version, to_version=to_version, added=found.added,
@@ -86,7 +88,8 @@ async def add(session: AsyncSession, artifact: Artifact, *, page: str, prompt: s
     """The next version, made the artifact's content (written with the caller's commit). The first version
     names the artifact after its page title when it has one."""
     assert artifact.id is not None
-    note = " ".join(changes.split())[:MAX_CHANGES_CHARS] or await change_note(artifact.html_content, page)
+    note = " ".join(changes.split())[:MAX_CHANGES_CHARS] or await change_note(
+        artifact.html_content, page, owner=artifact.owner_user_id)
     row = ArtifactVersion(artifact_id=artifact.id, version=artifact.version + 1, html_content=page,
                           changes=note, prompt=prompt, source=source, findings=findings)
     session.add(row)

@@ -232,18 +232,20 @@ def _review(root_text: str, paths: Sequence[str], scan: bool, node: str | None, 
     return CheckReport(findings=_bounded(findings, order), counts={check: counts[check] for check in CHECKS})
 
 
-async def run_checks(root: Path, paths: Sequence[str], *, scan: bool = True) -> CheckReport:
+async def run_checks(root: Path, paths: Sequence[str], *, scan: bool = True, owner: int | None = None) -> CheckReport:
     """Check the project whose files (`paths`, relative) are on disk under `root`; nothing in it is executed.
     The checks run in a bounded worker: one that runs out of its budget, or finds every worker busy, is reported
-    as a warning (nothing was checked), never as a pass."""
+    as a warning (nothing was checked), never as a pass. `owner`, the user the checks are for, has a share of the
+    workers of their own (bounded.CODE.per_owner)."""
     try:
         return await bounded.run(bounded.CODE, REVIEW_SECONDS, _review, str(root), list(paths), scan,
-                                 shutil.which("node"), NODE_TIMEOUT)
+                                 shutil.which("node"), NODE_TIMEOUT, owner=owner)
     except bounded.BudgetExceeded as exc:
         why = (f"did not finish within {exc.seconds:g} s" if exc.reason == "time"
                else "needed more memory than a check may use")
         message = f"The checks {why} (the files are too large or too complex to check); nothing was checked"
-    except bounded.Busy:
-        message = "The server is busy with other checks; nothing was checked: build again in a moment"
+    except bounded.Busy as exc:
+        message = ("Your earlier checks are still running" if exc.yours else "The server is busy with other checks") \
+            + "; nothing was checked: check again in a moment"
     return CheckReport(findings=(CheckFinding("scan" if scan else "html", "warning", "", None, message),),
                        counts=dict.fromkeys(CHECKS, 0))

@@ -1,7 +1,10 @@
 """Schemathesis over the whole API (issue 7): every operation of /api/openapi.json but the logouts
 (they would revoke the fuzzer's token), signed in as an admin, as a limited user and signed out,
 with schema-valid and schema-invalid data. The API must never answer 5xx, and every answer must be
-one the schema documents: status, content type and body shape; invalid data must be refused.
+one the schema documents: status, content type and body shape; invalid data must be refused, and
+valid data accepted (issue 21: a 400 for a schema-valid request means the schema hides a limit).
+As `st run` does, a coverage pass sends each operation's boundary values (signed in as an admin) and
+every HTTP method the path does not declare (405 with an Allow header).
 
 In-process: the ASGI app from create_api() behind Starlette's TestClient. Requests and the
 database set-up run in the client's event loop, with an engine of their own (the test session's
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,11 +25,15 @@ import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
+from schemathesis.config import SchemathesisConfig
+from schemathesis.generation.meta import CoverageScenario
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     negative_data_rejection,
+    positive_data_acceptance,
     response_schema_conformance,
     status_code_conformance,
+    unsupported_method,
 )
 from sqlmodel import SQLModel
 from starlette.testclient import TestClient
@@ -43,11 +51,16 @@ POSITIVE_EXAMPLES = 25
 NEGATIVE_EXAMPLES = 12
 SIGNED_OUT_EXAMPLES = 5
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+POSITIVE_CHECKS = [*CHECKS, positive_data_acceptance]
+NEGATIVE_CHECKS = [*CHECKS, negative_data_rejection]
 # A valid defend request runs a whole drill (two runs of a corpus against a demo site): six are enough.
 FEWER_EXAMPLES = {("POST", "/api/battle-station/defend"): 6}
+FEWER_BOUNDARY_CASES = {("POST", "/api/battle-station/defend"): 2}
 SKIPPED = {("GET", "/api/auth/logout"), ("POST", "/api/auth/logout")}  # they revoke the token in use
+# What `st run` reads from the project's root too: the refusals of schema-valid data a schema cannot express.
+CONFIG = Path(__file__).resolve().parents[2] / "schemathesis.toml"
 
-SCHEMA = schemathesis.openapi.from_dict(create_api().openapi())
+SCHEMA = schemathesis.openapi.from_dict(create_api().openapi(), config=SchemathesisConfig.from_path(CONFIG))
 OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations())
               if (op.method.upper(), op.path) not in SKIPPED]
 USERS = {"admin": "fuzz-admin@example.com", "limited": "fuzz-viewer@example.com"}
@@ -116,11 +129,12 @@ def _send(client: TestClient, kwargs: dict[str, Any]):
     headers = dict(kwargs.get("headers") or {})
     if kwargs.get("cookies"):
         headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in kwargs["cookies"].items())
+    client.cookies.clear()  # only the case's own: a session cookie set by an earlier answer would sign it in
     return client.request(kwargs["method"], kwargs["url"], params=kwargs.get("params"), headers=headers, **body)
 
 
 def _run(client: TestClient, operation, auth: dict[str, str], mode: GenerationMode, examples: int) -> None:
-    checks = CHECKS + ([negative_data_rejection] if mode == GenerationMode.NEGATIVE else [])
+    checks = NEGATIVE_CHECKS if mode == GenerationMode.NEGATIVE else POSITIVE_CHECKS
 
     @settings(max_examples=examples, derandomize=True, deadline=None, database=None, print_blob=False,
               suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink])
@@ -142,6 +156,42 @@ def test_operation_conforms_signed_in(fuzz_client, operation, role):
     _run(client, operation, headers[role], GenerationMode.POSITIVE, examples)
     if _has_input(operation):
         _run(client, operation, headers[role], GenerationMode.NEGATIVE, NEGATIVE_EXAMPLES)
+
+
+def _coverage_cases(operation) -> tuple[list, list]:
+    """The coverage phase's positive boundary cases of the operation, and its undeclared-method probes (each
+    path's methods are probed once, with its first operation; they count as negative cases)."""
+    config = SCHEMA.config.generation_for(operation=operation, phase="coverage")
+    boundary, methods = [], []
+    modes = [GenerationMode.POSITIVE, GenerationMode.NEGATIVE]
+    for case in SCHEMA.iter_coverage_cases(operation, generation_modes=modes, generation_config=config):
+        scenario = case.meta.phase.data.scenario
+        if scenario == CoverageScenario.UNSPECIFIED_HTTP_METHOD:
+            methods.append(case)
+        elif case.meta.generation.mode == GenerationMode.POSITIVE:
+            boundary.append(case)
+    return boundary, methods
+
+
+@pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: f"{op.method.upper()} {op.path}")
+def test_boundary_values_and_undeclared_methods(fuzz_client, operation):
+    """Schema-valid boundary values (empty and longest texts, lowest and highest numbers, only the required
+    fields...) are accepted, and a method the path does not declare is a 405 naming the allowed ones."""
+    client, headers = fuzz_client
+    boundary, methods = _coverage_cases(operation)
+    boundary = boundary[:FEWER_BOUNDARY_CASES.get((operation.method.upper(), operation.path), len(boundary))]
+    failures = []
+    for cases, checks in ((boundary, POSITIVE_CHECKS), (methods, [not_a_server_error, unsupported_method])):
+        for case in cases:
+            kwargs = case.as_transport_kwargs(base_url=BASE_URL, headers=headers["admin"])
+            response = _send(client, kwargs)
+            TALLY[str(response.status_code)] += 1
+            try:
+                case.validate_response(response, checks=checks, transport_kwargs=kwargs)
+            except (AssertionError, BaseExceptionGroup) as exc:  # every failing case, not only the first
+                failures.append(f"{kwargs['method']} {kwargs['url']} -> {response.status_code} {response.text[:200]}"
+                                f"\n{str(exc).strip()[:600]}")
+    assert not failures, "\n\n".join(failures)
 
 
 @pytest.mark.parametrize("operation", OPERATIONS, ids=lambda op: f"{op.method.upper()} {op.path}")

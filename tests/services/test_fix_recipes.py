@@ -326,3 +326,29 @@ def test_a_page_without_a_script_file_after_the_element_keeps_the_script_block(t
     diff = propose_files(text, finding, path="page.html", read=lambda _path: "function go() {}\n")
     assert diff is not None and "early.js" not in diff.split("\n", 2)[0] and "+++ b/early.js" not in diff
     assert "<script>document.getElementById" in diff
+
+
+GEM_PAGE_STUB = """
+const shown = {};
+globalThis.document = {getElementById: (id) => ({set textContent(value) { shown[id] = value; }})};
+"""
+
+
+def _gem_appraisal(script: str) -> str:
+    """What Gem's appraise.js writes into the page, run in node with a stub document (the script as a page runs it)."""
+    import subprocess
+
+    program = GEM_PAGE_STUB + script + "\nprocess.stdout.write(JSON.stringify(shown));\n"
+    result = subprocess.run(["node", "-e", program], capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stderr[-500:]
+    return result.stdout
+
+
+def test_the_eval_recipe_keeps_the_gem_page_computing_its_value() -> None:
+    """Regression (issue 22, section 4): the recipe turned `eval(formula)` into JSON.parse(formula), which throws on
+    every load of the Gem page; the fix was shown VERIFIED. It must write the arithmetic itself."""
+    finding = next(f for f in DEMO_FINDINGS if f.rule == "js:eval" and f.file.endswith("appraise.js"))
+    before = (DEMO_SOURCES / finding.file).read_text()
+    after = recipe_for("js:eval")(before, finding)
+    assert after is not None and "eval(" not in after and "JSON.parse" not in after
+    assert _gem_appraisal(after) == _gem_appraisal(before) == '{"appraisal":"Estimated value: $2340"}'

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from secdash.services.code_scan import Finding
+from secdash.services.fix import eval_recipe
 from secdash.services.fix.patches import split_lines, unified_diff
 
 Fix = Callable[[str, Finding], "str | None"]
@@ -236,8 +237,8 @@ def _fix_eval(text: str, finding: Finding) -> str | None:
     if found is None:
         return None
     lines, content, ending = found
-    new, count = re.subn(r"(?<![\w.])eval\s*\(", "JSON.parse(", content)
-    return _replace_line(lines, finding.line, new, ending) if count else None
+    new = eval_recipe.rewrite_line(text, content)
+    return _replace_line(lines, finding.line, new, ending) if new is not None else None
 
 
 def _fix_new_function(text: str, finding: Finding) -> str | None:
@@ -754,8 +755,9 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("secret:", "Reads the credential from an environment variable instead of the source file.",
            "The program needs that variable set where it runs; the old value is still in version history, so "
            "rotate the credential.", _fix_secret),
-    Recipe("js:eval", "Parses the string as JSON data instead of running it as code.",
-           "Breaks if the string really is code (an expression or function) rather than JSON data.", _fix_eval),
+    Recipe("js:eval", "Writes the arithmetic the string held as code (or parses JSON data as JSON), so nothing runs "
+                      "a string.", "Only for a literal string of plain arithmetic or JSON; anything else needs a model.",
+           _fix_eval),
     Recipe("js:new-function", "Parses the data with JSON.parse instead of compiling it into a function.",
            "Only the `new Function(\"return \" + data)()` form is rewritten; non-JSON input now throws.",
            _fix_new_function),

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route, compile_path
 from starlette.types import ASGIApp
 
 from secdash.ai.base import LLMError
@@ -51,7 +54,32 @@ async def health() -> HealthPublic:
     response_model=None, status_code=404,
 )
 async def unknown_api_path(rest: str) -> JSONResponse:
+    """No route has this path (a path with routes but not this method is the request guard's 405)."""
     return JSONResponse({"message": f"Not found: /api/{rest}"}, status_code=404)
+
+
+def methods_by_path(api: FastAPI) -> Callable[[str], frozenset[str]]:
+    """The methods an /api/ path answers, read from the API's routes when first asked: a fixed path's own (it
+    shadows the templated ones: /api/artifacts/current is not the artifact "current"), else those of the
+    templated paths it matches; none when no route has the path (the catch-all's 404)."""
+    table: list[tuple[Any, bool, frozenset[str]]] = []
+
+    def methods_of(path: str) -> frozenset[str]:
+        if not table:
+            for context in iter_route_contexts(api.routes):
+                route = context.original_route
+                if (isinstance(route, Route) and route.methods and route.endpoint is not unknown_api_path
+                        and (context.path or "").startswith("/api/")):
+                    regex, _, convertors = compile_path(context.path)
+                    table.append((regex, bool(convertors), frozenset(route.methods)))
+        fixed: set[str] = set()
+        templated: set[str] = set()
+        for regex, has_parameters, methods in table:
+            if regex.match(path):
+                (templated if has_parameters else fixed).update(methods)
+        return frozenset(fixed or templated)
+
+    return methods_of
 
 
 async def _domain_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -121,7 +149,8 @@ def create_api() -> FastAPI:
     api.trusted_proxies = tuple(getattr(settings, "trusted_proxies", ()))
     api.openapi = _true_openapi(api)  # type: ignore[method-assign]
     # Outermost first: SecurityHeaders wraps the whole stack (SecDashAPI), then this guard.
-    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS)
+    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS,
+                       methods_of=methods_by_path(api))
     api.add_exception_handler(DomainError, _domain_error)
     api.add_exception_handler(LLMError, _llm_error)
     api.add_exception_handler(RequestValidationError, _validation_error)

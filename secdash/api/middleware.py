@@ -8,7 +8,8 @@ static mount sits inside it), /api, /ping, 404s (shared/REFLEX-SECURITY.md, sect
   (/demo/) and sandboxed previews (/preview/) keep their own CSP and may be framed; being content on the
   console's origin, they never set or clear a cookie (a `secdash_session` they set would replace the
   visitor's console session): their Set-Cookie and Clear-Site-Data headers are dropped.
-- `RequestGuard`: unusual methods get a JSON 405; /api/ request bodies are capped (413) and JSON
+- `RequestGuard`: a method an /api/ path does not answer, and any unusual method, get a JSON 405 with
+  an Allow header naming the methods the path does answer; /api/ request bodies are capped (413) and JSON
   bodies with strings that are not valid Unicode (lone surrogates) are refused (400) before a
   route, a database driver or a log line can choke on them.
 """
@@ -217,14 +218,16 @@ def _is_json(content_type: bytes | None) -> bool:
 
 
 class RequestGuard:
-    """Unusual methods, body size and body text checks, before anything else reads the request."""
+    """Methods, body size and body text checks, before anything else reads the request."""
 
     def __init__(self, app: ASGIApp, max_body_bytes: int = 256 * 1024, prefix: str = "/api/",
-                 body_caps: tuple[tuple[re.Pattern[str], int], ...] = ()) -> None:
+                 body_caps: tuple[tuple[re.Pattern[str], int], ...] = (),
+                 methods_of: Callable[[str], frozenset[str]] | None = None) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.prefix = prefix
         self.body_caps = body_caps  # (path pattern, cap): the few routes whose bodies may be larger
+        self.methods_of = methods_of  # the methods an /api/ path answers (none: no such path, the route's 404)
 
     def cap_of(self, path: str) -> tuple[int, str]:
         """The body cap of a path, and the message of a body over it."""
@@ -238,6 +241,11 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         path = scope["path"]
+        allowed = self.methods_of(path) if self.methods_of is not None and path.startswith(self.prefix) else None
+        if allowed and scope["method"] not in allowed:
+            allow = ", ".join(sorted(allowed))
+            await _reject(send, 405, f"Method Not Allowed: this path answers {allow}", [(b"allow", allow.encode())])
+            return
         if scope["method"] not in STANDARD_METHODS and not path.startswith(OWN_POSTURE_PREFIXES):
             allow = ", ".join(sorted(STANDARD_METHODS)).encode()
             await _reject(send, 405, "Method Not Allowed", [(b"allow", allow)])

@@ -217,3 +217,19 @@ def test_the_schema_documents_errors_and_the_bearer_scheme():
             if protected:
                 assert operation.get("security"), (method, path)
                 assert "401" in responses, (method, path)
+
+
+@pytest.mark.parametrize(("method", "path", "allow"), [
+    ("PUT", "/api/sites", "GET, POST"), ("OPTIONS", "/api/sites/7", "DELETE, PUT"), ("PATCH", "/api/health", "GET"),
+    ("TRACE", "/api/auth/user", "GET"), ("HEAD", "/api/artifacts", "GET"),
+    # A fixed path shadows a templated one: "current" is not an artifact id, nor "clear-all" a project's.
+    ("DELETE", "/api/artifacts/current", "GET"), ("GET", "/api/code-project/clear-all", "DELETE"),
+    ("POST", "/api/fixes/problems", "GET"),
+])
+def test_a_method_the_path_does_not_answer_is_405_naming_those_it_does(method, path, allow):
+    with TestClient(create_api(), base_url=BASE_URL) as client:
+        response = client.request(method, path)
+    assert response.status_code == 405 and response.headers["allow"] == allow, (response.status_code, response.text)
+    assert response.headers["x-content-type-options"] == "nosniff"
+    if method != "HEAD":  # no body
+        assert response.headers["content-type"] == "application/json" and allow in response.json()["message"]

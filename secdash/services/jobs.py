@@ -11,7 +11,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.jobs import registry, store
 from secdash.models import LogCategory, LogSeverity, Role, UserPublic
 from secdash.models.jobs import Job, JobLog
-from secdash.services import audit, private_work
+from secdash.services import audit, ids, private_work
 from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
 from secdash.services.permissions import require_admin
 from secdash.services.unit import commit
@@ -46,7 +46,7 @@ async def get_job(*, session: AsyncSession, viewer: UserPublic, job_id: int) -> 
 def parse_after(value: str | None) -> int:
     if value in (None, ""):
         return 0
-    if not value.isdigit() or len(value) > 12:
+    if not ids.is_digits(value):
         raise Invalid("after must be a log sequence number (0 or more)")
     return int(value)
 

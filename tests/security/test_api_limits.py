@@ -284,3 +284,18 @@ async def test_body_types_are_taken_as_documented(client, session, admin, flag):
                                  headers=admin)
     assert _is_json_error(response, 400) and "allowPrivate" in response.json()["message"], response.text
     assert (await session.exec(select(Site))).all() == []
+
+
+# Digits that are not ASCII: str.isdigit() says yes to them, int() refuses the superscripts and circled ones.
+@pytest.mark.parametrize("digit", ["\u00b2", "\u2460", "\u0663"])  # ², ①, Arabic-Indic 3
+@pytest.mark.parametrize(("method", "path", "body"), [
+    ("GET", "/api/jobs/1/logs?after={}", None), ("GET", "/api/fixes?problemId={}", None),
+    ("GET", "/api/fixes?limit={}", None), ("GET", "/api/fixes/problems?site={}", None),
+    ("GET", "/api/notification-deliveries?limit={}", None), ("GET", "/api/notification-deliveries?channelId={}", None),
+    ("POST", "/api/fixes", {"problemId": "{}"}), ("POST", "/api/code-project/save", {"projectId": "{}"}),
+    ("POST", "/api/code-project/continue", {"projectId": "{}", "prompt": "Add a footer"}),
+])
+async def test_ids_and_numbers_are_ascii_digits_never_a_500(client, admin, digit, method, path, body):
+    payload = json.loads(json.dumps(body).replace("{}", digit)) if body else None
+    response = await client.request(method, path.format(digit), json=payload, headers=admin)
+    assert _is_json_error(response, 400), (response.status_code, response.text)

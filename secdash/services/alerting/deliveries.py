@@ -9,7 +9,7 @@ from secdash.jobs import runner
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.alerting import AlertKind, DeliveryOutcome, NotificationDelivery
 from secdash.models.alerting_public import DeliveryPublic
-from secdash.services import audit
+from secdash.services import audit, ids
 from secdash.services.alerting import channels, signals
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid
@@ -24,7 +24,7 @@ def _limit(value: object) -> int:
     if value in (None, ""):
         return PAGE
     text = str(value).strip()
-    if not text.isdigit() or not 1 <= int(text) <= 500:
+    if not ids.is_digits(text) or not 1 <= int(text) <= 500:
         raise Invalid("limit must be a whole number from 1 to 500")
     return int(text)
 

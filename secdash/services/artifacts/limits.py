@@ -64,6 +64,6 @@ def parse_version(value: Any, name: str = "version") -> int:
     if isinstance(value, bool):
         raise Invalid(f"{name} must be a version number (1 or more)")
     text = str(value).strip() if value is not None else ""
-    if not text.isdigit() or len(text) > 6 or int(text) < 1:
+    if not ids.is_digits(text, 6) or int(text) < 1:
         raise Invalid(f"{name} must be a version number (1 or more)")
     return int(text)

@@ -37,7 +37,7 @@ def parse_after(value: Any) -> int:
     if value in (None, ""):
         return 0
     text = str(value).strip()
-    if not text.isdigit() or len(text) > 12:
+    if not ids.is_digits(text):
         raise Invalid("after must be a log line id (0 or more)")
     return int(text)
 

@@ -345,14 +345,20 @@ def _text_list(items, classes: str) -> rx.Component:
 def _verification() -> rx.Component:
     fix = FixModeState.fix
     outcome = rx.cond(
-        fix.fixed,
+        fix.verified,
         rx.el.p(rx.icon("circle-check", class_name="h-4 w-4 shrink-0"),
                 rx.cond(fix.method == "probe", "Fixed: a probe of the site no longer sees it",
-                        "Fixed: the re-scan no longer finds it"),
+                        "Fixed: the re-scan no longer finds it, and the code works as before"),
                 rx.cond(fix.grade != "", rx.el.span(" · site grade ", fix.grade, data_testid="fix-grade"), ""),
                 class_name="flex items-center gap-1.5 text-sm font-semibold text-emerald-300"),
-        rx.el.p(rx.icon("circle-alert", class_name="h-4 w-4 shrink-0"), "Still seen after the fix",
-                class_name="flex items-center gap-1.5 text-sm font-semibold text-orange-300"),
+        rx.cond(
+            fix.fixed,
+            rx.el.p(rx.icon("circle-alert", class_name="h-4 w-4 shrink-0"),
+                    "Not verified: the finding is gone, but the fix breaks something or adds a finding",
+                    class_name="flex items-center gap-1.5 text-sm font-semibold text-orange-300"),
+            rx.el.p(rx.icon("circle-alert", class_name="h-4 w-4 shrink-0"), "Still seen after the fix",
+                    class_name="flex items-center gap-1.5 text-sm font-semibold text-orange-300"),
+        ),
     )
     return _section(
         "Verification",
@@ -365,6 +371,17 @@ def _verification() -> rx.Component:
                     outcome,
                     rx.cond(FixModeState.still_seen.length() > 0,
                             _text_list(FixModeState.still_seen, "text-orange-200"), rx.fragment()),
+                    rx.cond(
+                        FixModeState.broken.length() > 0,
+                        rx.el.div(
+                            rx.el.p(rx.icon("circle-x", class_name="h-4 w-4 shrink-0"), "Broken by this fix",
+                                    class_name="flex items-center gap-1.5 text-sm font-semibold text-red-300"),
+                            _text_list(FixModeState.broken, "text-red-200"),
+                            class_name="rounded-md border border-red-500/40 bg-red-500/10 p-2",
+                            data_testid="broken-by-fix",
+                        ),
+                        rx.fragment(),
+                    ),
                     rx.cond(fix.verification_error != "",
                             rx.el.p(fix.verification_error, class_name="text-xs text-red-300"), rx.fragment()),
                     rx.cond(

@@ -106,6 +106,7 @@ class FixView:
     can_revert: bool = False
     patch_url: str = ""
     checked: bool = False  # a verification result is there
+    verified: bool = False  # the finding is gone, nothing new, and the code still works
     fixed: bool = False
     method: str = ""  # rescan | probe
     grade: str = ""
@@ -160,7 +161,8 @@ def fix_view(fix: FixPublic, *, admin: bool = False) -> FixView:
         can_reject=status == FixStatus.proposed,
         can_revert=status in (FixStatus.verified, FixStatus.not_verified) and fix.served,
         patch_url=PATCH_URL.format(id=fix.id) if downloadable else "", checked=checked,
-        fixed=verification.get("fixed") is True, method=str(verification.get("method", "")),
+        fixed=verification.get("fixed") is True, verified=status == FixStatus.verified,
+        method=str(verification.get("method", "")),
         grade=str(verification.get("grade") or ""), verification_error=str(verification.get("error", "")),
     )
 
@@ -185,7 +187,10 @@ def outcome_toast(fix: FixPublic, before: str) -> rx.event.EventSpec | None:
     if status == FixStatus.verified:
         return toast.success("Fix verified", description=f"Fix #{fix.id}: {fix.rule} is gone")
     if status == FixStatus.not_verified:
-        return toast.warning("Fix not verified", description=f"Fix #{fix.id}: the problem is still seen")
+        verification = fix.verification or {}
+        why = ("the problem is still seen" if not verification.get("fixed") else
+               "the fix breaks the code" if verification.get("broken") else "the fix introduced a new finding")
+        return toast.warning("Fix not verified", description=f"Fix #{fix.id}: {why}")
     if status == FixStatus.failed:
         return toast.error("Fix failed", description=(fix.error or f"Fix #{fix.id} failed")[:300])
     return None
@@ -212,6 +217,7 @@ class FixModeState(AuthState):
     headers: list[HeaderChange] = []
     still_seen: list[str] = []
     new_findings: list[str] = []
+    broken: list[str] = []  # what the fix broke (syntax, the page in a browser)
     progress_phase: str = ""
     progress_percent: int = 0
     log: list[LogLine] = []
@@ -257,6 +263,7 @@ class FixModeState(AuthState):
         self.has_fix = fix is not None
         if fix is None:
             self._fix_status, self.diff_rows, self.headers, self.still_seen, self.new_findings = "", [], [], [], []
+            self.broken = []
             self.fix, self.log, self._log_job, self._log_seq = FixView(), [], 0, 0
         else:
             if self._fix_status:
@@ -270,6 +277,7 @@ class FixModeState(AuthState):
             self.headers = header_changes(fix)
             self.still_seen = texts((fix.verification or {}).get("stillSeen"))
             self.new_findings = texts((fix.verification or {}).get("newFindings"))
+            self.broken = texts((fix.verification or {}).get("broken"))
             self._apply_log(data.log_job, data.log)
             percent = data.progress.get("percent", 0)
             self.progress_percent = max(0, min(100, percent)) if isinstance(percent, int) else 0

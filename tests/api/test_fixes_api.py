@@ -141,7 +141,7 @@ async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(c
     assert proposing["jobId"] and proposing["createdAt"].endswith("Z") and proposing["served"] is True
     fix_id = proposing["id"]
     fix = await until(client, admin, fix_id, "proposed")
-    assert fix["diff"].startswith(f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n") and "JSON.parse" in fix["diff"]
+    assert fix["diff"].startswith(f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n") and "(carats * 1200 + clarity * 300)" in fix["diff"]
     assert fix["explanation"] and fix["risk"] and fix["provider"] == "offline" and fix["error"] is None
     assert {r["problemId"]: r["state"] for r in await problems(client, admin)}[row["problemId"]] == "proposed"
     assert_refused(await client.post("/api/fixes", json={"problemId": str(row["problemId"])}, headers=admin), 409,
@@ -171,7 +171,7 @@ async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(c
     assert applied.json()["status"] == "applied" and applied.json()["appliedAt"]
     fix = await until(client, admin, fix_id, "verified")
     assert fix["verification"]["fixed"] is True and fix["verification"]["files"] == [DEMO_EVAL] and fix["verifiedAt"]
-    assert b"JSON.parse" in (code_roots.workspace_for(code_dir) / DEMO_EVAL).read_bytes()
+    assert b"(carats * 1200 + clarity * 300)" in (code_roots.workspace_for(code_dir) / DEMO_EVAL).read_bytes()
     assert (code_dir / DEMO_EVAL).read_bytes() == original
     assert row["problemId"] not in {r["problemId"] for r in await problems(client, admin)}
     assert_refused(await client.post(f"/api/fixes/{fix_id}/apply", headers=admin), 409, "only a proposed fix")

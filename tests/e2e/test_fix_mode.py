@@ -126,17 +126,17 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(panel.get_by_test_id("fix-risk")).not_to_be_empty()
     unified = panel.get_by_test_id("diff-unified")
     expect(unified).to_contain_text("--- a/gem/appraise.js")
-    expect(unified).to_contain_text("JSON.parse")
+    expect(unified).to_contain_text("(carats * 1200 + clarity * 300)")
     assert_accessible(page, "a proposed fix, unified diff")
     with page.expect_download() as download:
         panel.get_by_test_id("download-patch").click()
     patch = Path(download.value.path()).read_text()
-    assert patch.startswith("--- a/gem/appraise.js\n+++ b/gem/appraise.js\n") and "JSON.parse" in patch
+    assert patch.startswith("--- a/gem/appraise.js\n+++ b/gem/appraise.js\n") and "(carats * 1200 + clarity * 300)" in patch
     assert download.value.suggested_filename.endswith(".patch")
     panel.get_by_role("tab", name="Side by side").click()
     split = panel.get_by_test_id("diff-side-by-side")
     expect(split.locator("td[data-kind=removed]").filter(has_text="eval(").first).to_be_visible()
-    expect(split.locator("td[data-kind=added]").filter(has_text="JSON.parse").first).to_be_visible()
+    expect(split.locator("td[data-kind=added]").filter(has_text="(carats * 1200 + clarity * 300)").first).to_be_visible()
     assert_accessible(page, "a proposed fix, side-by-side diff")
     _shot(page, "diff")
 
@@ -152,7 +152,8 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(other.get_by_test_id("fix-status")).to_have_text("verified", timeout=15000)  # no reload there
     expect(_problem(other, "gem/appraise.js", "js:eval")).to_have_count(0)
     other_context.close()
-    expect(panel.get_by_test_id("verification")).to_contain_text("Fixed: the re-scan no longer finds it")
+    expect(panel.get_by_test_id("verification")).to_contain_text(
+        "Fixed: the re-scan no longer finds it, and the code works as before")
     expect(toast(page, "Fix verified").first).to_be_visible()
     # A verified fix closes its problem: it leaves the list, and stays among the recent fixes.
     expect(_problem(page, "gem/appraise.js", "js:eval")).to_have_count(0)
@@ -189,10 +190,15 @@ def test_tours_two_header_fixes_grade_it_a(page: Page, no_workspace):
         if finding == CSP:
             _shot(page, "site-diff")
         _apply_and_wait(page, panel)
-        expect(panel.get_by_test_id("verification")).to_contain_text("Fixed: a probe of the site no longer sees it")
+        verification = panel.get_by_test_id("verification")
+        if finding == XFO:
+            expect(verification).to_contain_text("Fixed: a probe of the site no longer sees it")
+            expect(page.get_by_test_id("fix-grade")).to_be_visible()
+        else:  # script-src 'self' blocks Tour's inline onclick handler: gone, but the page breaks (issue 22, s. 4)
+            expect(verification).to_contain_text("Not verified: the finding is gone, but the fix breaks something")
+            expect(panel.get_by_test_id("broken-by-fix")).to_contain_text("inline event handler")
         expect(_problem(page, "Tour", finding)).to_have_count(0)
-    expect(page.get_by_test_id("fix-grade")).to_contain_text(re.compile(r"A\+?$"))
-    _shot(page, "site-verified")
+    _shot(page, "site-not-verified")
 
     page.goto("/")
     tour = page.get_by_test_id("site-row").filter(has_text="Tour")

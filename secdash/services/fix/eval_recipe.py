@@ -4,9 +4,10 @@
 numbers, `+ - * / %`, parentheses, dots for properties): the string is a literal in the call, or a `const`/`let`/
 `var` bound to a literal in the same file. Such an expression means the same as code as it did as a string, so the
 page computes the same value (the Gem site's appraisal: `eval(formula)` with `formula = "carats * 1200 + clarity *
-300"` becomes `(carats * 1200 + clarity * 300)`). A string holding JSON data becomes `JSON.parse(...)`. Anything
-else (a string built at run time, code that calls functions) has no safe offline rewrite: None, and the fix needs a
-model.
+300"` becomes `(carats * 1200 + clarity * 300)`). A literal holding JSON data becomes `JSON.parse(...)`, and so
+does a value read at run time (storage, a response), which is JSON data far more often than code: Fix Mode's
+verification loads the page in a browser, so a wrong guess ends "not verified". A literal holding other code
+(calls, keywords) has no safe offline rewrite: None, and the fix needs a model.
 """
 
 from __future__ import annotations
@@ -67,11 +68,16 @@ def rewrite_line(source: str, line: str) -> str | None:
     if end is None:
         return None
     argument = line[start:end].strip()
-    code = _literal_value(argument)
-    if code is None and _NAME.fullmatch(argument):
-        code = _bound_literal(source, argument)
-    if code is None:
+    if not argument:
         return None
+    code = _literal_value(argument)
+    if code is None and _NAME.fullmatch(argument) and re.search(
+            rf"\b(?:const|let|var)\s+{re.escape(argument)}\s*=\s*[\"'`]", source):
+        code = _bound_literal(source, argument)
+        if code is None:
+            return None  # bound to a literal we cannot read safely (escapes, reassigned): no offline rewrite
+    if code is None:  # a value read at run time (storage, a response): taken as the JSON data it usually is
+        return line[: calls[0].start()] + f"JSON.parse({argument})" + line[end + 1:]
     if _is_arithmetic(code):
         replacement = f"({' '.join(code.split())})"
     else:

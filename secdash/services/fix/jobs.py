@@ -6,13 +6,17 @@ apply exactly; headers must be security headers with sane values). A refused ans
 reason; a second refusal fails the fix with that reason.
 
 Verify: a code fix re-scans the changed files (the whole file, every rule, as a full scan does): the problem is
-closed with a vulnerability_fixed event when its finding is gone, and findings the fix introduced are flagged. A
-site fix probes the site at once; the monitor's reconciliation closes the header finding when it is gone.
+closed with a vulnerability_fixed event when its finding is gone, and findings the fix introduced are flagged. It
+is VERIFIED only when the finding is gone, it introduced no finding, and the code still works: the folder still
+parses and compiles, and its pages load in headless Chromium with no error the page before the fix did not have
+(services/fix/still_works.py); otherwise it is "not verified" with the reason, and revert stays one click. A site
+fix probes the site at once; the monitor's reconciliation closes the header finding when it is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 from pathlib import Path
 from typing import Any
@@ -31,7 +35,7 @@ from secdash.services import activities, ai_calls, audit, code_roots, events, mo
 from secdash.services.battle import request_log
 from secdash.services.code_scan import ScanTarget, not_scanned_reason, scan_file_bounded
 from secdash.services.errors import DomainError, Invalid
-from secdash.services.fix import patches, problems, recipes, scope, site_fixes
+from secdash.services.fix import patches, problems, recipes, scope, site_fixes, still_works
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.probe import ProbeClients, probe_site
 from secdash.services.unit import commit, mark_changed
@@ -229,9 +233,12 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     fixed = gone and not moved
     still = [f"{f.rule} at {f.file}:{f.line}" + (" (the rewritten line still breaks it)" if f in moved else "")
              for f in found if f.rule == facts.rule and f.file == facts.file]
+    introduced = [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new if f not in moved and (f.file, f.rule) not in had]
+    await ctx.log("Checking that the code still works: syntax, and its pages in a browser beside the page before the fix")
+    previous = {path: base64.b64decode(data) for path, data in (fix.previous or {}).items()}
+    broken = await still_works.regressions(code_roots.source_of(facts.root), files, previous)
     return {"method": "rescan", "files": files, "fixed": fixed, "stillSeen": [] if fixed else still,
-            "newFindings": [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new
-                            if f not in moved and (f.file, f.rule) not in had]}
+            "newFindings": introduced, "broken": broken, "verified": fixed and not introduced and not broken}
 
 
 async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:
@@ -257,8 +264,22 @@ async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         return {"method": "probe", "fixed": False, "grade": grade, "stillSeen": [f"the probe failed: {result.error}"],
                 "newFindings": []}
     still = [f for f in result.findings if site_fixes.finding_text(f) == facts.rule]
+    broken: list[str] = []
+    if gone and facts.root is not None and fix.previous:  # SecDash wrote the site's headers.json: its pages still work?
+        await ctx.log("Checking that the site's pages still work in a browser beside the pages before the fix")
+        previous = {path: base64.b64decode(data) for path, data in fix.previous.items()}
+        broken = await still_works.regressions(code_roots.source_of(facts.root), sorted(previous), previous)
     return {"method": "probe", "fixed": gone, "grade": grade, "stillSeen": [] if gone else (still or [facts.rule]),
-            "newFindings": []}
+            "newFindings": [], "broken": broken, "verified": gone and not broken}
+
+
+def _why_not(outcome: dict[str, Any]) -> str:
+    """Why a checked fix is not verified, in one line."""
+    if not outcome["fixed"]:
+        return f"still seen ({'; '.join(outcome['stillSeen'])})"
+    if outcome.get("broken"):
+        return f"the finding is gone, but the fix breaks the code ({'; '.join(outcome['broken'])})"
+    return f"the finding is gone, but the fix introduced {len(outcome['newFindings'])} new finding(s)"
 
 
 async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
@@ -266,7 +287,7 @@ async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
     outcome = await (_verify_code(ctx, fix, facts) if facts.kind == FixKind.code and facts.root
                      else _verify_site(ctx, fix, facts))
     outcome["checkedAt"] = utcnow().isoformat().replace("+00:00", "Z")
-    status = FixStatus.verified if outcome["fixed"] else FixStatus.not_verified
+    status = FixStatus.verified if outcome.get("verified", outcome["fixed"]) else FixStatus.not_verified
     where = facts.file if facts.kind == FixKind.code else facts.site_name
     async with session_scope() as session:
         row = await session.get(Fix, fix.id)
@@ -285,17 +306,19 @@ async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
             severity=LogSeverity.info if status == FixStatus.verified else LogSeverity.warning,
             description=(f"Fix #{fix.id} for problem #{fix.event_id}: {facts.rule} in {where} is gone"
                          if status == FixStatus.verified else
-                         f"Fix #{fix.id} for problem #{fix.event_id}: still seen ({'; '.join(outcome['stillSeen'])[:300]})")
+                         f"Fix #{fix.id} for problem #{fix.event_id}: {_why_not(outcome)[:300]}")
             + (f"; it introduced {len(outcome['newFindings'])} new finding(s)" if outcome["newFindings"] else ""),
             details={"fixId": fix.id, "problemId": fix.event_id, **{k: v for k, v in outcome.items() if k != "files"}},
         )
         mark_changed(session, TOPIC)
         await commit(session)
     level = JobLevel.success if status == FixStatus.verified else JobLevel.warning
-    await ctx.log(f"Verified: {facts.rule} is gone" if status == FixStatus.verified
-                  else f"Not verified: still seen ({'; '.join(outcome['stillSeen'])})", level)
+    await ctx.log(f"Verified: {facts.rule} is gone and the code works as before" if status == FixStatus.verified
+                  else f"Not verified: {_why_not(outcome)}", level)
     for text in outcome["newFindings"]:
         await ctx.log(f"New finding introduced by this fix: {text}", JobLevel.warning)
+    for text in outcome.get("broken", []):
+        await ctx.log(f"Broken by this fix: {text}", JobLevel.error)
     await ctx.progress(force=True, phase="done", percent=100)
 
 

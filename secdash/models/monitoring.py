@@ -30,14 +30,19 @@ class Site(SQLModel, table=True):
     domain: str = Field(max_length=253)
     url: str = Field(max_length=2048)
     status: SiteStatus = _enum(SiteStatus, name="ck_sites_status", length=16, default=SiteStatus.warning)
-    response_time_ms: int | None = None
+    response_time_ms: int | None = None  # total: every redirect hop and the body (up to the probe's cap)
+    ttfb_ms: int | None = None  # to the final answer's first byte, every redirect hop included
+    redirects: int | None = None
     status_code: int | None = None
-    tls_days_left: int | None = None
+    tls_days_left: float | None = None  # one decimal
+    tls_expires_at: datetime | None = _ts(default=None, nullable=True)
     grade: str | None = Field(default=None, max_length=4)
     score: int | None = None
     last_error: str | None = Field(default=None, max_length=300)
     findings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
     last_checked_at: datetime | None = _ts(default=None, nullable=True)
+    # Saved (added or changed) at: the monitor probes at once a site saved since its last check.
+    probe_requested_at: datetime | None = _ts(default=None, nullable=True)
     is_demo: bool = False
     allow_private: bool = False
     default_slug: str | None = Field(default=None, max_length=16)
@@ -55,8 +60,10 @@ class SiteCheck(SQLModel, table=True):
     checked_at: datetime = _ts(default_factory=utcnow)
     status: SiteStatus = _enum(SiteStatus, name="ck_site_checks_status", length=16)
     status_code: int | None = None
-    response_ms: int | None = None
-    tls_days_left: int | None = None
+    response_ms: int | None = None  # total time, as Site.response_time_ms
+    ttfb_ms: int | None = None
+    redirects: int | None = None
+    tls_days_left: float | None = None
     grade: str | None = Field(default=None, max_length=4)
     error: str | None = Field(default=None, max_length=300)
 

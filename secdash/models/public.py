@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from secdash.models.ai import AgentRecord, DefenseChatMessage
@@ -86,9 +86,12 @@ class SitePublic(PublicModel):
     domain: str
     url: str
     security_status: SiteStatus
-    response_time: int | None
+    response_time: int | None = Field(description="Total time in ms: every redirect hop and the body (up to the cap)")
+    ttfb_ms: int | None = Field(None, description="Time to the final answer's first byte in ms, redirects included")
+    redirects: int | None = None
     status_code: int | None
-    tls_days_left: int | None
+    tls_days_left: float | None = Field(description="Days until the TLS certificate expires, to one decimal")
+    tls_expires_at: UtcDateTime | None = None
     grade: str | None
     score: int | None
     findings: list[str]
@@ -107,8 +110,11 @@ class SitePublic(PublicModel):
             url=site.url,
             security_status=site.status,
             response_time=site.response_time_ms,
+            ttfb_ms=site.ttfb_ms,
+            redirects=site.redirects,
             status_code=site.status_code,
             tls_days_left=site.tls_days_left,
+            tls_expires_at=site.tls_expires_at,
             grade=site.grade,
             score=site.score,
             findings=site.findings or [],
@@ -122,6 +128,8 @@ class SitePublic(PublicModel):
 class SiteCheckPublic(PublicModel):
     checked_at: UtcDateTime
     response_time: int | None
+    ttfb_ms: int | None = None
+    redirects: int | None = None
     status: SiteStatus
     status_code: int | None
     grade: str | None
@@ -132,6 +140,8 @@ class SiteCheckPublic(PublicModel):
         return cls(
             checked_at=check.checked_at,
             response_time=check.response_ms,
+            ttfb_ms=check.ttfb_ms,
+            redirects=check.redirects,
             status=check.status,
             status_code=check.status_code,
             grade=check.grade,

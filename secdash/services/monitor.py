@@ -6,6 +6,10 @@ recovery itself is activity only. A site that fails again within REOPEN_WINDOW o
 reopens the same event (occurrences, first and last seen in its details): a flapping site is one
 ongoing problem, not a stream of alerts. Each security-header finding of a probe that got an answer is a
 problem of its own, closed when a probe no longer sees it (site_findings.py).
+
+A site added or changed is probed at once, not at the next round: the save publishes sites.PROBE_TOPIC after its
+commit and the monitor's follower (probe_on_request, next to the rounds in the leader) probes every site saved since
+its last check. The request neither waits for the probe nor holds a transaction across it.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import logging
 import time
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete
+from sqlalchemy import delete, or_
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
@@ -47,7 +53,7 @@ def status_reason(result: ProbeResult, status: str) -> str:
     if result.status_code and result.status_code >= 400:
         reasons.append(f"HTTP {result.status_code}")
     if result.tls_days_left is not None and result.tls_days_left < 14:
-        reasons.append(f"TLS certificate expires in {result.tls_days_left} days")
+        reasons.append(f"TLS certificate expires in {result.tls_days_left:.1f} days")
     if result.grade in ("D", "E", "F"):
         reasons.append(f"security headers grade {result.grade}")
     if result.response_ms is not None and status != "secure" and not reasons:
@@ -59,22 +65,28 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     """Store the check on the site and in its history; return the new status if it changed.
 
     A probe that started before the last one applied but answered after it (a monitor round overtaken by a fix's
-    immediate probe) is stale: it is dropped, so it cannot undo what the newer probe saw."""
+    or a save's immediate probe) is stale: it is dropped, so it cannot undo what the newer probe saw. So is a probe
+    of a URL the site no longer has (a round that started before the URL was changed)."""
     if site.last_checked_at is not None and as_utc(result.checked_at) < as_utc(site.last_checked_at):
+        return None
+    if result.url != site.url:
         return None
     status = site_status(result)
     previous = site.status if site.last_checked_at is not None else None
     site.status = status
     site.status_code = result.status_code
-    site.response_time_ms = round(result.response_ms) if result.response_ms is not None else None
-    site.tls_days_left = result.tls_days_left
+    site.response_time_ms = _whole(result.response_ms)
+    site.ttfb_ms = _whole(result.ttfb_ms)
+    site.redirects = result.redirects if result.hops else None
+    site.tls_days_left, site.tls_expires_at = result.tls_days_left, result.tls_expires_at
     site.grade, site.score, site.findings = result.grade, result.score, list(result.findings)
     site.last_error = result.error[:300] if result.error else None
     site.last_checked_at = result.checked_at
     session.add(site)
     session.add(SiteCheck(
         site_id=site.id, checked_at=result.checked_at, status=status, status_code=result.status_code,
-        response_ms=site.response_time_ms, tls_days_left=result.tls_days_left, grade=result.grade, error=site.last_error,
+        response_ms=site.response_time_ms, ttfb_ms=site.ttfb_ms, redirects=site.redirects,
+        tls_days_left=result.tls_days_left, grade=result.grade, error=site.last_error,
     ))
     mark_changed(session, sites.TOPIC)
     mark_changed(session, sites.site_topic(site.id))
@@ -102,6 +114,10 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     activities.record(session, activity_type="scan", target=site.name, status=status, description=description)
     await agents.follow_site_status(session=session, site_name=site.name, site_status=status)
     return status
+
+
+def _whole(ms: float | None) -> int | None:
+    return round(ms) if ms is not None else None
 
 
 def problem_fingerprint(site_id: int | None, status: str) -> str:
@@ -198,14 +214,16 @@ async def reconcile_open_problems(*, session: AsyncSession, now: datetime) -> in
     return closed
 
 
-async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
-    """One monitoring round: probe every site concurrently, record everything in one commit."""
-    if clients is None:  # one client per address policy (one TLS context, one pool) for the whole round
-        async with ProbeClients() as shared:
-            return await probe_all(clients=shared, concurrency=concurrency)
-    async with session_scope() as session:
-        targets = [(site.id, site.url, site.is_demo or site.allow_private, site.is_demo)
-                   for site in await sites.list_sites(session=session)]
+Target = tuple[int, str, bool, bool]  # site id, url, allow private, demo
+
+
+def _target(site: Site) -> Target:
+    assert site.id is not None
+    return site.id, site.url, site.is_demo or site.allow_private, site.is_demo
+
+
+async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurrency: int) -> dict[int, str]:
+    """Probe the targets concurrently (no transaction open meanwhile), then record everything in one commit."""
     gate = asyncio.Semaphore(concurrency)
 
     async def probe(url: str, allow_private: bool, demo: bool) -> ProbeResult:
@@ -217,7 +235,8 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
     statuses: dict[int, str] = {}
     async with session_scope() as session:
         # One read for every site (not one per site); the agents too, so following a status finds them loaded.
-        by_id = {site.id: site for site in await sites.list_sites(session=session)}
+        ids = [site_id for site_id, *_ in targets]
+        by_id = {site.id: site for site in await session.exec(select(Site).where(col(Site.id).in_(ids)))}
         await agents.list_agents(session=session)
         for (site_id, _url, _allow, _demo), result in zip(targets, results, strict=True):
             site = by_id.get(site_id)
@@ -229,10 +248,60 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
     return statuses
 
 
+async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
+    """One monitoring round: probe every site concurrently, record everything in one commit."""
+    if clients is None:  # one client per address policy (one TLS context, one pool) for the whole round
+        async with ProbeClients() as shared:
+            return await probe_all(clients=shared, concurrency=concurrency)
+    async with session_scope() as session:
+        targets = [_target(site) for site in await sites.list_sites(session=session)]
+    return await _probe_and_apply(targets, clients, concurrency)
+
+
+async def probe_requested(*, clients: ProbeClients | None = None,
+                          concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
+    """Probe now every site added or changed since its last check (sites.PROBE_TOPIC); their new statuses."""
+    if clients is None:
+        async with ProbeClients() as shared:
+            return await probe_requested(clients=shared, concurrency=concurrency)
+    async with session_scope() as session:
+        saved = select(Site).where(col(Site.probe_requested_at).is_not(None), or_(
+            col(Site.last_checked_at).is_(None), col(Site.last_checked_at) < col(Site.probe_requested_at)))
+        targets = [_target(site) for site in await session.exec(saved.order_by(col(Site.id)))]
+    return await _probe_and_apply(targets, clients, concurrency) if targets else {}
+
+
+async def probe_on_request(clients: ProbeClients) -> None:
+    """Follow saves until cancelled: each publish of sites.PROBE_TOPIC probes the sites saved since their last
+    check, at once (saves while a probe runs make one more pass). Sites saved while no monitor ran go first."""
+    async with notify.subscribe(sites.PROBE_TOPIC) as changes:
+        while not changes.closed:
+            try:
+                await probe_requested(clients=clients)
+            except Exception:
+                log.exception("probing the sites just saved failed")
+            await changes.wait()
+
+
 async def prune_history(*, session: AsyncSession) -> None:
     """Keep a week of checks per site."""
     await session.exec(delete(SiteCheck).where(SiteCheck.checked_at < utcnow() - HISTORY_RETENTION))  # type: ignore[arg-type]
     await session.commit()
+
+
+async def _rounds(clients: ProbeClients, lost: asyncio.Event, interval: float) -> None:
+    rounds = 0
+    while not lost.is_set():
+        started = time.monotonic()
+        try:
+            await probe_all(clients=clients)
+            rounds += 1
+            if rounds % 120 == 1:
+                async with session_scope() as session:
+                    await prune_history(session=session)
+        except Exception:
+            log.exception("site monitor round failed")
+        await asyncio.sleep(max(1.0, interval - (time.monotonic() - started)))
 
 
 async def run_monitor() -> None:
@@ -252,17 +321,11 @@ async def run_monitor() -> None:
                     await commit(session)
             except Exception:
                 log.exception("site monitor could not reconcile open status events")
-            rounds = 0
-            while not lost.is_set():
-                started = time.monotonic()
-                try:
-                    await probe_all(clients=clients)
-                    rounds += 1
-                    if rounds % 120 == 1:
-                        async with session_scope() as session:
-                            await prune_history(session=session)
-                except Exception:
-                    log.exception("site monitor round failed")
-                await asyncio.sleep(max(1.0, settings.MONITOR_INTERVAL_SECONDS - (time.monotonic() - started)))
+            saved = asyncio.create_task(probe_on_request(clients), name="probe saved sites")
+            try:
+                await _rounds(clients, lost, settings.MONITOR_INTERVAL_SECONDS)
+            finally:
+                saved.cancel()
+                await asyncio.gather(saved, return_exceptions=True)
 
     await run_as_leader("site-monitor", lead)

@@ -138,6 +138,8 @@ async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -
             ranked.c.site_id,
             ranked.c.checked_at,
             ranked.c.response_ms,
+            ranked.c.ttfb_ms,
+            ranked.c.redirects,
             ranked.c.status,
             ranked.c.status_code,
             ranked.c.grade,
@@ -147,11 +149,14 @@ async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -
         .order_by(ranked.c.site_id, ranked.c.checked_at)
     )
     by_site: dict[int, list[dict[str, Any]]] = {}
-    for site_id, checked_at, response_ms, status, status_code, grade, error in await session.exec(query):
+    for site_id, checked_at, response_ms, ttfb_ms, redirects, status, status_code, grade, error in await session.exec(
+            query):
         by_site.setdefault(site_id, []).append(
             {
                 "checkedAt": dashboard._iso(checked_at),
                 "responseTime": response_ms,
+                "ttfbMs": ttfb_ms,
+                "redirects": redirects,
                 "status": status,
                 "statusCode": status_code,
                 "grade": grade,

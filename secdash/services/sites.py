@@ -11,7 +11,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
-from secdash.models import LogCategory, Site, UserPublic
+from secdash.models import LogCategory, Site, UserPublic, utcnow
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.once import insert_missing
@@ -20,6 +20,9 @@ from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem
 from secdash.services.unit import commit, end_read, mark_changed
 
 TOPIC = "sites"
+# Published when a site is added or changed: the monitor probes it at once (monitor.probe_on_request), in its own
+# task after this commit, so the save never waits for the probe and no transaction stays open across it.
+PROBE_TOPIC = "site-probes"
 
 
 def site_topic(site_id: int | None) -> str:
@@ -62,7 +65,7 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
     base = settings.demo_base_url
     defaults = [
         Site(name=name, url=f"{base}/demo/{slug}/", domain=_domain_of(f"{base}/demo/{slug}/"), is_demo=True,
-             default_slug=slug)
+             default_slug=slug, probe_requested_at=utcnow())
         for name, slug in DEFAULT_SITES
     ]
     # Concurrent first loads all get here: the unique default_slug lets only one of them create each site.
@@ -70,6 +73,7 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
         await session.commit()
         return await list_sites(session=session)
     mark_changed(session, TOPIC)
+    mark_changed(session, PROBE_TOPIC)
     audit.record(
         session, category=LogCategory.system, action="Default sites created",
         description="The four platform sites were created, pointing at the bundled demo sites",
@@ -137,10 +141,11 @@ async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, ur
     await _check_target(session, url, allow_private=allow_private)
     if (await session.exec(select(func.count()).select_from(Site))).one() >= MAX_SITES:
         raise Conflict(f"at most {MAX_SITES} sites can be monitored")
-    site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private)
+    site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private, probe_requested_at=utcnow())
     session.add(site)
     await session.flush()
     mark_changed(session, TOPIC)
+    mark_changed(session, PROBE_TOPIC)
     audit.record(
         session, category=LogCategory.system, action="Site added", description=f"{actor.email} added {name} ({url})",
         actor_user_id=actor.id, details={"siteId": site.id, "url": url, "allowPrivate": allow_private},
@@ -152,7 +157,7 @@ async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, ur
 async def update_site(
     *, session: AsyncSession, actor: UserPublic, site_id: int, name: str, url: str, allow_private: bool = False
 ) -> Site:
-    """Change a site's name or URL (admins only; audited). A new URL is probed afresh."""
+    """Change a site's name or URL (admins only; audited). It is probed again at once; a new URL starts afresh."""
     require_admin(actor, "change sites")
     site = await get_site(session=session, site_id=site_id)
     name, url = _clean(name, url)
@@ -164,10 +169,13 @@ async def update_site(
         site.is_demo = False
         site.status, site.response_time_ms, site.grade, site.score = "warning", None, None, None
         site.tls_days_left, site.status_code, site.last_error, site.last_checked_at = None, None, None, None
+        site.ttfb_ms, site.redirects, site.tls_expires_at = None, None, None
     site.name, site.url, site.domain, site.allow_private = name, url, _domain_of(url), allow_private
+    site.probe_requested_at = utcnow()
     session.add(site)
     mark_changed(session, TOPIC)
     mark_changed(session, site_topic(site_id))
+    mark_changed(session, PROBE_TOPIC)
     audit.record(
         session, category=LogCategory.system, action="Site changed", description=f"{actor.email} changed {name}",
         actor_user_id=actor.id, details={"siteId": site_id, "before": before, "after": {"name": name, "url": url}},

@@ -31,8 +31,10 @@ class SiteView:
     url: str = ""
     status: str = "warning"
     status_label: str = "CHECKING"
-    response_time: str = "-"
+    response_time: str = "-"  # total: every redirect hop and the body
+    timing: str = ""  # first byte, redirects, certificate expiry: the line under the figures
     tls: str = "-"
+    tls_title: str = ""
     grade: str = "-"
     checked: str = "never"
     error: str = ""
@@ -75,18 +77,49 @@ class FeedView:
     time: str = ""
 
 
+def _ms(value: int | None) -> str:
+    return f"{value:,} ms" if value is not None else "-"
+
+
+def _redirects(count: int | None) -> str:
+    return "" if not count else f"{count} redirect" + ("s" if count > 1 else "")
+
+
+def _tls(site: SitePublic) -> tuple[str, str]:
+    """The TLS cell (days to one decimal, or "expired") and its title (the exact expiry instant)."""
+    days, expires = site.tls_days_left, site.tls_expires_at
+    if days is None:
+        return ("n/a (http)" if site.url.startswith("http:") else "-"), ""
+    instant = time_label(expires, "%b %d %Y, %H:%M:%S UTC") if expires else ""
+    checked = site.last_checked_at
+    if (expires <= checked) if expires is not None and checked is not None else days < 0:
+        return "expired", f"Expired {abs(days):.1f} days before the check" + (f" ({instant})" if instant else "")
+    return f"{days:.1f} days", f"Expires {instant}" if instant else ""
+
+
+def _timing(site: SitePublic) -> str:
+    parts = [f"First byte {_ms(site.ttfb_ms)}" if site.ttfb_ms is not None else "", _redirects(site.redirects)]
+    if site.tls_expires_at is not None:
+        parts.append(f"certificate until {time_label(site.tls_expires_at, '%b %d %Y, %H:%M UTC')}")
+    return " · ".join(part for part in parts if part)
+
+
+def _point(check: SiteCheckPublic) -> dict[str, Any]:
+    note = ", ".join(part for part in (f"first byte {_ms(check.ttfb_ms)}" if check.ttfb_ms is not None else "",
+                                       _redirects(check.redirects)) if part)
+    return {"time": time_label(check.checked_at), "ms": check.response_time, "note": note}
+
+
 def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
+    tls, tls_title = _tls(site)
     return SiteView(
         id=site.id, name=site.name, domain=site.domain, url=site.url, status=site.security_status.value,
         address=site.domain + urlsplit(site.url).path.rstrip("/"),
         status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),
-        response_time=f"{site.response_time} ms" if site.response_time is not None else "-",
-        tls="n/a (http)" if site.url.startswith("http:") else (
-            f"{site.tls_days_left} days" if site.tls_days_left is not None else "-"),
+        response_time=_ms(site.response_time), timing=_timing(site), tls=tls, tls_title=tls_title,
         grade=site.grade or "-", checked=time_label(site.last_checked_at), error=site.last_error or "",
         findings="; ".join(site.findings[:4]),
-        chart=[{"time": time_label(check.checked_at), "ms": check.response_time} for check in history
-               if check.response_time is not None],
+        chart=[_point(check) for check in history if check.response_time is not None],
     )
 
 

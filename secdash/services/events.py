@@ -10,7 +10,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import EventSeverity, EventType, LogCategory, SecurityEvent, Site, UserPublic, as_utc, utcnow
-from secdash.services import activities, audit
+from secdash.services import activities, audit, ids
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
 from secdash.services.unit import commit, mark_changed
@@ -55,10 +55,7 @@ def parse_filters(
     """Validate the list filters (API query strings or UI values); Invalid names the field."""
     filters: dict[str, Any] = {"limit": DEFAULT_LIMIT}
     if site_id not in (None, ""):
-        try:
-            filters["site_id"] = int(site_id)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise Invalid("siteId must be a whole number") from None
+        filters["site_id"] = ids.parse_id(site_id, "siteId")  # a positive id a SQL integer holds
     if severity not in (None, ""):
         if severity not in {s.value for s in EventSeverity}:
             raise Invalid("severity must be one of: high, medium, low")

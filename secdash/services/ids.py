@@ -7,9 +7,10 @@ from typing import Any
 from secdash.services.errors import Invalid
 
 MAX_ID = 2**31 - 1  # a larger number names no row, and PostgreSQL would refuse it as an INTEGER (not a 404: a 500)
+MAX_DIGITS = 12  # what an id or a cursor may be sent as (leading zeros included)
 
 
-def is_digits(text: str, most: int = 12) -> bool:
+def is_digits(text: str, most: int = MAX_DIGITS) -> bool:
     """Whether `text` is 1 to `most` ASCII digits (str.isdigit() also says yes to "²" and "①", which int() refuses)."""
     return 0 < len(text) <= most and text.isascii() and text.isdigit()
 

@@ -171,6 +171,7 @@ SERVICE_CHECKED = {
     ("ResolveIn", "note"),
     ("WidgetMessageIn", "content"),
     ("AgentMessageIn", "message"),
+    ("PlatformMessageIn", "message"),
     ("ChannelIn", "name"),
     ("ChannelIn", "url"),
     ("ChannelChangeIn", "name"),

@@ -14,7 +14,9 @@ engine belongs to pytest's loop). Bounded: a fixed number of derandomized exampl
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from sqlmodel import SQLModel
 from starlette.testclient import TestClient
 
 from secdash.api.main import create_api
+from secdash.api.schemas import NOT_BLANK
 from secdash.core import db
 from secdash.core.config import get_settings
 from secdash.demo_sites import routes as demo_site_routes
@@ -233,3 +236,11 @@ def test_a_method_the_path_does_not_answer_is_405_naming_those_it_does(method, p
     assert response.headers["x-content-type-options"] == "nosniff"
     if method != "HEAD":  # no body
         assert response.headers["content-type"] == "application/json" and allow in response.json()["message"]
+
+
+def test_a_text_the_document_calls_not_blank_is_one_the_services_do_not_strip_away():
+    """schemas.NOT_BLANK: every character but those str.strip() removes (the services trim, then refuse blank text)."""
+    pattern = re.compile(NOT_BLANK)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert bool(pattern.search(char)) == bool(char.strip()), hex(code)

@@ -12,7 +12,17 @@ from fastapi import APIRouter, Query, Response
 from pydantic import ConfigDict, Field
 
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, text
+from secdash.api.schemas import (
+    MAX_ID,
+    SIGNED_IN_ERRORS,
+    PathId,
+    RequestBody,
+    document_required,
+    errors,
+    integer_text,
+    text,
+)
+from secdash.models.alerting import AlertKind
 from secdash.models.alerting_public import ChannelPublic, DeliveryPublic, RulesPublic
 from secdash.services.alerting import channels, deliveries, rules
 from secdash.services.alerting.channels import MAX_NAME_CHARS
@@ -25,15 +35,42 @@ URL = ("An apprise URL: json://hooks.example.com/alerts, mailtos://user:password
        "slack://T../B../X.., ntfys://ntfy.sh/topic ... (https://github.com/caronc/apprise/wiki)")
 ALLOW_PRIVATE = "Send to a private or local address (refused by default, as for monitored sites)"
 RuleKind = Literal[tuple(kind.value for kind in rules.DEFAULTS)]  # type: ignore[valid-type]
-ChannelFilter = Annotated[str | None, Query(alias="channelId", max_length=12, description="Only this channel's")]
-Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to 500); default {deliveries.PAGE}")]
+ChannelFilter = Annotated[str | None, Query(alias="channelId", max_length=12, description="Only this channel's"),
+                          integer_text(1, MAX_ID)]
+Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {deliveries.MAX_PAGE}); default "
+                                                              f"{deliveries.PAGE}"),
+                  integer_text(1, deliveries.MAX_PAGE)]
 CLOCK = {"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$"}
+
+
+def _whole(low_high: tuple[int, int]) -> dict[str, Any]:
+    return {"type": "integer", "minimum": low_high[0], "maximum": low_high[1]}
+
+
+# The params each kind reads (it ignores other keys; the kinds not named here read none).
+PARAMS = {
+    AlertKind.tls_expiring: {"days": _whole(rules.TLS_DAYS)},
+    AlertKind.finding: {"severity": {"type": "string", "enum": list(rules.SEVERITIES)}},
+    AlertKind.drill_weak: {"threshold": _whole(rules.DRILL_THRESHOLD)},
+}
 
 
 def _unchanged_when_left_out(schema: dict[str, Any]) -> None:
     """A partial change documents no defaults: a field left out keeps its stored value."""
+    document_required(schema)
     for field in schema.get("properties", {}).values():
         field.pop("default", None)
+
+
+def _rule_schema(schema: dict[str, Any]) -> None:
+    """A rule as the service reads it: its params by its kind."""
+    _unchanged_when_left_out(schema)
+    without = [kind.value for kind in rules.DEFAULTS if kind not in PARAMS]
+    schema["anyOf"] = [
+        *({"properties": {"kind": {"const": kind.value}, "params": {"type": "object", "properties": params}}}
+          for kind, params in PARAMS.items()),
+        {"properties": {"kind": {"enum": without}}},
+    ]
 
 
 class PartialBody(RequestBody):
@@ -41,8 +78,8 @@ class PartialBody(RequestBody):
 
 
 class ChannelIn(RequestBody):
-    name: str = text(MAX_NAME_CHARS, NAME)
-    url: str = text(MAX_URL_CHARS, URL)
+    name: str = text(MAX_NAME_CHARS, NAME, required=True, not_blank=True)
+    url: str = text(MAX_URL_CHARS, URL, required=True, not_blank=True)
     enabled: bool = True
     allowPrivate: bool = Field(False, description=ALLOW_PRIVATE)  # noqa: N815
 
@@ -50,7 +87,7 @@ class ChannelIn(RequestBody):
 class ChannelChangeIn(PartialBody):
     """Only the fields sent change; a URL left out (or empty) keeps the stored one."""
 
-    name: str = text(MAX_NAME_CHARS, NAME)
+    name: str = text(MAX_NAME_CHARS, NAME, not_blank=True)
     url: str = text(MAX_URL_CHARS, URL + "; empty or left out: unchanged")
     enabled: bool = True
     allowPrivate: bool = Field(False, description=ALLOW_PRIVATE)  # noqa: N815
@@ -59,10 +96,14 @@ class ChannelChangeIn(PartialBody):
 class RuleIn(PartialBody):
     """One rule, by kind; the fields left out stay as they are."""
 
+    model_config = ConfigDict(json_schema_extra=_rule_schema)
+
     kind: RuleKind  # type: ignore[valid-type]
     enabled: bool = True
     channelIds: list[int] = Field(default_factory=list,  # noqa: N815
-                                  description="The channels it notifies; empty: every enabled channel")
+                                  description="The channels it notifies (each an existing channel's id); empty: every "
+                                              "enabled channel",
+                                  json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}})
     params: dict[str, Any] = Field(default_factory=dict, description=(
         "tls_expiring {days: 1-365}, finding {severity: low|medium|high}, drill_weak {threshold: 1-100 (%)}; "
         "none for the others"))
@@ -72,9 +113,9 @@ class SettingsIn(PartialBody):
     """The settings sent change; the rest stay as they are."""
 
     reminderMinutes: int = Field(0, description="A reminder while a site stays down, at most once per this many "  # noqa: N815
-                                                "minutes (0: none)", json_schema_extra={"minimum": 0, "maximum": 10080})
+                                                "minutes (0: none)", json_schema_extra=_whole(rules.REMINDER_MINUTES))
     recoverySeconds: int = Field(0, description="How long a site must stay up before the recovery is sent (flap "  # noqa: N815
-                                                "damping)", json_schema_extra={"minimum": 0, "maximum": 86400})
+                                                "damping)", json_schema_extra=_whole(rules.RECOVERY_SECONDS))
     quietEnabled: bool = Field(False, description="Hold deliveries during the quiet hours (logged as suppressed)")  # noqa: N815
     quietStart: str = Field("22:00", description="HH:MM, UTC", json_schema_extra=CLOCK)  # noqa: N815
     quietEnd: str = Field("07:00", description="HH:MM, UTC; may be before the start (over midnight)",  # noqa: N815

@@ -11,10 +11,10 @@ from typing import Annotated
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request, Response
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from secdash.api.deps import CurrentUser, DbSession, request_token
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
+from secdash.api.schemas import NOT_BLANK, SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
 from secdash.models.artifacts_public import ArtifactDiffPublic, ArtifactPublic, ArtifactVersionPublic
 from secdash.models.public import PublicModel
 from secdash.services.artifacts import artifacts, downloads, preview
@@ -30,9 +30,11 @@ EDIT_PATH = re.compile(r"^/api/artifacts/[^/]+/versions/?$")
 EDIT_MAX_BODY_BYTES = 3 * MAX_HTML_BYTES + 64 * 1024
 BODY_CAPS = ((EDIT_PATH, EDIT_MAX_BODY_BYTES),)  # for api/middleware.RequestGuard
 
+# The service trims the prompt and refuses it blank or over MAX_PROMPT_CHARS; pydantic only caps what it reads.
 Prompt = Annotated[str, Field(max_length=MAX_PROMPT_CHARS * 2, description=f"The page to create or the change to "
                                                                              f"make (1 to {MAX_PROMPT_CHARS} "
-                                                                             f"characters)")]
+                                                                             f"characters)",
+                              json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK})]
 Version = Annotated[int, Path(ge=1, le=MAX_VERSION, description="A version number (1 or more)")]
 VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION, description="A version number (the newest when "
                                                                              "left out)")]
@@ -47,13 +49,15 @@ class EditIn(RequestBody):
     # both sizes. (A documented maxLength would also invite longer strings whose escaped JSON passes the route's
     # body cap: a 413, not the 400 a schema-violating request is owed.)
     htmlContent: str = Field(description=f"The whole page, edited by hand: at most {MAX_HTML_BYTES} bytes of "  # noqa: N815
-                                         f"UTF-8 (400 above that)")
+                                         f"UTF-8 (400 above that)", json_schema_extra={"minLength": 1,
+                                                                                       "pattern": NOT_BLANK})
     changes: str | None = Field(None, description="A note on what was changed", json_schema_extra={
         "maxLength": MAX_CHANGES_CHARS})
 
 
 class RestoreIn(RequestBody):
-    version: int | str = Field(description="The version to make the newest again (1 or more)")
+    version: Annotated[int | str, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_VERSION})] = Field(
+        description="The version to make the newest again (1 or more)")
 
 
 class PreviewOut(PublicModel):
@@ -156,12 +160,12 @@ async def restore(artifact_id: PathId, body: RestoreIn, user: CurrentUser, sessi
     return await artifacts.restore(session=session, actor=user, artifact_id=artifact_id, version=body.version)
 
 
-@router.get("/{artifact_id}/diff", response_model=ArtifactDiffPublic, responses=errors(404))
+@router.get("/{artifact_id}/diff", response_model=ArtifactDiffPublic, responses=errors(404, 503))
 async def diff(artifact_id: PathId, user: CurrentUser, session: DbSession,
                from_version: Annotated[int, Query(alias="from", ge=1, le=MAX_VERSION, description="Older version")],
                to_version: Annotated[int, Query(alias="to", ge=1, le=MAX_VERSION, description="Newer version")],
                ) -> ArtifactDiffPublic:
-    """The line diff of two versions' HTML (any two, either order)."""
+    """The line diff of two versions' HTML (any two, either order); 503 while every comparing worker is busy."""
     return await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact_id,
                                          from_version=from_version, to_version=to_version)
 

@@ -19,8 +19,8 @@ router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 
 
 class LoginRequest(RequestBody):
-    email: str = text(auth.MAX_EMAIL_LENGTH, "The account's e-mail address")
-    password: str = text(auth.MAX_PASSWORD_LENGTH)
+    email: str = text(auth.MAX_EMAIL_LENGTH, "The account's e-mail address", required=True, not_blank=True)
+    password: str = text(auth.MAX_PASSWORD_LENGTH, required=True, min_length=1)
 
 
 def _set_session_cookie(response: Response, token: str, settings: Settings) -> None:

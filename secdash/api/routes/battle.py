@@ -10,23 +10,28 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
 
+from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, choice_text, errors, integer_text
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, OperationPublic
 from secdash.models.public import PublicModel
 from secdash.services.battle import defense, drills
 
 router = APIRouter(prefix="/api", tags=["battle"], responses=SIGNED_IN_ERRORS)
 AttackTypeIn = Literal["ddos", "sql_injection", "xss", "malware", "brute_force", "phishing"]
-SiteSlug = Annotated[str, Path(max_length=16, description="stock, tour, gem or shares")]
-Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default 50")]
+SiteSlug = Annotated[str, Path(max_length=16, description="stock, tour, gem or shares"), choice_text(defense.DEMO_SLUGS)]
+Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default "
+                                                              f"{drills.LIST_LIMIT}"),
+                  integer_text(1, drills.MAX_LIST_LIMIT)]
+# The site a drill defends, by its agent (empty or null: the platform that specialises in the attack).
+AgentId = Annotated[str | None, choice_text([None, "", *PLATFORM_AGENT_IDS])]
 
 
 class DefendIn(RequestBody):
     attackType: AttackTypeIn  # noqa: N815
     attackSource: str | None = Field(None, max_length=drills.MAX_SOURCE_LENGTH,  # noqa: N815
                                      description="Where the attack claims to come from (shown, never contacted)")
-    aiAgentId: str | None = Field(None, max_length=16, description="stock, tour, gem or shares: the site it defends")  # noqa: N815
+    aiAgentId: AgentId = Field(None, max_length=16, description="stock, tour, gem or shares: the site it defends")  # noqa: N815
 
 
 class DefenseStatePublic(PublicModel):

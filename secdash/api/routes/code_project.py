@@ -10,16 +10,29 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession, request_token
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
+from secdash.api.schemas import (
+    MAX_CURSOR,
+    NOT_BLANK,
+    SIGNED_IN_ERRORS,
+    BodyId,
+    PathId,
+    RequestBody,
+    errors,
+    integer_text,
+    json_errors,
+)
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
 from secdash.models.public import PublicModel
 from secdash.services.builder import archive, preview, projects
 from secdash.services.builder.limits import MAX_PROMPT_CHARS
 
 router = APIRouter(prefix="/api/code-project", tags=["code builder"], responses=SIGNED_IN_ERRORS)
+# The service trims the prompt and refuses it blank or over MAX_PROMPT_CHARS; pydantic only caps what it reads.
 Prompt = Annotated[str, Field(max_length=MAX_PROMPT_CHARS * 2, description=f"What to build or change (1 to "
-                                                                             f"{MAX_PROMPT_CHARS} characters)")]
-After = Annotated[str | None, Query(max_length=12, description="Only lines after this log line id")]
+                                                                             f"{MAX_PROMPT_CHARS} characters)",
+                              json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK})]
+After = Annotated[str | None, Query(max_length=12, description="Only lines after this log line id"),
+                  integer_text(0, MAX_CURSOR)]
 
 
 class BuildIn(RequestBody):
@@ -27,12 +40,12 @@ class BuildIn(RequestBody):
 
 
 class ContinueIn(RequestBody):
-    projectId: int | str = Field(description="The project to change: a positive id")  # noqa: N815
+    projectId: BodyId = Field(description="The project to change: a positive id")  # noqa: N815
     prompt: Prompt
 
 
 class ProjectIn(RequestBody):
-    projectId: int | str = Field(description="A project: a positive id")  # noqa: N815
+    projectId: BodyId = Field(description="A project: a positive id")  # noqa: N815
 
 
 class ClearedOut(PublicModel):

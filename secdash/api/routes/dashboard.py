@@ -15,22 +15,32 @@ from secdash.api.schemas import (
     MessageBody,
     PathId,
     RequestBody,
+    choice_text,
     errors,
+    integer_text,
     text,
 )
+from secdash.models import EventSeverity
 from secdash.models.public import EventPublic, OverviewPublic, SiteCheckPublic, SitePublic
 from secdash.services import dashboard, events, read_models, sites
-from secdash.services.errors import Invalid
 from secdash.services.probe import MAX_URL_LENGTH
 from secdash.services.sites import MAX_NAME_LENGTH
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
-Filter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH)]
+SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description="Only this site's"),
+                       integer_text(1, MAX_ID)]
+SeverityFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH),
+                           choice_text(["", *(severity.value for severity in EventSeverity)])]
+ResolvedFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH), choice_text(["", "true", "false"])]
+LimitFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH,
+                                          description=f"How many (default {events.DEFAULT_LIMIT})"),
+                        integer_text(1, events.MAX_LIMIT)]
 
 
 class SiteIn(RequestBody):
-    name: str = text(MAX_NAME_LENGTH, "Display name")
-    url: str = text(MAX_URL_LENGTH, "http(s) URL to monitor")
+    name: str = text(MAX_NAME_LENGTH, "Display name", required=True, not_blank=True)
+    url: str = text(MAX_URL_LENGTH, "http(s) URL to monitor (its host must resolve; a private or local address "
+                                    "needs allowPrivate)", required=True, not_blank=True)
     allowPrivate: bool = False  # noqa: N815
 
 
@@ -91,12 +101,10 @@ async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSessio
 
 @router.get("/security-events", response_model=list[EventPublic])
 async def read_security_events(
-    user: CurrentUser, session: DbSession, siteId: Filter = None, severity: Filter = None,  # noqa: N803
-    resolved: Filter = None, limit: Filter = None,
+    user: CurrentUser, session: DbSession, siteId: SiteFilter = None, severity: SeverityFilter = None,  # noqa: N803
+    resolved: ResolvedFilter = None, limit: LimitFilter = None,
 ) -> list[EventPublic]:
     filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit)
-    if abs(filters.get("site_id", 0)) > MAX_ID:  # no such site, and a SQL integer would overflow
-        raise Invalid(f"siteId must be at most {MAX_ID}")
     rows = await events.list_events(session=session, **filters)
     return [EventPublic.of(event, name) for event, name in rows]
 

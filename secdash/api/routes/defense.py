@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import Field
 
-from secdash.ai.agents import PLATFORM_AGENT_IDS
+from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
-from secdash.api.schemas import MODEL_ERRORS, SIGNED_IN_ERRORS, RequestBody, text
+from secdash.api.schemas import MODEL_ERRORS, REQUIRED, SIGNED_IN_ERRORS, RequestBody, choice_text, text
 from secdash.models.ai_kinds import ChatRole
 from secdash.models.public import (
     AiAgentPublic,
@@ -24,29 +24,43 @@ from secdash.services.errors import Invalid
 
 router = APIRouter(prefix="/api", tags=["defense"], responses=SIGNED_IN_ERRORS)
 MAX_AGENT_ID_LENGTH = 40
+MAX_HISTORY_MESSAGES = 200
+# An agent id (GET /api/ai-agents); empty or null: general.
+AgentId = Annotated[str | None, choice_text([None, "", *AGENTS])]
+PlatformAgentId = Annotated[str, choice_text(PLATFORM_AGENT_IDS)]
 
 
 def _agent_id() -> Any:
     return Field(None, max_length=MAX_AGENT_ID_LENGTH, description="An agent id (GET /api/ai-agents); default general")
 
 
+def _question() -> Any:
+    return text(defense_chat.MAX_MESSAGE_LENGTH, "The question", required=True, not_blank=True)
+
+
 class WidgetMessageIn(RequestBody):
-    content: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
-    agentId: str | None = _agent_id()  # noqa: N815
+    content: str = _question()
+    agentId: AgentId = _agent_id()  # noqa: N815
 
 
 class AgentMessageIn(RequestBody):
-    message: str = text(defense_chat.MAX_MESSAGE_LENGTH, "The question")
-    agentId: str | None = _agent_id()  # noqa: N815
+    message: str = _question()
+    agentId: AgentId = _agent_id()  # noqa: N815
+
+
+class PlatformMessageIn(RequestBody):
+    message: str = _question()
+    agentId: PlatformAgentId = Field("", max_length=MAX_AGENT_ID_LENGTH, description="The platform's agent",  # noqa: N815
+                                     json_schema_extra={REQUIRED: True})
 
 
 # Chat routes take no database session: the service opens short ones, never across the model call.
 @router.get("/defense-chat/messages", response_model=list[ChatMessagePublic])
 async def read_widget_messages(
-    user: CurrentUser, session: DbSession, limit: int = defense_chat.HISTORY_LIMIT
+    user: CurrentUser, session: DbSession,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_MESSAGES, description="How many, newest")] = (
+        defense_chat.HISTORY_LIMIT),
 ) -> list[ChatMessagePublic]:
-    if not 1 <= limit <= 200:
-        raise Invalid("limit must be between 1 and 200")
     rows = await defense_chat.conversation(session=session, user=user, surface="widget", limit=limit)
     return [ChatMessagePublic.of(row) for row in rows]
 
@@ -67,7 +81,7 @@ async def defense_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: 
 
 
 @router.post("/ai-chat", response_model=AiReplyPublic, responses=MODEL_ERRORS)
-async def ai_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> AiReplyPublic:
+async def ai_chat_reply(body: PlatformMessageIn, user: CurrentUser, settings: AppSettings) -> AiReplyPublic:
     if (body.agentId or "").lower() not in PLATFORM_AGENT_IDS:
         raise Invalid(f"agentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
     done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",

@@ -14,20 +14,33 @@ from fastapi import APIRouter, Query, Response
 from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors, json_errors
+from secdash.api.schemas import (
+    MAX_ID,
+    SIGNED_IN_ERRORS,
+    BodyId,
+    PathId,
+    RequestBody,
+    choice_text,
+    errors,
+    integer_text,
+    json_errors,
+)
 from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.services.fix import fixes, problems
 
 router = APIRouter(prefix="/api", tags=["fixes"], responses=SIGNED_IN_ERRORS)
-IdFilter = Annotated[str | None, Query(max_length=12, description="A positive id")]
-SeverityFilter = Annotated[str | None, Query(max_length=16, description="all, high, medium or low")]
-KindFilter = Annotated[str | None, Query(max_length=16, description="all, code or site")]
-Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {fixes.MAX_LIST_LIMIT}); default "
-                                                              f"{fixes.LIST_LIMIT}")]
+IdFilter = Annotated[str | None, Query(max_length=12, description="A positive id"), integer_text(1, MAX_ID)]
+SeverityFilter = Annotated[str | None, Query(max_length=16, description="all, high, medium or low"),
+                           choice_text(["", "all", *problems.SEVERITIES])]
+KindFilter = Annotated[str | None, Query(max_length=16, description="all, code or site"),
+                       choice_text(["", "all", *problems.KINDS])]
+Limit = Annotated[str | None, Query(max_length=12, description=f"How many (1 to {fixes.MAX_LIST_LIMIT}: more reads "
+                                                               f"as {fixes.MAX_LIST_LIMIT}); default {fixes.LIST_LIMIT}"),
+                  integer_text(1, MAX_ID)]
 
 
 class FixIn(RequestBody):
-    problemId: int | str = Field(description="The problem (security event) to fix: a positive id")  # noqa: N815
+    problemId: BodyId = Field(description="The problem (security event) to fix: a positive id")  # noqa: N815
 
 
 class DiffResponse(Response):
@@ -51,7 +64,8 @@ async def list_problems(user: CurrentUser, session: DbSession, site: IdFilter = 
 @router.get("/fixes", response_model=list[FixPublic])
 async def list_fixes(user: CurrentUser, session: DbSession,
                      problem_id: Annotated[str | None, Query(alias="problemId", max_length=12,
-                                                             description="Only this problem's fixes")] = None,
+                                                             description="Only this problem's fixes"),
+                                           integer_text(1, MAX_ID)] = None,
                      limit: Limit = None) -> list[FixPublic]:
     """Fixes, newest first."""
     return await fixes.list_fixes(session=session, viewer=user, problem_id=_optional_id(problem_id, "problemId"),

@@ -11,14 +11,15 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
-from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, errors
+from secdash.api.schemas import MAX_CURSOR, SIGNED_IN_ERRORS, PathId, RequestBody, errors, integer_text
 from secdash.jobs import runner
 from secdash.models.jobs_public import JobLogPublic, JobPublic, ScanPublic
 from secdash.services import jobs, scans
 from secdash.services.errors import NotFound
 
 router = APIRouter(prefix="/api", tags=["jobs"], responses=SIGNED_IN_ERRORS)
-After = Annotated[str | None, Query(max_length=12, description="The last log sequence number already seen")]
+After = Annotated[str | None, Query(max_length=12, description="The last log sequence number already seen"),
+                  integer_text(0, MAX_CURSOR)]
 
 
 class ScanIn(RequestBody):

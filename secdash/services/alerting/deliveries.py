@@ -17,6 +17,7 @@ from secdash.services.permissions import require_admin
 from secdash.services.unit import commit, mark_changed
 
 PAGE = 100
+MAX_PAGE = 500
 TEST_WAIT_SECONDS = 12.0  # a test send answers with its result if it ends within this; else as it stands
 
 
@@ -24,8 +25,8 @@ def _limit(value: object) -> int:
     if value in (None, ""):
         return PAGE
     text = str(value).strip()
-    if not ids.is_digits(text) or not 1 <= int(text) <= 500:
-        raise Invalid("limit must be a whole number from 1 to 500")
+    if not ids.is_digits(text) or not 1 <= int(text) <= MAX_PAGE:
+        raise Invalid(f"limit must be a whole number from 1 to {MAX_PAGE}")
     return int(text)
 
 

@@ -44,6 +44,11 @@ DEFAULTS: dict[AlertKind, tuple[bool, dict[str, Any]]] = {
     AlertKind.account_locked: (False, {}),
 }
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+# The ranges a rule's parameter and a setting take (lowest, highest); the API documents them.
+TLS_DAYS = (1, 365)
+DRILL_THRESHOLD = (1, 100)  # percent
+REMINDER_MINUTES = (0, 10080)  # a week
+RECOVERY_SECONDS = (0, 86400)  # a day
 
 
 async def ensure_defaults(session: AsyncSession) -> None:
@@ -95,8 +100,8 @@ def _params(kind: AlertKind, value: Any) -> dict[str, Any]:
         raise Invalid(f"{kind.value}: params must be an object")
     if kind == AlertKind.tls_expiring:
         days = params.get("days", 14)
-        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 365:
-            raise Invalid("tls_expiring: days must be a whole number from 1 to 365")
+        if isinstance(days, bool) or not isinstance(days, int) or not TLS_DAYS[0] <= days <= TLS_DAYS[1]:
+            raise Invalid(f"tls_expiring: days must be a whole number from {TLS_DAYS[0]} to {TLS_DAYS[1]}")
         return {"days": days}
     if kind == AlertKind.finding:
         severity = params.get("severity", "high")
@@ -105,8 +110,9 @@ def _params(kind: AlertKind, value: Any) -> dict[str, Any]:
         return {"severity": severity}
     if kind == AlertKind.drill_weak:
         threshold = params.get("threshold", 70)
-        if isinstance(threshold, bool) or not isinstance(threshold, int) or not 1 <= threshold <= 100:
-            raise Invalid("drill_weak: threshold must be a whole number from 1 to 100 (percent)")
+        low, high = DRILL_THRESHOLD
+        if isinstance(threshold, bool) or not isinstance(threshold, int) or not low <= threshold <= high:
+            raise Invalid(f"drill_weak: threshold must be a whole number from {low} to {high} (percent)")
         return {"threshold": threshold}
     return {}
 
@@ -159,9 +165,9 @@ async def write(*, session: AsyncSession, actor: UserPublic, rules: object, sett
             raise Invalid("settings must be an object")
         row = await settings_row(session)
         if "reminderMinutes" in settings:
-            row.reminder_minutes = _whole(settings["reminderMinutes"], "reminderMinutes", 0, 10080)
+            row.reminder_minutes = _whole(settings["reminderMinutes"], "reminderMinutes", *REMINDER_MINUTES)
         if "recoverySeconds" in settings:
-            row.recovery_seconds = _whole(settings["recoverySeconds"], "recoverySeconds", 0, 86400)
+            row.recovery_seconds = _whole(settings["recoverySeconds"], "recoverySeconds", *RECOVERY_SECONDS)
         if "quietEnabled" in settings:
             if not isinstance(settings["quietEnabled"], bool):
                 raise Invalid("quietEnabled must be true or false")

@@ -37,15 +37,17 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
     unsupported_method,
 )
-from sqlmodel import SQLModel
+from sqlmodel import SQLModel, select
 from starlette.testclient import TestClient
 
 from secdash.api.main import create_api
 from secdash.api.schemas import NOT_BLANK
-from secdash.core import db
+from secdash.core import bounded, db
 from secdash.core.config import get_settings
 from secdash.demo_sites import routes as demo_site_routes
-from secdash.services import code_roots, quotas
+from secdash.models import User
+from secdash.models.artifacts import Artifact, ArtifactVersion
+from secdash.services import code_roots, line_diff, quotas
 from secdash.services.battle import sender
 from tests.factories import DEFAULT_PASSWORD, make_user
 
@@ -244,3 +246,33 @@ def test_a_text_the_document_calls_not_blank_is_one_the_services_do_not_strip_aw
     for code in range(sys.maxunicode + 1):
         char = chr(code)
         assert bool(pattern.search(char)) == bool(char.strip()), hex(code)
+
+
+def test_a_diff_while_the_workers_are_busy_is_a_documented_503(fuzz_client, monkeypatch):
+    """ST103: every status an operation answers is in its documented responses, the 'busy, try again' one too."""
+    client, headers = fuzz_client
+
+    async def artifact_with_two_versions() -> int:
+        async with db.session_scope() as session:
+            owner = (await session.exec(select(User).where(User.email == USERS["admin"]))).one()
+            artifact = Artifact(owner_user_id=owner.id, name="Busy", version=2, html_content="<p>two</p>")
+            session.add(artifact)
+            await session.flush()
+            session.add_all([ArtifactVersion(artifact_id=artifact.id, version=1, html_content="<p>one</p>"),
+                             ArtifactVersion(artifact_id=artifact.id, version=2, html_content="<p>two</p>")])
+            await session.commit()
+            return artifact.id
+
+    async def busy(*_args, **_kwargs):
+        raise bounded.Busy(bounded.CODE)
+
+    artifact_id = client.portal.call(artifact_with_two_versions)
+    monkeypatch.setattr(line_diff.bounded, "run", busy)
+    operation = SCHEMA["/api/artifacts/{artifact_id}/diff"]["GET"]
+    case = operation.Case(path_parameters={"artifact_id": artifact_id}, query={"from": 1, "to": 2})
+    kwargs = case.as_transport_kwargs(base_url=BASE_URL, headers=headers["admin"])
+    response = _send(client, kwargs)
+    assert response.status_code == 503 and "busy" in response.json()["message"], response.text
+    # The 503 is meant (try again later), so not not_a_server_error: the answer as documented.
+    checks = [status_code_conformance, content_type_conformance, response_schema_conformance]
+    case.validate_response(response, checks=checks, transport_kwargs=kwargs)

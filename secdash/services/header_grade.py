@@ -1,29 +1,33 @@
-"""Grading one response's security headers, as the MDN HTTP Observatory does (simplified).
+"""The header grade of one probed response: the MDN HTTP Observatory's tests and scoring (services/observatory).
 
-Start at 100 and subtract:
-    Content-Security-Policy missing -25 (present with 'unsafe-inline'/'unsafe-eval' in scripts -10)
-    Strict-Transport-Security missing on https -20 (max-age under 180 days -10)
-    X-Frame-Options missing (and no CSP frame-ancestors) -20
-    X-Content-Type-Options not "nosniff" -5
-    Referrer-Policy missing or unsafe -5
-    cookies without Secure (https) -10, without HttpOnly -10, without SameSite -5 (each once)
-then A+ (100 with CSP and HSTS), A >= 90, B >= 80, C >= 70, D >= 60, E >= 50, else F.
-
-A policy that is only `sandbox` (what SecDash adds to its own demo sites) protects the console, not
-the site's scripts: it counts as no policy. Several policies (several headers, or one joined with
-", ") are all enforced, so unsafe scripts cost points only when every script policy allows them.
+`grade_headers` is what the probe calls. It returns the letter, the score, every test's result/modifier/pass, and
+the findings the monitor turns into problems: one per test whose result costs points, its text followed by
+"(-N)" (services/site_findings.py keys a problem on the text, Fix Mode's header recipes on its start).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-import httpx
+from secdash.services.observatory import Exchange, Hop, TestResult, grade, headers_from
 
-HSTS_MIN_AGE = 15552000
-UNSAFE_REFERRER = {"unsafe-url", "no-referrer-when-downgrade"}
-GRADES = ((90, "A"), (80, "B"), (70, "C"), (60, "D"), (50, "E"))
+# The policy SecDash itself adds to every answer of its demo sites (secdash/demo_sites/routes.py SANDBOX_POLICY) to
+# protect the console: it is the console's, not the site's, so it is left out of the site's grade.
+DEMO_SANDBOX_POLICY = "sandbox allow-scripts allow-forms"
+
+# Finding texts kept from the grader before (the same problem keeps its fingerprint across the upgrade).
+FINDING_TEXTS = {
+    "csp-not-implemented": "Content-Security-Policy header missing",
+    "hsts-not-implemented": "Strict-Transport-Security header missing",
+    "hsts-implemented-max-age-less-than-six-months": "Strict-Transport-Security max-age under six months",
+    "x-frame-options-not-implemented": "X-Frame-Options header missing",
+    "x-content-type-options-not-implemented": "X-Content-Type-Options is not nosniff",
+    "x-content-type-options-header-invalid": "X-Content-Type-Options is not nosniff",
+    # not a header a fix can add: the site needs HTTPS first
+    "hsts-not-implemented-no-https": "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS",
+}
 
 
 @dataclass(frozen=True)
@@ -31,72 +35,48 @@ class HeaderGrade:
     score: int
     grade: str
     findings: list[str]
+    tests: tuple[TestResult, ...] = ()
 
 
-def _cookies(headers: Mapping[str, str] | httpx.Headers) -> list[str]:
-    if isinstance(headers, httpx.Headers):
-        return headers.get_list("set-cookie")
-    value = {k.lower(): v for k, v in headers.items()}.get("set-cookie")
-    return [value] if value else []
+def finding_text(test: TestResult) -> str:
+    """The problem a costly test result stands for, e.g. "X-Frame-Options header missing (-20)"."""
+    return f"{FINDING_TEXTS.get(test.result, test.description)} ({test.modifier})"
 
 
-def _csp_policies(headers: Mapping[str, str] | httpx.Headers) -> list[str]:
-    """Every policy sent, lower-cased, without those that are only a `sandbox` directive."""
-    if isinstance(headers, httpx.Headers):
-        values = headers.get_list("content-security-policy")
-    else:
-        values = [v for k, v in headers.items() if k.lower() == "content-security-policy"]
-    policies = [p.strip().lower() for value in values for p in value.split(",") if p.strip()]
-    names = [{d.split()[0] for d in p.split(";") if d.strip()} for p in policies]
-    return [p for p, directives in zip(policies, names, strict=True) if directives and directives != {"sandbox"}]
+def _decode(body: bytes | str | None) -> str | None:
+    if body is None or isinstance(body, str):
+        return body
+    return body.decode("utf-8", errors="replace")
 
 
-def _script_rules(policy: str) -> list[str]:
-    return [d.strip() for d in policy.split(";") if d.strip().startswith(("script-src", "default-src"))]
+def grade_headers(
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] | object, *, is_https: bool,
+    body: bytes | str | None = None, url: str | None = None, redirects: Sequence[tuple[str, int]] | None = None,
+    certificate_valid: bool = True,
+) -> HeaderGrade:
+    """Grade the final response of a probe.
 
-
-def grade_headers(headers: Mapping[str, str] | httpx.Headers, *, is_https: bool) -> HeaderGrade:
-    """Score the security headers of one response."""
-    lower = {k.lower(): v for k, v in headers.items()}
-    findings: list[str] = []
-
-    def penalty(points: int, text: str) -> None:
-        findings.append(f"{text} (-{points})")
-
-    policies = _csp_policies(headers)
-    csp = ", ".join(policies)
-    if not policies:
-        penalty(25, "Content-Security-Policy header missing")
-    else:
-        script_policies = [rules for rules in (_script_rules(p) for p in policies) if rules]
-        if script_policies and all(any("'unsafe-inline'" in d or "'unsafe-eval'" in d for d in rules)
-                                   for rules in script_policies):
-            penalty(10, "Content-Security-Policy allows unsafe-inline or unsafe-eval scripts")
-    hsts = lower.get("strict-transport-security", "")
-    if is_https:
-        if not hsts:
-            penalty(20, "Strict-Transport-Security header missing")
-        else:
-            age = next((d.split("=", 1)[1] for d in hsts.replace(" ", "").lower().split(";") if d.startswith("max-age=")), "0")
-            if not age.isdigit() or int(age) < HSTS_MIN_AGE:
-                penalty(10, "Strict-Transport-Security max-age under six months")
-    if "x-frame-options" not in lower and "frame-ancestors" not in csp:
-        penalty(20, "X-Frame-Options header missing")
-    if lower.get("x-content-type-options", "").strip().lower() != "nosniff":
-        penalty(5, "X-Content-Type-Options is not nosniff")
-    referrer = lower.get("referrer-policy", "").strip().lower()
-    if not referrer or referrer in UNSAFE_REFERRER:
-        penalty(5, "Referrer-Policy missing or unsafe")
-    cookies = [c.lower() for c in _cookies(headers)]
-    if is_https and any("secure" not in [p.strip() for p in c.split(";")] for c in cookies):
-        penalty(10, "Cookie without the Secure flag")
-    if any("httponly" not in [p.strip() for p in c.split(";")] for c in cookies):
-        penalty(10, "Cookie without the HttpOnly flag")
-    if any("samesite" not in c for c in cookies):
-        penalty(5, "Cookie without a SameSite attribute")
-    score = max(0, 100 - sum(int(f.rsplit("(-", 1)[1].rstrip(")")) for f in findings))
-    if score >= 100 and csp and hsts:
-        grade = "A+"
-    else:
-        grade = next((letter for floor, letter in GRADES if score >= floor), "F")
-    return HeaderGrade(score=score, grade=grade, findings=findings)
+    headers: the final response's headers (an httpx.Headers keeps repeated Set-Cookie; a mapping or pairs work too).
+    is_https: the final response came over HTTPS. A site answering over plain http is graded as one without HTTPS
+        (HSTS cannot apply, the missing redirect to HTTPS costs points), as the reference grades it.
+    body: the final response's body as read (up to the probe's cap), for `<meta http-equiv>` policies and scripts.
+    url: the final URL (its host and path: cookie domains, script origins).
+    redirects: (url, status) of every request of the fetch, the final answer included. Used as the http->https
+        redirection chain when it starts at an http:// URL; otherwise (None, or a fetch that began at https://)
+        the site is taken to redirect http to https on its own host when it is on HTTPS.
+    certificate_valid: False when the HTTPS answer was only had with certificate checks off.
+    """
+    parts = urlsplit(url) if url else None
+    chain = None
+    if redirects and urlsplit(redirects[0][0]).scheme.lower() == "http":
+        chain = tuple(Hop(hop_url, status) for hop_url, status in redirects)
+    pairs = tuple((name, value) for name, value in headers_from(headers)
+                  if not (name.lower() == "content-security-policy" and value.strip() == DEMO_SANDBOX_POLICY))
+    exchange = Exchange(
+        headers=pairs, scheme="https" if is_https else "http", body=_decode(body),
+        host=parts.hostname if parts else None, path=(parts.path or "/") if parts else "/", http_redirects=chain,
+        certificate_valid=certificate_valid,
+    )
+    report = grade(exchange)
+    findings = [finding_text(test) for test in report.tests if test.modifier < 0]
+    return HeaderGrade(score=report.score, grade=report.grade, findings=findings, tests=report.tests)

@@ -83,7 +83,7 @@ async def test_every_answer_carries_the_headers_of_the_sites_file(client, slug, 
 
 async def test_a_fixed_headers_file_in_the_workspace_changes_what_tour_serves_and_its_grade(client, workspace):
     before = await client.get("/demo/tour/")
-    assert grade_headers(before.headers, is_https=False).grade == "E"
+    assert grade_headers(before.headers, is_https=False).grade == "F"
     fixed = site_headers.parse_headers((workspace / "tour" / "headers.json").read_text()) | TOUR_FIX
     _write(workspace, "tour", "headers.json", headers_file.render_headers(fixed))
 
@@ -92,13 +92,15 @@ async def test_a_fixed_headers_file_in_the_workspace_changes_what_tour_serves_an
     assert sorted(_policies(after)) == sorted([TOUR_FIX["Content-Security-Policy"], SANDBOX])
     assert after.headers["x-frame-options"] == "DENY"
     graded = grade_headers(after.headers, is_https=False)
-    assert graded.grade == "A", graded.findings
-    assert graded.findings == []
+    # fixed headers over plain http: the reference's C+ (60), charged only for the missing HTTPS and redirect to it
+    assert graded.grade == "C+", graded.findings
+    assert graded.findings == ["Does not redirect to an HTTPS site (-20)",
+                               "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS (-20)"]
     stock = await client.get("/demo/stock/")  # the other sites serve their (unchanged) workspace copies
-    assert grade_headers(stock.headers, is_https=False).grade == "A+"
+    assert grade_headers(stock.headers, is_https=False).grade == "C+"  # the Stock site: C+ 60
 
     shutil.rmtree(workspace)  # without the workspace, the original sources are served again
-    assert grade_headers((await client.get("/demo/tour/")).headers, is_https=False).grade == "E"
+    assert grade_headers((await client.get("/demo/tour/")).headers, is_https=False).grade == "F"
 
 
 async def test_a_page_changed_in_the_workspace_is_served(client, workspace):
@@ -143,7 +145,7 @@ async def test_an_invalid_headers_file_sends_no_site_headers_and_does_not_fail(c
         # (the console adds its default nosniff and Referrer-Policy to any response without them)
     warnings = [r for r in caplog.records if "stock" in r.getMessage() and r.levelno == logging.WARNING]
     assert len(warnings) == 1, [r.getMessage() for r in warnings]  # once per change of the file, not per request
-    assert grade_headers(first.headers, is_https=False).grade == "E"  # no CSP, no X-Frame-Options
+    assert grade_headers(first.headers, is_https=False).grade == "F"  # no CSP, no X-Frame-Options
 
     _write(workspace, "stock", "headers.json", headers_file.render_headers({"X-Frame-Options": "SAMEORIGIN"}))
     assert (await client.get("/demo/stock/")).headers["x-frame-options"] == "SAMEORIGIN"  # a valid file again

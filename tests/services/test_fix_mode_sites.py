@@ -27,6 +27,9 @@ READER = UserPublic(id=10**9, email="reader@example.com", role="limited", first_
 
 CSP = "Content-Security-Policy header missing"
 XFO = "X-Frame-Options header missing"
+# What the reference charges a site served over plain http (no fix of a header removes them).
+PLAIN_HTTP = ("Does not redirect to an HTTPS site",
+              "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS")
 
 
 @pytest.fixture
@@ -70,14 +73,16 @@ async def site_problem(session, site: str, finding: str) -> int:
     return next(row.problem_id for row in rows if row.site == site and row.rule == finding)
 
 
-async def test_tour_goes_from_grade_e_to_a_with_two_header_fixes_and_back_with_a_revert(session, settings, demo_server):
+async def test_tour_goes_from_grade_f_to_c_plus_with_two_header_fixes_and_back_with_a_revert(session, settings, demo_server):
     admin = await make_user(session, "root@example.com", role="admin")
     await sites.init_default_sites(session=session, settings=settings)
     tour = (await session.exec(select(Site).where(Site.default_slug == "tour"))).one()
     tour_id = tour.id
-    assert (await probe_tour(session, tour_id)).grade == "E"
+    # Tour over plain http: no CSP, no X-Frame-Options, and no HTTPS (the reference's F, 15)
+    assert (await probe_tour(session, tour_id)).grade == "F"
     listed = [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
-    assert {row.rule for row in listed} == {CSP, XFO} and all(row.offline_recipe for row in listed)
+    assert {row.rule for row in listed} == {CSP, XFO, *PLAIN_HTTP}
+    assert all(row.offline_recipe for row in listed if row.rule in (CSP, XFO))
 
     problem_id = await site_problem(session, "Tour", CSP)
     xfo_id = await site_problem(session, "Tour", XFO)
@@ -89,25 +94,26 @@ async def test_tour_goes_from_grade_e_to_a_with_two_header_fixes_and_back_with_a
     assert row.diff.startswith("--- a/tour/headers.json") and '+  "Content-Security-Policy"' in row.diff
     await fixes.apply(session=session, actor=admin, fix_id=fix.id)
     row = await settle(session, fix.id)
-    # The policy's script-src 'self' blocks Tour's inline onclick handler: the header finding is gone (grade A) but
+    # The policy's script-src 'self' blocks Tour's inline onclick handler: the header finding is gone (grade C+) but
     # the page breaks in a browser, so the fix is not verified (issue 22, section 4): the handler's fix comes first.
     assert row.status == "not_verified", row.verification
     assert row.verification["fixed"] is True
     assert any(line.startswith("index.html: console error:") and "inline event handler" in line
                for line in row.verification["broken"]), row.verification["broken"]
-    assert row.verification["method"] == "probe" and row.verification["grade"] == "A"
+    assert row.verification["method"] == "probe" and row.verification["grade"] == "C+"
     assert (await reload(session, SecurityEvent, problem_id)).resolved
     # frame-ancestors also stops framing: the probe no longer reports the missing X-Frame-Options either.
     assert (await reload(session, SecurityEvent, xfo_id)).resolved
-    assert (await reload(session, Site, tour_id)).grade == "A"  # http: no HSTS, so A rather than A+
-    assert not [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
+    assert (await reload(session, Site, tour_id)).grade == "C+"  # plain http: no HTTPS (-20), no redirect to it (-20)
+    left = [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
+    assert {row.rule for row in left} == set(PLAIN_HTTP)
     assert "Content-Security-Policy" not in (code_roots.DEMO_SOURCES / "tour" / "headers.json").read_text()
 
     reverted = await fixes.revert(session=session, actor=admin, fix_id=fix.id)
     assert reverted.status == "reverted" and not (await reload(session, SecurityEvent, problem_id)).resolved
-    assert (await probe_tour(session, tour_id)).grade == "E"
+    assert (await probe_tour(session, tour_id)).grade == "F"
     listed = [row for row in await problems.list_problems(session=session, viewer=READER, kind="site") if row.site == "Tour"]
-    assert {row.rule for row in listed} == {CSP, XFO}
+    assert {row.rule for row in listed} == {CSP, XFO, *PLAIN_HTTP}
 
 
 async def test_a_site_secdash_does_not_serve_is_fixed_on_its_server_and_verified_by_a_probe(session, settings):

@@ -18,8 +18,10 @@ from secdash.services.probe import ProbeResult
 from secdash.services.unit import commit
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-URL = "http://tour.example/"
-TOUR_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+URL = "https://tour.example/"
+# An https site that has everything but a Content-Security-Policy and X-Frame-Options: grade C (55), CHECKING.
+TOUR_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                "Strict-Transport-Security": "max-age=63072000"}
 FIXED_HEADERS = TOUR_HEADERS | {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'",
     "X-Frame-Options": "DENY",
@@ -27,7 +29,7 @@ FIXED_HEADERS = TOUR_HEADERS | {
 
 
 def _answer(at: datetime, headers: dict[str, str], status_code: int = 200) -> ProbeResult:
-    graded = grade_headers(headers, is_https=False)
+    graded = grade_headers(headers, is_https=True)
     return ProbeResult(url=URL, checked_at=at, status_code=status_code, response_ms=12.0, grade=graded.grade,
                        score=graded.score, findings=graded.findings)
 
@@ -72,7 +74,7 @@ async def test_a_tour_like_probe_opens_one_problem_per_header_finding(session):
     assert rows[0].details == {"kind": "site", "finding": "Content-Security-Policy header missing", "points": 25,
                                "url": URL}
     assert rows[1].details["points"] == 20
-    # The grade E also turned the site CHECKING: that status problem is recorded beside them, as before.
+    # The grade C also turned the site CHECKING: that status problem is recorded beside them, as before.
     status_events = await _rows(session, site, EventType.site_status_changed)
     assert [e.details["status"] for e in status_events] == ["warning"]
 
@@ -83,7 +85,9 @@ async def test_small_penalties_are_low_problems(session):
     await _probe(session, site, _answer(T0, headers))
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert [(e.details["finding"], e.severity, e.details["points"]) for e in rows] == [
-        ("X-Content-Type-Options is not nosniff", "low", 5), ("Referrer-Policy missing or unsafe", "low", 5),
+        ("Referrer-Policy set unsafely to origin, origin-when-cross-origin, unsafe-url or no-referrer-when-downgrade",
+         "low", 5),
+        ("X-Content-Type-Options is not nosniff", "low", 5),
     ]
 
 
@@ -178,7 +182,8 @@ def test_a_long_finding_keeps_its_fingerprint_within_128_characters():
 
 
 async def test_the_demo_tour_site_as_served_opens_its_two_header_problems(session, settings, monkeypatch):
-    """The real Tour page, graded as the monitor grades it, gives the two problems Fix Mode will fix."""
+    """The real Tour page, graded as the monitor grades it, gives the two problems Fix Mode will fix, and the two a
+    plain-http site has as the reference grades it (no HTTPS, no redirect to it)."""
     monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_api()), base_url="http://testserver") as http:
         response = await http.get("/demo/tour/")
@@ -187,8 +192,10 @@ async def test_the_demo_tour_site_as_served_opens_its_two_header_problems(sessio
     await _probe(session, site, ProbeResult(url=URL, checked_at=T0, status_code=response.status_code, response_ms=5.0,
                                             grade=graded.grade, score=graded.score, findings=graded.findings))
     rows = await _rows(session, site, EventType.vulnerability_detected)
-    assert [e.details["finding"] for e in rows] == ["Content-Security-Policy header missing",
-                                                    "X-Frame-Options header missing"]
+    assert [e.details["finding"] for e in rows] == [
+        "Content-Security-Policy header missing", "Does not redirect to an HTTPS site",
+        "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS",
+        "X-Frame-Options header missing"]
 
 
 async def test_a_probe_older_than_the_last_one_applied_is_ignored(session):
@@ -200,4 +207,4 @@ async def test_a_probe_older_than_the_last_one_applied_is_ignored(session):
     await _probe(session, site, _answer(T0 + timedelta(seconds=9), TOUR_HEADERS))  # stale: started earlier
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert len(rows) == 2 and all(e.resolved for e in rows)
-    assert site.grade == "A" and site.last_checked_at.replace(tzinfo=UTC) == T0 + timedelta(seconds=10)
+    assert site.grade == "A+" and site.last_checked_at.replace(tzinfo=UTC) == T0 + timedelta(seconds=10)

@@ -166,10 +166,12 @@ async def probe_site(
                 current = urljoin(current, location)
                 trace.redirects += 1
                 continue
-            graded = grade_headers(response.headers, is_https=current.startswith("https"))
+            graded = grade_headers(response.headers, is_https=current.startswith("https"), body=bytes(body), url=current,
+                                   redirects=[(hop.url, hop.status_code) for hop in trace.hops])
             return trace.result(
                 current, status_code=response.status_code, ttfb_ms=first_byte_ms, response_ms=trace.hops[-1].done_ms,
                 grade=graded.grade, score=graded.score, findings=graded.findings, error=stopped,
+                header_tests=graded.tests,
             )
         return trace.result(current, error=f"Too many redirects (over {max_redirects})")
     finally:

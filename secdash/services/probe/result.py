@@ -40,6 +40,7 @@ class ProbeResult:
     redirects: int = 0
     tls_expires_at: datetime | None = None
     hops: tuple[Hop, ...] = ()
+    header_tests: tuple = ()  # the header grade's tests (services/observatory TestResult), in the reference's order
 
     @property
     def total_ms(self) -> float | None:
@@ -48,6 +49,10 @@ class ProbeResult:
     @property
     def tls_expired(self) -> bool:
         return self.tls_expires_at is not None and self.tls_expires_at <= self.checked_at
+
+
+# The header grade's share of the status (MDN HTTP Observatory letters): F is ALERT, C to D- (25-59) CHECKING.
+CHECKING_GRADES = frozenset({"C", "C-", "D+", "D", "D-"})
 
 
 def site_status(result: ProbeResult, *, slow_ms: float = 2000.0, tls_warning_days: int = 14) -> str:
@@ -60,7 +65,7 @@ def site_status(result: ProbeResult, *, slow_ms: float = 2000.0, tls_warning_day
         return "critical"
     if ((result.response_ms is not None and result.response_ms > slow_ms) or error  # an answer whose body failed
             or (result.tls_days_left is not None and result.tls_days_left < tls_warning_days)
-            or result.grade in ("D", "E") or 400 <= result.status_code < 500):
+            or result.grade in CHECKING_GRADES or 400 <= result.status_code < 500):
         return "warning"
     return "secure"
 

@@ -2,7 +2,8 @@
 
 recharts was the largest part of the Dashboard's JavaScript (about 90 KB of gzip, for four 90-pixel
 sparklines). This draws the same thing: the line (gaps where a check had no response), a 0 / middle /
-top scale on the left and, under the pointer, the check's time and response time.
+top scale on the left and, under the pointer, the check's time and response time (the total: every redirect
+and the body) with its note (time to first byte, redirects).
 """
 
 from __future__ import annotations
@@ -59,16 +60,18 @@ function SecdashResponseChart({ data, height, ...props }) {
         shown ? createElement("line", { x1: x(hover), x2: x(hover), y1: 0, y2: 100, stroke: "#475569",
           strokeWidth: 1, vectorEffect: "non-scaling-stroke" }) : null),
       shown ? createElement("div", { role: "tooltip", style: { position: "absolute", top: 0,
-        left: `${x(hover)}%`, transform: `translateX(${x(hover) > 50 ? "-105%" : "5%"})`,
+        left: `${x(hover)}%`, transform: `translateX(${x(hover) >= 50 ? "-105%" : "5%"})`,
         background: "#0f172a", border: "1px solid #334155", borderRadius: "4px", padding: "2px 6px",
         fontSize: "11px", color: "#e2e8f0", whiteSpace: "nowrap", pointerEvents: "none" } },
-        `${shown.time ?? ""}: ${typeof shown.ms === "number" ? `${shown.ms} ms` : "no response"}`) : null));
+        createElement("div", null,
+          `${shown.time ?? ""}: ${typeof shown.ms === "number" ? `${shown.ms} ms` : "no response"}`),
+        shown.note ? createElement("div", { style: { color: "#94a3b8" } }, `(${shown.note})`) : null) : null));
 }
 """
 
 
 class ResponseChart(rx.Component):
-    """<SecdashResponseChart data=[{time, ms}] height=90>."""
+    """<SecdashResponseChart data=[{time, ms, note}] height=90> (ms: total time; note: first byte, redirects)."""
 
     tag = "SecdashResponseChart"
 

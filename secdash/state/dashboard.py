@@ -217,7 +217,7 @@ class OverviewTab(DashboardState):
             return _failed(exc)
         self.site_dialog_open = False
         await self._reload_sites()
-        return toast.success("Site saved", description="It is probed on the next monitoring round.")
+        return toast.success("Site saved", description="It is being probed now; its figures show in a moment.")
 
     @protected
     async def delete_site(self, user: UserPublic, site_id: int):

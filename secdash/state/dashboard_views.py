@@ -97,10 +97,11 @@ def _tls(site: SitePublic) -> tuple[str, str]:
     return f"{days:.1f} days", f"Expires {instant}" if instant else ""
 
 
-def _timing(site: SitePublic) -> str:
+def _timing(site: SitePublic, tls: str) -> str:
     parts = [f"First byte {_ms(site.ttfb_ms)}" if site.ttfb_ms is not None else "", _redirects(site.redirects)]
     if site.tls_expires_at is not None:
-        parts.append(f"certificate until {time_label(site.tls_expires_at, '%b %d %Y, %H:%M UTC')}")
+        until = "expired" if tls == "expired" else "until"
+        parts.append(f"certificate {until} {time_label(site.tls_expires_at, '%b %d %Y, %H:%M UTC')}")
     return " · ".join(part for part in parts if part)
 
 
@@ -116,10 +117,10 @@ def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
         id=site.id, name=site.name, domain=site.domain, url=site.url, status=site.security_status.value,
         address=site.domain + urlsplit(site.url).path.rstrip("/"),
         status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),
-        response_time=_ms(site.response_time), timing=_timing(site), tls=tls, tls_title=tls_title,
+        response_time=_ms(site.response_time), timing=_timing(site, tls), tls=tls, tls_title=tls_title,
         grade=site.grade or "-", checked=time_label(site.last_checked_at), error=site.last_error or "",
         findings="; ".join(site.findings[:4]),
-        chart=[_point(check) for check in history if check.response_time is not None],
+        chart=[_point(check) for check in history],  # a check with no answer is a gap ("No response yet" if all)
     )
 
 

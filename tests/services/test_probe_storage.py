@@ -62,7 +62,7 @@ async def test_an_expired_certificate_reads_expired_on_the_card(session):
     assert site.status == "critical" and site.tls_days_left == -2.5 and site.response_time_ms is None
     view = site_view(SitePublic.of(site), [])
     assert view.tls == "expired" and view.tls_title == "Expired 2.5 days before the check (Nov 20 2026, 12:00:00 UTC)"
-    assert view.timing == "certificate until Nov 20 2026, 12:00 UTC"
+    assert view.timing == "certificate expired Nov 20 2026, 12:00 UTC"
 
 
 def _alembic(env: dict[str, str], *args: str) -> None:

@@ -212,3 +212,8 @@ def test_the_grade_command_prints_one_json_line_per_file_in_order(tmp_path, caps
     assert len(lines[0]["tests"]) == 12 and "line 1" in lines[1]["error"]
     assert main(["grade", "--scheme", "http", str(good)]) == 0
     assert json.loads(capsys.readouterr().out)["grade"] == "C+"
+
+
+def test_a_host_on_the_hsts_preload_list_is_preloaded():
+    assert result("strict-transport-security", host="bugzilla.mozilla.org") == "hsts-preloaded"
+    assert result("strict-transport-security", host="example.com") == "hsts-not-implemented"

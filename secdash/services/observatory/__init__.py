@@ -3,8 +3,8 @@
 No Reflex, no database: `grade(Exchange(...))` returns a Report with every test's result, modifier and pass flag,
 the score and the letter. Implemented from the reference's published rules (mdn/mdn-http-observatory, algorithm
 version 4, release 1.4.8, plus the repository's Cross-Origin-Opener-Policy and -Embedder-Policy analyzers).
-Known differences: no HSTS preload list ships with SecDash (give `preloaded` to use one), and a page the
-reference's HTML parser rejects outright (html-not-parseable) is read leniently here.
+The HSTS preload list is Chromium's as the hstspreload package ships it. Known difference: a page the reference's
+HTML parser rejects outright (html-not-parseable) is read leniently here.
 """
 
 from __future__ import annotations

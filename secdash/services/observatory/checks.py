@@ -24,8 +24,12 @@ def _js_int(text: str) -> float:
 
 def preloaded(exchange: Exchange, host: str | None) -> bool | None:
     """includeSubDomains of the host's HSTS preload entry (its own, or a parent's that covers subdomains), or None."""
-    if not host or not exchange.preloaded:
+    if not host:
         return None
+    if exchange.preloaded is None:
+        import hstspreload  # Chromium's preload list (force-https entries), shipped as a package
+
+        return True if hstspreload.in_hsts_preload(host.lower().rstrip(".")) else None
     if host in exchange.preloaded:
         return exchange.preloaded[host]
     labels = host.split(".")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from html.parser import HTMLParser
 
@@ -40,7 +40,8 @@ class Exchange:
         unknown: an https site is then taken to redirect http to https on its own host, an http site not to redirect.
     origin_sent: the Origin a CORS request sent, when one was made (an answer that echoes it with credentials
         gives universal access); None: no such request.
-    preloaded: host -> includeSubDomains for hosts known to be on the HSTS preload list (empty: none known).
+    preloaded: host -> includeSubDomains of HSTS preload entries to use instead of Chromium's list (the one the
+        hstspreload package ships); None: that list.
     certificate_valid: False when the HTTPS answer came only with certificate checks off.
     """
 
@@ -51,7 +52,7 @@ class Exchange:
     path: str = "/"
     http_redirects: tuple[Hop, ...] | None = None
     origin_sent: str | None = None
-    preloaded: Mapping[str, bool] = field(default_factory=dict)
+    preloaded: Mapping[str, bool] | None = None
     certificate_valid: bool = True
 
     @property

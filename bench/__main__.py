@@ -8,7 +8,8 @@ import sys
 BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency",
               "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load",
               "builder": "bench.builder_load", "artifacts": "bench.artifact_load", "availability": "bench.availability",
-              "probe": "bench.probe_vs_curl"}
+              "probe": "bench.probe_vs_curl",
+              "observatory": "bench.observatory_agreement"}
 
 
 def main() -> int:

@@ -10,6 +10,7 @@ import asyncio
 import getpass
 import sys
 
+from secdash import cli_grade
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
 from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     user_sub.add_parser("set-password", help="set a password (read from stdin); revokes sessions").add_argument("email")
     user_sub.add_parser("deactivate", help="deactivate a user and revoke sessions").add_argument("email")
     user_sub.add_parser("list", help="list users")
+    cli_grade.add_parser(sub)
     return parser
 
 
@@ -103,6 +105,8 @@ async def _run(coro) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "grade":
+        return cli_grade.run(args)
     restrict_process_umask()
     make_private_dir(get_settings().DATA_DIR)
     if args.command == "init":

@@ -17,6 +17,7 @@ from secdash.core.files import make_private_dir, remove_stale_state_files, restr
 from secdash.services import users
 from secdash.services.alerting import rules as alerting_rules
 from secdash.services.errors import DomainError
+from secdash.services.probe import cli as probe_cli
 
 
 def migrate() -> None:
@@ -93,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     user_sub.add_parser("deactivate", help="deactivate a user and revoke sessions").add_argument("email")
     user_sub.add_parser("list", help="list users")
     cli_grade.add_parser(sub)
+    probe_cli.add_parser(sub)
     return parser
 
 
@@ -107,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return cli_grade.run(args)
+    if args.command == "probe":
+        return probe_cli.run(args)
     restrict_process_umask()
     make_private_dir(get_settings().DATA_DIR)
     if args.command == "init":

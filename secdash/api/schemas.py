@@ -143,8 +143,10 @@ def text(max_length: int, description: str = "", default: str = "", *, required:
 
 def integer_text(minimum: int, maximum: int) -> WithJsonSchema:
     """How a query parameter the service reads from text (in its own words) is documented: an integer from
-    `minimum` to `maximum`, a value the service accepts (it may accept more: leading zeros, spaces)."""
-    return WithJsonSchema({"type": "integer", "minimum": minimum, "maximum": maximum})
+    `minimum` to `maximum`, or empty for the default as when left out (the service may accept more: leading
+    zeros, spaces)."""
+    return WithJsonSchema({"anyOf": [{"type": "integer", "minimum": minimum, "maximum": maximum},
+                                     {"type": "string", "enum": [""]}]})
 
 
 def choice_text(values: Iterable[str | None]) -> WithJsonSchema:

@@ -40,6 +40,8 @@ class Site(SQLModel, table=True):
     score: int | None = None
     last_error: str | None = Field(default=None, max_length=300)
     findings: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    # every header test of the newest answer: {"name", "title", "result", "modifier", "pass"} (services/observatory)
+    header_tests: list[dict] | None = Field(default=None, sa_column=Column(JSON))
     last_checked_at: datetime | None = _ts(default=None, nullable=True)
     # Saved (added or changed) at: the monitor probes at once a site saved since its last check.
     probe_requested_at: datetime | None = _ts(default=None, nullable=True)

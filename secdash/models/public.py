@@ -95,6 +95,7 @@ class SitePublic(PublicModel):
     grade: str | None
     score: int | None
     findings: list[str]
+    header_tests: list[dict[str, Any]] = []  # every header test of the newest answer (services/observatory)
     last_error: str | None
     last_checked_at: UtcDateTime | None
     is_demo: bool
@@ -118,6 +119,7 @@ class SitePublic(PublicModel):
             grade=site.grade,
             score=site.score,
             findings=site.findings or [],
+            header_tests=site.header_tests or [],
             last_error=site.last_error,
             last_checked_at=site.last_checked_at,
             is_demo=site.is_demo,

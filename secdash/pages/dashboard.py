@@ -77,6 +77,26 @@ def tab_list() -> rx.Component:
     )
 
 
+def _header_test(test: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(test["title"], class_name="text-slate-200"),
+        rx.el.span(test["result"], class_name="text-slate-400 break-all"),
+        rx.el.span(test["modifier"], class_name=rx.cond(test["passed"] == "pass", "text-emerald-300 text-right",
+                                                         "text-red-300 text-right"), title=test["passed"]),
+        class_name="grid grid-cols-[minmax(0,9rem)_1fr_2.5rem] gap-2 py-0.5",
+        data_testid="header-test",
+    )
+
+
+def _header_tests(site: SiteView) -> rx.Component:
+    """Every test of the header grade with its result and modifier, as the Observatory's own report lists them."""
+    return rx.el.details(
+        rx.el.summary(site.tests_summary, class_name="cursor-pointer text-xs text-cyan-300"),
+        rx.el.ul(rx.foreach(site.tests, _header_test), class_name="mt-1 text-[11px] divide-y divide-slate-800"),
+        class_name="mt-1", data_testid="header-tests",
+    )
+
+
 def _site_row(site: SiteView) -> rx.Component:
     return rx.el.div(
         rx.el.div(
@@ -103,6 +123,7 @@ def _site_row(site: SiteView) -> rx.Component:
         rx.cond(site.error != "", rx.el.p(site.error, class_name="mt-1 text-xs text-red-300"), rx.fragment()),
         rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate",
                                             title=site.findings), rx.fragment()),
+        rx.cond(site.tests_summary != "", _header_tests(site), rx.fragment()),
         rx.el.div(
             response_chart(site.chart, height=90, data_testid="response-chart"),
             class_name="mt-2",

@@ -80,6 +80,8 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     site.redirects = result.redirects if result.hops else None
     site.tls_days_left, site.tls_expires_at = result.tls_days_left, result.tls_expires_at
     site.grade, site.score, site.findings = result.grade, result.score, list(result.findings)
+    site.header_tests = [{"name": test.name, "title": test.title, "result": test.result, "modifier": test.modifier,
+                          "pass": test.passed} for test in result.header_tests]
     site.last_error = result.error[:300] if result.error else None
     site.last_checked_at = result.checked_at
     session.add(site)

@@ -40,6 +40,8 @@ class SiteView:
     error: str = ""
     findings: str = ""
     chart: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    tests: list[dict[str, str]] = dataclasses.field(default_factory=list)  # the header grade's tests, as rows
+    tests_summary: str = ""
 
 
 @dataclasses.dataclass
@@ -111,6 +113,13 @@ def _point(check: SiteCheckPublic) -> dict[str, Any]:
     return {"time": time_label(check.checked_at), "ms": check.response_time, "note": note}
 
 
+def header_test_row(test: dict[str, Any]) -> dict[str, str]:
+    """One header test as the card lists it: title, result, signed modifier, pass or fail."""
+    modifier = int(test.get("modifier", 0))
+    return {"title": str(test.get("title") or test.get("name", "")), "result": str(test.get("result", "")),
+            "modifier": f"{modifier:+d}" if modifier else "0", "passed": "pass" if test.get("pass") else "fail"}
+
+
 def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
     tls, tls_title = _tls(site)
     return SiteView(
@@ -120,6 +129,9 @@ def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
         response_time=_ms(site.response_time), timing=_timing(site, tls), tls=tls, tls_title=tls_title,
         grade=site.grade or "-", checked=time_label(site.last_checked_at), error=site.last_error or "",
         findings="; ".join(site.findings[:4]),
+        tests=[header_test_row(test) for test in site.header_tests],
+        tests_summary=(f"Header tests: {sum(bool(t.get('pass')) for t in site.header_tests)}/{len(site.header_tests)}"
+                       f" passed, score {site.score}") if site.header_tests else "",
         chart=[_point(check) for check in history],  # a check with no answer is a gap ("No response yet" if all)
     )
 

@@ -29,7 +29,10 @@ async def test_probe_rounds_record_history_and_status_changes(session):
     assert site.status == "critical" and site.last_error == "Connection refused" and site.response_time_ms is None
     checks = (await session.exec(select(SiteCheck).where(SiteCheck.site_id == site.id))).all()
     assert len(checks) == 4
-    changes = (await session.exec(select(SecurityEvent).where(SecurityEvent.site_id == site.id))).all()
+    events = (await session.exec(select(SecurityEvent).where(SecurityEvent.site_id == site.id))).all()
+    # plain http: the header grade's two problems (no HTTPS, no redirect to it), then the status change
+    assert sorted(e.event_type for e in events if e.event_type != "site_status_changed") == ["vulnerability_detected"] * 2
+    changes = [e for e in events if e.event_type == "site_status_changed"]
     assert len(changes) == 1  # first secure probe is not news; one event for the change to ALERT
     assert changes[0].severity == "high" and "Blog is now ALERT: Connection refused" in changes[0].description
     activity = (await session.exec(select(AiActivity))).all()

@@ -1,7 +1,8 @@
 """Fix Mode in the browser (offline engine, or the local test model with SECDASH_E2E_LLM=fake): an admin runs a Full
 scan from the Dashboard, proposes a fix for the Gem eval finding, reads its diff (unified, side by side, patch
 download), applies it and sees it verified, then reverts it; Tour's two missing-header problems are fixed the
-same way and the Dashboard grades Tour A; a limited user reads the page without any action. The fix panel's job
+same way (the CSP fix is not verified: it blocks Tour's inline handler) and the Dashboard grades Tour C+ (plain
+http); a limited user reads the page without any action. The fix panel's job
 log and state follow the job live, with no reload, in the tab that acts and in another one (with several
 workers, SECDASH_E2E_REDIS_URL, likely served by another worker).
 
@@ -174,7 +175,7 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(again.get_by_role("button", name=re.compile("^Propose a fix for"))).to_be_enabled()
 
 
-def test_tours_two_header_fixes_grade_it_a(page: Page, no_workspace):
+def test_tours_two_header_fixes_raise_its_grade(page: Page, no_workspace):
     page.set_viewport_size(DESKTOP)
     sign_in(page)
     _open_fix_mode(page)
@@ -203,7 +204,8 @@ def test_tours_two_header_fixes_grade_it_a(page: Page, no_workspace):
     page.goto("/")
     tour = page.get_by_test_id("site-row").filter(has_text="Tour")
     grade = tour.locator("div").filter(has=page.get_by_text("Grade", exact=True)).locator("dd")
-    expect(grade).to_have_text(re.compile(r"^A\+?$"), timeout=30000)
+    # Plain http: no HTTPS and no redirect to it cost 40 points whatever the headers (the Observatory's rules).
+    expect(grade).to_have_text("C+", timeout=30000)
 
 
 def test_a_limited_user_reads_fix_mode_without_actions(page: Page):

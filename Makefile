@@ -12,9 +12,10 @@ export REFLEX_TELEMETRY_ENABLED := false
 
 .PHONY: install run test test-fast lint bench browser clean
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-engines.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps --upgrade --target $(VENV)/engines -r requirements-engines.txt
 	touch $@
 
 install: $(VENV)/.installed

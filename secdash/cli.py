@@ -10,7 +10,7 @@ import asyncio
 import getpass
 import sys
 
-from secdash import cli_grade
+from secdash import cli_grade, scan_cli
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
 from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     user_sub.add_parser("deactivate", help="deactivate a user and revoke sessions").add_argument("email")
     user_sub.add_parser("list", help="list users")
     cli_grade.add_parser(sub)
+    scan_cli.add_parser(sub)
     probe_cli.add_parser(sub)
     return parser
 
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return cli_grade.run(args)
+    if args.command == "scan":
+        return scan_cli.run(args)
     if args.command == "probe":
         return probe_cli.run(args)
     restrict_process_umask()

@@ -21,16 +21,21 @@ from secdash.services import activities, audit, code_roots, events
 from secdash.services.alerting import signals
 from secdash.services.builder import project_dir
 from secdash.services.code_scan import (
+    ENGINES,
     Finding,
     ScanTarget,
+    collect,
     collect_targets,
     covers,
+    merge,
     not_scanned_reason,
+    scan_batch_bounded,
     scan_file_bounded,
     total_lines,
 )
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
+from secdash.services.scan_batch import await_semgrep, run_semgrep, semgrep_findings, semgrep_unread_reasons
 from secdash.services.unit import commit
 
 log = logging.getLogger(__name__)
@@ -38,8 +43,8 @@ log = logging.getLogger(__name__)
 TOPIC = "scans"
 KIND = "scan"
 SCAN_TYPES = ("quick", "full")
-# Engines applied per scan type (shown as "agents scanning").
-ENGINES = {"quick": ("detect-secrets", "bandit (high)", "web rules (high)"), "full": ("detect-secrets", "bandit", "web rules")}
+# Engines applied per scan type (shown as "agents scanning"): code_scan.ENGINES.
+LEGACY_TOOL = "secdash-rules"  # the line rules semgrep's rules replaced (issue 22)
 PROGRESS_EVERY_SECONDS = 0.5
 
 
@@ -56,6 +61,15 @@ def scan_roots() -> list[Path]:
 def scan_targets() -> list[tuple[Path, ScanTarget]]:
     """(code root, file) pairs the next scan reads; a root with a workspace is read from its workspace."""
     return [(root, target) for root in scan_roots() for target in collect_targets([code_roots.source_of(root)])]
+
+
+def _skipped() -> list[str]:
+    """What the skip rules (code_scan/skips.py) leave out of the next scan, as the scan log says it."""
+    counts: dict[str, int] = {}
+    for root in scan_roots():
+        for skipped in collect([code_roots.source_of(root)]).skipped:
+            counts[skipped.category] = counts.get(skipped.category, 0) + 1
+    return [f"{n} {category}" for category, n in counts.items()]
 
 
 # Counting lines reads every file: every dashboard load shares one count for a short while.
@@ -196,8 +210,9 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
         if event is not None:
             if event.site_id is None and root:  # recorded before its root was linked to a site
                 event.site_id = site_of(Path(root) / finding.file)
-            if (event.details or {}).get("line") != finding.line or event.description != description:
-                event.details = (event.details or {}) | {"line": finding.line}
+            current = {"line": finding.line, "tool": finding.tool, "cwe": finding.cwe, "confidence": finding.confidence}
+            if any((event.details or {}).get(k) != v for k, v in current.items()) or event.description != description:
+                event.details = (event.details or {}) | current
                 event.description = description[:2000]
             session.add(event)
             continue
@@ -208,28 +223,32 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
             description=description, site_id=site_of(Path(root) / finding.file) if root else None,
             source="scanner", fingerprint=print_, ai_action=f"Flagged by {finding.tool}",
             details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id,
-                     "root": root},
+                     "root": root, "cwe": finding.cwe, "confidence": finding.confidence},
         )
     return set(prints)
 
 
 async def close_unseen(
     session: AsyncSession, job_id: int, scan_type: str, seen: dict[tuple[str, str], set[str]],
-    rules_seen: dict[str, set[str]], *, label: str | None = None,
+    rules_seen: dict[str, set[str]], *, label: str | None = None, semgrep_unread: frozenset | set = frozenset(),
 ) -> int:
     """After a complete scan: close the open findings of the scanned files (and of the rules this scan type
     checks) that it no longer saw, each with a vulnerability_fixed event naming the scan; caller commits.
 
     seen maps (root, file) to the fingerprints found there; rules_seen maps a file to its rules found, to
     tell an older line-based event whose finding moved (superseded) from one whose code is gone (fixed).
-    `label` names what looked ("Scan #12 (full)" by default; a fix's re-scan names the fix)."""
+    `label` names what looked ("Scan #12 (full)" by default; a fix's re-scan names the fix). `semgrep_unread`
+    holds the (root, file) pairs semgrep could not (fully) read: their semgrep findings stay open."""
     now = utcnow()
     label = label or f"Scan #{job_id} ({scan_type})"
     closed = 0
     for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected, any_site=True):
         details = event.details or {}
         file, rule = details.get("file"), details.get("rule")
-        if event.source != "scanner" or not file or not covers(scan_type, event.severity):
+        tool = details.get("tool", "")
+        if event.source != "scanner" or not file or not covers(scan_type, tool, rule or ""):
+            continue
+        if tool in ("semgrep", LEGACY_TOOL) and (details.get("root"), file) in semgrep_unread:
             continue
         if "root" in details:
             prints = seen.get((details["root"], file))
@@ -244,6 +263,11 @@ async def close_unseen(
                     note=f"Closed by scan #{job_id}: superseded by the same finding recorded with its new identity",
                 )
                 continue
+        if tool == LEGACY_TOOL:  # a line rule's match that semgrep's rules do not confirm: not a fix
+            events.close_by_system(session, event, by="scanner", at=now,
+                                   note=f"Closed by {label}: the line rules were replaced by semgrep's, which do not "
+                                   "report it (a match in a comment, a string or a constant)")
+            continue
         events.close_by_system(
             session, event, by="scanner", at=now, note=f"Fixed: {label} no longer finds it",
         )
@@ -261,10 +285,11 @@ async def close_unseen(
 
 @register(KIND, topic=TOPIC, shared=True)
 async def run_scan(ctx: JobContext) -> dict[str, int]:
-    """Scan file by file in a worker thread, saving progress and findings as it goes.
+    """Scan file by file in bounded workers, saving progress and findings as it goes; semgrep reads every file
+    in one run beside them (started once per scan) and its findings are recorded when it ends.
 
-    A stop is honoured before the next file, so a stopped scan keeps what it really read; a scan that
-    read every file is complete, even if a stop arrived during its last file.
+    A stop is honoured before the next file (and while semgrep runs), so a stopped scan keeps what it really
+    read; a scan that read every file is complete, even if a stop arrived during its last file.
     """
     scan_type = ctx.params["scanType"]
     pairs = await asyncio.to_thread(scan_targets)  # this worker's view of the code roots
@@ -274,48 +299,86 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
         await commit(session)
     await ctx.progress(force=True, **_progress(total_files, all_lines))
     await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
+    skipped = await asyncio.to_thread(_skipped)
+    if skipped:
+        await ctx.log(f"Skipped by the skip rules (vendored, minified, generated, documentation, tests): "
+                      f"{', '.join(skipped)}")
+    semgrep_task = asyncio.create_task(run_semgrep(pairs, scan_type, scan_batch_bounded))
     pause_ms = get_settings().SCAN_PAUSE_MS
     lines = files = threats = vulnerabilities = unscanned = 0
     saved = False  # the last progress save read the stop flag: the next file needs no second read
     seen: dict[tuple[str, str], set[str]] = {}  # (root, file) -> fingerprints found: what a complete scan closes
     rules_seen: dict[str, set[str]] = {}
-    for root_path, target in pairs:
-        if await ctx.should_stop(max_age=None if saved else 0):
-            break
-        files += 1
-        lines += target.lines
-        try:
-            findings = await scan_file_bounded(target, scan_type)
-        except (bounded.BudgetExceeded, bounded.Busy) as exc:  # its open findings stay open: it was not read
-            unscanned += 1
-            await ctx.log(f"{target.display}: {not_scanned_reason(exc)}", JobLevel.warning)
-            saved = await ctx.progress(**_progress(total_files, all_lines, files=files, lines=lines,
-                                                   current=target.display, threats=threats,
-                                                   vulnerabilities=vulnerabilities))
-            continue
-        root = str(root_path)
-        seen[(root, target.display)] = set()
-        rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
-        if findings:
-            async with session_scope() as session:
-                seen[(root, target.display)] = await record_findings(session, ctx.job_id, findings, root=root)
-                await commit(session)
-            threats += sum(1 for f in findings if f.severity == "high")
-            vulnerabilities += len(findings)
-            await ctx.log(f"{target.display}: {len(findings)} finding(s)", JobLevel.warning)
-        saved = await ctx.progress(
-            every=0 if findings or files == total_files else PROGRESS_EVERY_SECONDS,
-            **_progress(total_files, all_lines, files=files, lines=lines, current=target.display, threats=threats,
-                        vulnerabilities=vulnerabilities),
-        )
-        if pause_ms and files < total_files:
-            await asyncio.sleep(pause_ms / 1000)
-            saved = False  # a stop may have come during the pause
+    per_file: dict[tuple[str, str], list[Finding]] = {}
+    try:
+        for root_path, target in pairs:
+            if await ctx.should_stop(max_age=None if saved else 0):
+                break
+            files += 1
+            lines += target.lines
+            try:
+                findings = await scan_file_bounded(target, scan_type, semgrep_too=False)
+            except (bounded.BudgetExceeded, bounded.Busy) as exc:  # its open findings stay open: it was not read
+                unscanned += 1
+                await ctx.log(f"{target.display}: {not_scanned_reason(exc)}", JobLevel.warning)
+                saved = await ctx.progress(**_progress(total_files, all_lines, files=files, lines=lines,
+                                                       current=target.display, threats=threats,
+                                                       vulnerabilities=vulnerabilities))
+                continue
+            root = str(root_path)
+            per_file[(root, target.display)] = findings
+            seen[(root, target.display)] = set()
+            rules_seen.setdefault(target.display, set()).update(f.rule for f in findings)
+            if findings:
+                async with session_scope() as session:
+                    seen[(root, target.display)] = await record_findings(session, ctx.job_id, findings, root=root)
+                    await commit(session)
+                threats += sum(1 for f in findings if f.severity == "high")
+                vulnerabilities += len(findings)
+                await ctx.log(f"{target.display}: {len(findings)} finding(s)", JobLevel.warning)
+            saved = await ctx.progress(
+                every=0 if findings or files == total_files else PROGRESS_EVERY_SECONDS,
+                **_progress(total_files, all_lines, files=files, lines=lines, current=target.display, threats=threats,
+                            vulnerabilities=vulnerabilities),
+            )
+            if pause_ms and files < total_files:
+                await asyncio.sleep(pause_ms / 1000)
+                saved = False  # a stop may have come during the pause
+        semgrep_unread: set[tuple[str, str]] = set()
+        if not ctx.honoured_stop:
+            await ctx.log("Waiting for semgrep's rules over every file")
+            batch = await await_semgrep(ctx, semgrep_task)
+            if isinstance(batch, str) or batch is None:
+                semgrep_unread = {(str(root), target.display) for root, target in pairs}
+                if isinstance(batch, str):
+                    await ctx.log(f"{batch}: semgrep's rules were not applied and its open findings stay open",
+                                  JobLevel.warning)
+            else:
+                found, semgrep_unread = semgrep_findings(pairs, batch)
+                for (_root, file), why in sorted(semgrep_unread_reasons(pairs, batch).items()):
+                    await ctx.log(f"{file}: {why}", JobLevel.warning)
+                for (root, file), findings in sorted(found.items()):
+                    kept = [f for f in merge(per_file.get((root, file), []) + findings) if f in findings]
+                    if not kept or (root, file) not in seen:
+                        continue
+                    async with session_scope() as session:
+                        seen[(root, file)] |= await record_findings(session, ctx.job_id, kept, root=root)
+                        await commit(session)
+                    rules_seen.setdefault(file, set()).update(f.rule for f in kept)
+                    threats += sum(1 for f in kept if f.severity == "high")
+                    vulnerabilities += len(kept)
+                    await ctx.log(f"{file}: {len(kept)} finding(s) (semgrep)", JobLevel.warning)
+                await ctx.progress(force=True, **_progress(total_files, all_lines, files=files, lines=lines,
+                                                           current="", threats=threats,
+                                                           vulnerabilities=vulnerabilities))
+    finally:
+        semgrep_task.cancel()
     complete = not ctx.honoured_stop
     result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats, "unscanned": unscanned}
     async with session_scope() as session:
         if complete:
-            result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen)
+            result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen,
+                                                 semgrep_unread=semgrep_unread)
             activities.record(
                 session, activity_type="scan", target="code", status="completed",
                 description=f"{scan_type.title()} code scan: {vulnerabilities} findings in {files} files ({threats} high)",

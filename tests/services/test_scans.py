@@ -12,7 +12,7 @@ from secdash.models import HistoryLog, SecurityEvent
 from secdash.services import code_scan, scans
 from secdash.services.errors import Conflict, Invalid, NotFound
 from tests.factories import make_user
-from tests.support.scanning import in_a_thread
+from tests.support.scanning import in_a_thread, no_semgrep
 
 
 @pytest.fixture
@@ -50,12 +50,16 @@ async def test_full_scan_completes_with_findings_as_events(session, code_dir):
     assert len((await session.exec(select(SecurityEvent).where(SecurityEvent.source == "scanner"))).all()) == 3
 
 
-async def test_quick_scan_skips_medium_rules(session, code_dir):
+async def test_quick_scan_runs_the_fast_engines_at_every_severity(session, code_dir):
+    """Issue 22: a quick scan is not a severity filter (it dropped medium SQL injection and unsafe YAML)."""
     admin = await make_user(session, "root@example.com", role="admin")
     job = await scans.start_scan(session=session, actor=admin, scan_type="quick")
     await _finish(job.id)
-    rules = {e.details["rule"] for e in (await session.exec(select(SecurityEvent))).all()}
-    assert rules == {"secret:AWS Access Key", "js:eval"}
+    found = {e.details["rule"]: e for e in (await session.exec(select(SecurityEvent))).all()}
+    assert set(found) == {"secret:AWS Access Key", "js:eval", "js:innerHTML"}
+    assert found["js:innerHTML"].severity == "medium"
+    assert {e.details["tool"] for e in found.values()} == {"detect-secrets", "semgrep"}
+    assert found["js:eval"].details["cwe"] == 95
 
 
 async def test_one_scan_at_a_time_and_stop(session, code_dir, monkeypatch):
@@ -110,6 +114,7 @@ async def _stop_inside_file(session, monkeypatch, block_at: int):
     admin = await make_user(session, "root@example.com", role="admin")
     scan_file, entered, release, seen = _blocking_scan_file(block_at)
     monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(scan_file))
+    monkeypatch.setattr(scans, "scan_batch_bounded", no_semgrep)  # done at once: only the per-file loop is stopped
     monkeypatch.setattr(scans, "PROGRESS_EVERY_SECONDS", 3600)  # progress saves never decide when a stop is seen
     job = await scans.start_scan(session=session, actor=admin, scan_type="full")
     assert await asyncio.to_thread(entered.wait, 30)
@@ -205,15 +210,18 @@ async def test_removed_code_is_closed_by_the_next_complete_scan_naming_it(sessio
 
 
 async def test_a_quick_scan_only_closes_findings_of_the_rules_it_runs(session, code_dir):
+    """A quick scan leaves njsscan's rule pack out: it never closes that pack's findings; a full scan does."""
     admin = await make_user(session, "root@example.com", role="admin")
+    (code_dir / "gem" / "profile.js").write_text(
+        'app.post("/profile", function (req, res) {\n  const pattern = /([0-9]+)+\\#/;\n'
+        '  res.json({ ok: pattern.test(req.body.bankRouting) });\n});\n')
     await _scan(session, admin)
-    (code_dir / "gem" / "ui.js").write_text("el.innerHTML = x;\n")  # eval removed; innerHTML is not a quick rule
+    assert "njsscan:regex_dos" in {e.details["rule"] for e in await _scanner_events(session)}
+    (code_dir / "gem" / "ui.js").write_text("x = 1;\n")  # eval and innerHTML removed: quick rules
+    (code_dir / "gem" / "profile.js").write_text("x = 1;\n")
     await _scan(session, admin, "quick")
     state = {e.details["rule"]: e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")}
-    assert state == {"secret:AWS Access Key": False, "js:innerHTML": False, "js:eval": True}
-    (code_dir / "gem" / "ui.js").write_text("x = 1;\n")
-    await _scan(session, admin, "quick")
-    assert not [e for e in await _scanner_events(session) if e.details.get("rule") == "js:innerHTML" and e.resolved]
+    assert state == {"secret:AWS Access Key": False, "js:innerHTML": True, "js:eval": True, "njsscan:regex_dos": False}
     await _scan(session, admin, "full")
     assert all(e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")
                if e.details["rule"] != "secret:AWS Access Key")

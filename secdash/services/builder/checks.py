@@ -41,7 +41,7 @@ from secdash.services.builder.check_types import (
     shown,
 )
 from secdash.services.builder.markup import check_markup
-from secdash.services.code_scan import ScanTarget, scan_file
+from secdash.services.code_scan import ScanTarget, scan_files
 from secdash.services.code_scan.engine import SKIP_DIRS
 
 __all__ = ["CHECKS", "CheckFinding", "CheckReport", "run_checks"]
@@ -51,6 +51,7 @@ MAX_FINDINGS = 200
 NODE_TIMEOUT = 10.0  # seconds per `node --check`
 MAX_INLINE_SCRIPTS = 30  # inline <script> blocks syntax-checked per review (one `node --check` each)
 REVIEW_SECONDS = 90.0  # the whole review's budget in its worker
+SCAN_SECONDS = 45.0  # semgrep's share of it
 MAX_MESSAGE_CHARS = 300
 
 _NODE_LOCATION = re.compile(r"^(.*):(\d+)\s*$", re.MULTILINE)
@@ -174,18 +175,20 @@ def _check_python(files: Sequence[SourceFile]) -> tuple[list[CheckFinding], int]
 
 
 def _scan(files: Sequence[SourceFile]) -> tuple[list[CheckFinding], int]:
-    findings, scanned = [], 0
-    for file in files:
-        if b"\0" in file.data[:8192] or any(part in SKIP_DIRS for part in PurePosixPath(file.relative).parts[:-1]):
-            continue
-        scanned += 1
-        target = ScanTarget(path=file.path, display=file.relative, lines=file.data.count(b"\n") + 1)
-        for found in scan_file(target, "full"):
-            rule = found.rule.removeprefix("bandit:")
-            level = "error" if found.severity == "high" else "warning"
-            findings.append(CheckFinding("scan", level, file.relative, found.line,
-                                         f"{rule} {found.message} ({found.severity})"))
-    return findings, scanned
+    """SecDash's code scan over the files, semgrep started once for all of them."""
+    targets = [ScanTarget(path=file.path, display=file.relative, lines=file.data.count(b"\n") + 1) for file in files
+               if b"\0" not in file.data[:8192] and not any(part in SKIP_DIRS
+                                                            for part in PurePosixPath(file.relative).parts[:-1])]
+    if not targets:
+        return [], 0
+    result = scan_files(targets, "full", seconds=SCAN_SECONDS)
+    findings = [CheckFinding("scan", "warning", "", None, result.problem)] if result.problem else []
+    findings += [CheckFinding("scan", "warning", file, None, why) for file, why in sorted(result.failed.items())]
+    for found in result.findings:
+        rule = found.rule.removeprefix("bandit:")
+        level = "error" if found.severity == "high" else "warning"
+        findings.append(CheckFinding("scan", level, found.file, found.line, f"{rule} {found.message} ({found.severity})"))
+    return findings, len(targets)
 
 
 # --- the report -------------------------------------------------------------------------------------------------

@@ -1,19 +1,27 @@
-"""Static security scanning of source files: secrets, Python (bandit) and web (JS/HTML) rules."""
+"""Static security scanning of source files: detect-secrets, bandit and semgrep (SecDash's rules, njsscan's)."""
 
 from secdash.services.code_scan.engine import (
+    ENGINES,
+    BatchResult,
     Finding,
     ScanTarget,
     ScanType,
+    collect,
     collect_targets,
     covers,
+    merge,
     normalise_code,
     not_scanned_reason,
+    scan_batch_bounded,
     scan_file,
     scan_file_bounded,
+    scan_files,
     total_lines,
 )
+from secdash.services.code_scan.semgrep import EngineMissing
 
 __all__ = [
-    "Finding", "ScanTarget", "ScanType", "collect_targets", "covers", "normalise_code", "not_scanned_reason", "scan_file",
-    "scan_file_bounded", "total_lines",
+    "ENGINES", "BatchResult", "EngineMissing", "Finding", "ScanTarget", "ScanType", "collect", "collect_targets",
+    "covers", "merge", "normalise_code", "not_scanned_reason", "scan_batch_bounded", "scan_file", "scan_file_bounded",
+    "scan_files", "total_lines",
 ]

@@ -1,0 +1,77 @@
+"""The engines that read one file at a time in-process (in a bounded worker): detect-secrets and bandit.
+
+Both keep process-wide settings, so a worker runs one file at a time through them (`_engine_lock`).
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+import threading
+from pathlib import Path
+
+_SEVERITY = {"HIGH": "high", "MEDIUM": "medium", "LOW": "low"}
+_CONFIDENCE = {"HIGH": "high", "MEDIUM": "medium", "LOW": "low", "UNDEFINED": "low"}
+# What detect-secrets' plugins find, as CWE-798 (credentials in code) unless a key says otherwise.
+SECRET_CWE = 798
+_engine_lock = threading.Lock()
+# bandit's hardcoded-password checks quote the string they flagged.
+_QUOTED = re.compile(r":\s*'(.*)'\s*$", re.DOTALL)
+
+
+def is_prose(value: str) -> bool:
+    """A "secret" with whitespace in it is a message, a prompt or a label ("Password must be 8 characters",
+    "npm password: "), not a credential: generated keys and passwords people type carry no spaces."""
+    return any(ch.isspace() for ch in value.strip()) or value.strip().endswith(":")
+
+
+def secrets(path: Path) -> list[tuple[int, str, str, str]]:
+    """(line, kind, sha1 of the secret, confidence) for each secret detect-secrets finds (never the secret)."""
+    from detect_secrets.core.scan import scan_file as detect  # noqa: PLC0415
+    from detect_secrets.settings import default_settings  # noqa: PLC0415
+
+    found = set()
+    with _engine_lock, default_settings():
+        for secret in detect(str(path)):
+            value = secret.secret_value or ""
+            if secret.type == "Secret Keyword" and is_prose(value):
+                continue
+            confidence = "medium" if secret.type in ("Secret Keyword", "Base64 High Entropy String",
+                                                     "Hex High Entropy String") else "high"
+            found.add((secret.line_number, secret.type, secret.secret_hash, confidence))
+    return sorted(found)
+
+
+def bandit(path: Path) -> list[tuple[int, str, str, str, int | None, str]]:
+    """(line, test id, severity, confidence, CWE, message) for each bandit issue in a Python file."""
+    from bandit.core import config as bandit_config  # noqa: PLC0415
+    from bandit.core import manager as bandit_manager  # noqa: PLC0415
+
+    logging.getLogger("bandit").setLevel(logging.ERROR)
+    with _engine_lock:
+        manager = bandit_manager.BanditManager(bandit_config.BanditConfig(), "file", quiet=True)
+        manager.discover_files([str(path)])
+        manager.run_tests()
+        issues = manager.get_issue_list()
+    found = []
+    for issue in issues:
+        if issue.test_id in ("B105", "B106", "B107"):  # hardcoded password: a message is not one
+            quoted = _QUOTED.search(issue.text)
+            if quoted and is_prose(quoted.group(1)):
+                continue
+        cwe = getattr(getattr(issue, "cwe", None), "id", None) or None
+        found.append((issue.lineno, issue.test_id, _SEVERITY.get(str(issue.severity).upper(), "low"),
+                      _CONFIDENCE.get(str(issue.confidence).upper(), "medium"), cwe, issue.text))
+    return found
+
+
+def string_literals(code: str, language: str) -> list[str]:
+    """The string literals of a line or statement (for telling a message from a credential)."""
+    if language == "python":
+        try:
+            return [node.value for node in ast.walk(ast.parse(code.strip())) if isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)]
+        except (SyntaxError, ValueError):
+            pass
+    return [match.group(2) for match in re.finditer(r"""(["'`])((?:\\.|(?!\1).)*)\1""", code)]

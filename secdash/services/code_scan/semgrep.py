@@ -1,0 +1,289 @@
+"""The semgrep OSS engine: one run over a batch of files with SecDash's rules and njsscan's.
+
+The engine is semgrep's own binary (`semgrep-core`, started as `osemgrep`, its OCaml command line), installed from
+the package index apart from the venv's libraries (`make install`: `pip install --no-deps --target .venv/engines`,
+see requirements-engines.txt): semgrep's Python wrapper pins libraries that conflict with the server's, and the
+binary needs none of them. Rule packs ship offline: SecDash's rules (rules/*.yaml, semgrep syntax) and njsscan's
+semantic rules (the njsscan package, LGPL-3.0). semgrep's registry rules are not used (their licence does not allow
+shipping them) and the engine is run with metrics and version checks off: a scan never uses the network.
+
+Inline `<script>` blocks of HTML files are scanned as JavaScript: each is copied into a shadow file at the same
+lines and columns (everything else blanked), so a finding points at the HTML file's own line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import yaml
+
+from secdash.core import bounded
+
+RULES_DIR = Path(__file__).with_name("rules")
+ENGINES_DIR = Path(sys.prefix) / "engines"
+# njsscan's good/ folder matches the presence of good controls (helmet, csurf): those are not findings.
+NJSSCAN_SKIPPED_FOLDERS = ("good",)
+# Rules left out with the reason (data: `--all-rules` keeps them).
+EXCLUDED_RULES = {
+    "node_username": "a user name in code is not a secret",
+    "node_logic_bypass": "flags any comparison of a user-controlled value; no vulnerability on its own",
+    "node_timing_attack": "flags every comparison of a variable named like a secret, user input against user input too",
+    "cookie_session_default": "the default cookie name is not a vulnerability",
+    "cookie_session_no_domain": "a host-only cookie (no Domain) is the safer default, not a flaw",
+    "cookie_session_no_path": "Path does not protect a cookie; its absence is not a flaw",
+    "cookie_session_no_maxage": "a session cookie without Max-Age ends with the browser session; not a flaw",
+    "dom_xss": "flags constant HTML too; SecDash's js:innerHTML and js:document.write cover these sinks",
+}
+JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"}
+HTML_SUFFIXES = {".html", ".htm"}
+PY_SUFFIXES = {".py"}
+SUFFIXES = JS_SUFFIXES | HTML_SUFFIXES | PY_SUFFIXES
+TIMEOUT_PER_RULE = 5.0  # semgrep's own budget per file and rule; 3 timeouts on one file skip the file
+MAX_MEMORY_MB = 1500
+MAX_TARGET_BYTES = 2_000_000
+_SEVERITY = {"ERROR": "high", "WARNING": "medium", "INFO": "low", "CRITICAL": "high", "HIGH": "high",
+             "MEDIUM": "medium", "LOW": "low"}
+
+
+class EngineMissing(Exception):  # noqa: N818
+    """semgrep-core or a rule pack is not installed."""
+
+
+class RuleError(Exception):
+    """A rule file does not load (a broken install or a bad edit of SecDash's rules)."""
+
+
+@dataclass(frozen=True)
+class Match:
+    file: str  # as given (display path)
+    line: int
+    end_line: int
+    rule: str
+    severity: str
+    confidence: str
+    cwe: int | None
+    message: str
+    pack: str  # "secdash" | "njsscan"
+
+
+@dataclass
+class Run:
+    matches: list[Match] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # file -> why semgrep could not read it (all or part)
+
+
+def semgrep_core() -> Path | None:
+    """The engine binary: SECDASH_SEMGREP_CORE, the venv's engines folder, or semgrep-core on PATH."""
+    given = os.environ.get("SECDASH_SEMGREP_CORE")
+    for candidate in (given, ENGINES_DIR / "semgrep" / "bin" / "semgrep-core", shutil.which("semgrep-core")):
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return Path(candidate)
+    return None
+
+
+def njsscan_rules() -> Path | None:
+    folder = ENGINES_DIR / "njsscan" / "rules" / "semantic_grep"
+    if folder.is_dir():
+        return folder
+    try:  # installed as a library instead
+        import njsscan  # type: ignore[import-not-found]  # noqa: PLC0415
+    except ImportError:
+        return None
+    folder = Path(njsscan.__file__).parent / "rules" / "semantic_grep"
+    return folder if folder.is_dir() else None
+
+
+def missing() -> list[str]:
+    """What of the engine is not installed (empty when it can run)."""
+    return ([] if semgrep_core() else ["semgrep-core (run `make install`)"]) + \
+        ([] if njsscan_rules() else ["njsscan rules (run `make install`)"])
+
+
+def configs(packs: Sequence[str], work: Path, suffixes: set[str] | None = None) -> list[Path]:
+    """The rule files of the packs for files of these suffixes (all when None). SecDash's own are written out as
+    JSON first: they share sources and sinks between rules through YAML anchors, which semgrep does not expand."""
+    found = []
+    web = suffixes is None or bool(suffixes & (JS_SUFFIXES | HTML_SUFFIXES))
+    python = suffixes is None or bool(suffixes & PY_SUFFIXES)
+    if "secdash" in packs:
+        for source in sorted(RULES_DIR.glob("*.yaml")):
+            if (source.stem == "python" and not python) or (source.stem != "python" and not web):
+                continue
+            expanded = work / f"secdash-{source.stem}.json"
+            expanded.write_text(json.dumps(yaml.safe_load(source.read_text(encoding="utf-8"))), encoding="utf-8")
+            found.append(expanded)
+    if "njsscan" in packs and web:
+        folder = njsscan_rules()
+        if folder is None:
+            raise EngineMissing("njsscan's rules are not installed (run `make install`)")
+        found += sorted(path for path in folder.iterdir() if path.is_dir() and path.name not in NJSSCAN_SKIPPED_FOLDERS)
+    return found
+
+
+# --- inline scripts ---------------------------------------------------------------------------------------------
+
+
+class _Scripts(HTMLParser):
+    """The character ranges of inline classic and module scripts."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.ranges: list[tuple[int, int]] = []
+        self._start: int | None = None
+        self._lines: list[int] = []
+
+    def feed_text(self, text: str) -> None:
+        offset, self._lines = 0, []
+        for line in text.splitlines(keepends=True):
+            self._lines.append(offset)
+            offset += len(line)
+        self.feed(text)
+        self.close()
+
+    def _offset(self) -> int:
+        line, column = self.getpos()
+        return self._lines[line - 1] + column if line - 1 < len(self._lines) else 0
+
+    def handle_starttag(self, tag, attrs):
+        kind = (dict(attrs).get("type") or "").lower()
+        if tag == "script" and "src" not in dict(attrs) and kind in ("", "text/javascript", "module",
+                                                                     "application/javascript"):
+            self._start = self._offset() + len(self.get_starttag_text() or "")
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._start is not None:
+            self.ranges.append((self._start, self._offset()))
+            self._start = None
+
+
+def shadow_script(text: str) -> str | None:
+    """The page's inline scripts at their own lines and columns, everything else blanked; None without any."""
+    parser = _Scripts()
+    try:
+        parser.feed_text(text)
+    except (AssertionError, ValueError):
+        return None
+    if not parser.ranges:
+        return None
+    keep = bytearray(len(text))
+    for start, end in parser.ranges:
+        keep[start:end] = b"\1" * (end - start)
+    return "".join(ch if keep[i] or ch in "\r\n" else " " for i, ch in enumerate(text))
+
+
+# --- running ----------------------------------------------------------------------------------------------------
+
+
+def _cwe(metadata: dict) -> int | None:
+    raw = metadata.get("cwe")
+    if isinstance(raw, list):
+        raw = raw[0] if raw else None
+    if not raw:
+        return None
+    digits = "".join(ch for ch in str(raw).split(":")[0] if ch.isdigit())
+    return int(digits) if digits else None
+
+
+def _environment(home: str) -> dict[str, str]:
+    """Nothing of the server's own environment beyond PATH; a private HOME; no metrics, no version check."""
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off",
+            "SEMGREP_ENABLE_VERSION_CHECK": "0", "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home}
+
+
+def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: float,
+        excluded: Sequence[str] = tuple(EXCLUDED_RULES)) -> Run:
+    """One semgrep run over `files` ((path on disk, display path) pairs) with the rule packs; stopped after
+    `seconds` (the files are then reported as failed). Raises EngineMissing when the engine is not installed."""
+    core = semgrep_core()
+    if core is None:
+        raise EngineMissing("semgrep-core is not installed (run `make install`)")
+    wanted = [(Path(path).absolute(), shown) for path, shown in files if Path(path).suffix.lower() in SUFFIXES]
+    result = Run()
+    if not wanted:
+        return result
+    with tempfile.TemporaryDirectory(prefix="secdash-semgrep-") as work:
+        rule_files = configs(packs, Path(work), {path.suffix.lower() for path, _shown in wanted})
+        by_target: dict[str, str] = {}
+        for index, (path, shown) in enumerate(wanted):
+            target = str(path)
+            if path.suffix.lower() in HTML_SUFFIXES:
+                try:
+                    script = shadow_script(path.read_text(encoding="utf-8", errors="replace"))
+                except OSError:
+                    script = None
+                if script is not None:
+                    shadow = Path(work) / f"inline-{index}.js"
+                    shadow.write_text(script, encoding="utf-8")
+                    by_target[str(shadow)] = shown
+            by_target[target] = shown
+        if not rule_files:
+            return result
+        command = ["osemgrep", "scan", "--experimental", "--json", "--metrics=off", "--disable-version-check",
+                   "--no-git-ignore", "--oss-only", "-j", "1", "--timeout", str(TIMEOUT_PER_RULE),
+                   "--max-memory", str(MAX_MEMORY_MB), "--max-target-bytes", str(MAX_TARGET_BYTES)]
+        for config in rule_files:
+            command += ["--config", str(config)]
+        for rule in excluded:
+            command += ["--exclude-rule", rule]
+        try:
+            process = subprocess.run(  # noqa: S603 (the engine binary of our install, our own arguments)
+                [*command, *by_target], executable=str(core), stdin=subprocess.DEVNULL, capture_output=True,
+                env=_environment(work), timeout=seconds, preexec_fn=bounded.unlimited, check=False, cwd=work,
+            )
+        except subprocess.TimeoutExpired:
+            result.failed = dict.fromkeys(dict.fromkeys(by_target.values()),
+                                          f"semgrep did not finish within {seconds:g} s")
+            return result
+        try:
+            output = json.loads(process.stdout or b"{}")
+        except json.JSONDecodeError:
+            output = {}
+        config_errors = [e for e in output.get("errors", []) if str(e.get("path", "")) in map(str, rule_files)
+                         or "Rule" in str(e.get("type", ""))]
+        if "results" not in output or config_errors:
+            if config_errors:
+                raise RuleError(" ".join(str(config_errors[0].get("message", "")).split())[:300])
+            why = process.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
+            result.failed = dict.fromkeys(dict.fromkeys(by_target.values()), f"semgrep failed: {why[0][:200]}")
+            return result
+        seen = set()
+        for item in output["results"]:
+            shown = by_target.get(item.get("path", ""))
+            if shown is None:
+                continue
+            extra = item.get("extra") or {}
+            metadata = extra.get("metadata") or {}
+            check = str(item.get("check_id", ""))
+            secdash_rule = metadata.get("secdash-rule")
+            rule = secdash_rule or f"njsscan:{check.rsplit('.', 1)[-1]}"
+            line = int(item["start"]["line"])
+            if (shown, line, rule) in seen:
+                continue
+            seen.add((shown, line, rule))
+            result.matches.append(Match(
+                file=shown, line=line, end_line=int(item.get("end", {}).get("line", line)), rule=rule,
+                severity=_SEVERITY.get(str(extra.get("severity", "")).upper(), "medium"),
+                confidence=str(metadata.get("confidence", "medium")).lower(), cwe=_cwe(metadata),
+                message=" ".join(str(extra.get("message", "")).split())[:500],
+                pack="secdash" if secdash_rule else "njsscan",
+            ))
+        for error in output.get("errors", []):
+            shown = by_target.get(str(error.get("path", "")))
+            if shown is None or shown in result.failed:
+                continue
+            kind = str(error.get("type", ""))
+            kind = kind[0] if isinstance(error.get("type"), list) and kind else kind
+            if "Timeout" in kind or "OutOfMemory" in kind or "Syntax" in kind or "Lexical" in kind \
+                    or error.get("level") == "error":
+                message = " ".join(str(error.get("message", kind)).split())[:200]
+                result.failed[shown] = f"semgrep could not fully analyse it ({message})"
+    return result

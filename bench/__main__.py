@@ -9,7 +9,7 @@ BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load"
               "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load",
               "builder": "bench.builder_load", "artifacts": "bench.artifact_load", "availability": "bench.availability",
               "probe": "bench.probe_vs_curl",
-              "observatory": "bench.observatory_agreement"}
+              "observatory": "bench.observatory_agreement", "scan": "bench.scan_agreement"}
 
 
 def main() -> int:

@@ -28,12 +28,13 @@ def test_dashboard_shows_real_site_probes_and_the_top_bar(page: Page):
     expect(page.get_by_text("Welcome, Admin")).to_be_visible()
     rows = page.get_by_test_id("site-row")
     expect(rows).to_have_count(4)
-    # The monitor probes the bundled demo sites: Stock (strong headers) turns SECURE with a grade.
+    # The monitor probes the bundled demo sites: Stock (strong headers, plain http) turns SECURE with C+; Tour
+    # (no CSP, no X-Frame-Options, plain http) grades F: ALERT (the Observatory's rules and letter scale).
     stock = rows.filter(has_text="Stock")
     expect(stock).to_contain_text("SECURE", timeout=30000)
-    expect(stock).to_contain_text("A+")
+    expect(stock).to_contain_text("C+")
     tour = rows.filter(has_text="Tour")
-    expect(tour).to_contain_text("CHECKING")
+    expect(tour).to_contain_text("ALERT")
 
 
 def test_all_six_tabs_open_and_simulated_figures_are_marked(page: Page):

@@ -96,10 +96,13 @@ def test_signed_in_pages_run_under_the_csp_with_no_violation(page: Page):
 
 
 @pytest.mark.parametrize("path", ["/", "/login/", "/api/auth/user", "/history/", "/no-such-page/", "/ping"])
-def test_pages_and_api_grade_a_with_the_products_own_grader(base_url: str, path: str):
+def test_pages_and_api_pass_every_header_test_but_https_with_the_products_own_grader(base_url: str, path: str):
+    """Served over plain http here, the console cannot pass the HTTPS tests (HSTS, redirection to HTTPS); every
+    other test of the Observatory's passes."""
     response = httpx.get(base_url + path)
     grade = grade_headers(response.headers, is_https=False)
-    assert grade.grade in ("A", "A+"), (path, grade)
+    failed = {test.name for test in grade.tests if not test.passed}
+    assert failed <= {"strict-transport-security", "redirection"}, (path, failed, grade.findings)
     assert response.headers["x-frame-options"] == "DENY"
     assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
     assert "strict-transport-security" not in response.headers  # plain http here

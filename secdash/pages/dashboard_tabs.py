@@ -142,8 +142,8 @@ def scan_tab() -> rx.Component:
                     "hover:border-cyan-500 disabled:cursor-not-allowed disabled:opacity-50 disabled:hover:border-slate-700",
                 )
                 for kind, title, text in (
-                    ("quick", "Quick Scan", "Secrets and high-severity rules"),
-                    ("full", "Full Scan", "Secrets, bandit and every web rule"),
+                    ("quick", "Quick Scan", "Fast engines, every severity: secrets, bandit, SecDash's semgrep rules"),
+                    ("full", "Full Scan", "Every engine: the quick scan plus njsscan's semgrep rules"),
                 )
             ],
             class_name="mt-3 grid gap-3 md:grid-cols-2",
@@ -221,7 +221,7 @@ def defense_tab() -> rx.Component:
         card(
             rx.el.ul(
                 rx.el.li("Site monitor: probing ", DefenseTab.sites_count, " sites for status, TLS and security headers"),
-                rx.el.li("Code scanner: detect-secrets, bandit and web rules on demand"),
+                rx.el.li("Code scanner: detect-secrets, bandit and semgrep (SecDash's and njsscan's rules) on demand"),
                 rx.el.li("Defense agents: the four platform agents below answer in Defense Command"),
                 class_name="flex list-disc flex-col gap-1 pl-5 text-sm text-slate-300",
             ),

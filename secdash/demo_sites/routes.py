@@ -153,7 +153,7 @@ def _html(slug: str, text: str, status_code: int = 200) -> Response:
 async def _read_body(request: Request) -> bytes | None:
     """The request body, or None when it is larger than the demo sites accept."""
     length = request.headers.get("content-length", "")
-    if length.strip().isdigit() and int(length) > demo_app.MAX_BODY_BYTES:
+    if length.strip().isascii() and length.strip().isdigit() and int(length) > demo_app.MAX_BODY_BYTES:
         return None
     chunks, size = [], 0
     async for chunk in request.stream():

@@ -119,7 +119,8 @@ def _scan_log() -> rx.Component:
             rx.el.div("Scan log", class_name="mb-1 text-xs text-slate-400"),
             rx.el.ol(rx.foreach(ScanTab.scan_log, lambda line: log_line(line, wrap="break-all")),
                      class_name="max-h-48 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/60 p-2 "
-                     "font-mono text-xs", aria_live="polite", data_testid="scan-log"),
+                     "font-mono text-xs", aria_live="polite", aria_label="Scan log", tab_index=0,  # scrolls: keyboard too
+                     data_testid="scan-log"),
             class_name="mt-3",
         ),
         rx.fragment(),

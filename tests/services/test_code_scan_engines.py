@@ -22,7 +22,10 @@ SAMPLES = {
                        'const passwordPrompt = "npm password: ";\nmodule.exports = { passwordError, passwordPrompt };\n',
     "app/messages.py": 'PASSWORD_ERROR = "Password must be at least 12 characters long"\n'
                        'password_prompt = "Enter your password: "\n',
+    "app/game.js": "const roll = Math.floor(Math.random() * 6) + 1;\n"
+                   "function shuffle(cards) { return cards.sort(() => Math.random() - 0.5); }\n",
     # real findings
+    "app/tokens.js": "const sessionToken = Math.random().toString(36).slice(2);\nmodule.exports = { sessionToken };\n",
     "app/server.js": 'const express = require("express");\nconst app = express();\n'
                      'app.post("/calc", function (req, res) {\n  res.json({ v: eval(req.body.formula) });\n});\n'
                      'app.get("/go", (req, res) => {\n  const target = req.query.url;\n  res.redirect(target);\n});\n',
@@ -75,7 +78,7 @@ def test_vendored_minified_generated_docs_and_tests_are_skipped_and_said(project
     collected = collect([project])
     assert {t.display for t in collected.targets} == {
         "app/crypto.js", "app/comment.js", "app/messages.js", "app/messages.py", "app/server.js", "app/views.py",
-        "app/page.html"}
+        "app/page.html", "app/game.js", "app/tokens.js"}
     skipped = {s.file: s.category for s in collected.skipped}
     assert skipped == {
         "node_modules/lib/index.js": "vendored", "public/vendor/jquery.js": "vendored",
@@ -140,3 +143,9 @@ def test_quick_scan_runs_the_fast_engines_at_every_severity(scanned):
     full_rules = {(f.file, f.line, f.rule) for f in scanned["full"]}
     assert {(f.file, f.line, f.rule) for f in scanned["quick"]} <= full_rules | {
         (f.file, f.line, r) for f in scanned["full"] for r in f.also}
+
+
+def test_math_random_is_a_finding_only_where_it_makes_a_secret(scanned):
+    """njsscan flags every Math.random() (a game's dice too); SecDash's rule flags the ones that make a token."""
+    assert _of(scanned["full"], "app/game.js") == set()
+    assert _of(scanned["full"], "app/tokens.js") == {(1, "js:weak-random-secret")}

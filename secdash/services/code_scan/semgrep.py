@@ -42,6 +42,8 @@ EXCLUDED_RULES = {
     "cookie_session_no_path": "Path does not protect a cookie; its absence is not a flaw",
     "cookie_session_no_maxage": "a session cookie without Max-Age ends with the browser session; not a flaw",
     "dom_xss": "flags constant HTML too; SecDash's js:innerHTML and js:document.write cover these sinks",
+    "node_insecure_random_generator": "flags every Math.random(), games and animations too; SecDash's "
+                                      "js:weak-random-secret flags it where it makes a token, secret, session or id",
 }
 JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"}
 HTML_SUFFIXES = {".html", ".htm"}

@@ -35,7 +35,8 @@ def _fits(value: Any, annotation: Any) -> bool:
         if origin is int and not isinstance(value, bool):
             if isinstance(value, int) and abs(value) <= MAX_INT:
                 return True
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit() and abs(int(value)) <= MAX_INT:
+            digits = value.strip().lstrip("-") if isinstance(value, str) else ""
+            if digits.isascii() and digits.isdigit() and abs(int(value)) <= MAX_INT:  # "²" is a digit to isdigit()
                 return True
         if origin is float and isinstance(value, int | float) and not isinstance(value, bool):
             return True

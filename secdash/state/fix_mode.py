@@ -231,7 +231,7 @@ class FixModeState(AuthState):
     # --- applying reads -------------------------------------------------------------------------------
 
     def _filters(self) -> dict[str, Any]:
-        return {"site_id": int(self.filter_site) if self.filter_site.isdigit() else None,
+        return {"site_id": int(self.filter_site) if self.filter_site.isascii() and self.filter_site.isdigit() else None,
                 "severity": None if self.filter_severity == "all" else self.filter_severity,
                 "kind": None if self.filter_kind == "all" else self.filter_kind}
 
@@ -324,7 +324,7 @@ class FixModeState(AuthState):
         text = str(value).strip()[:MAX_FILTER_CHARS] if value is not None else ""
         if allowed is not None and text not in allowed:
             return toast.error("Error", description=f"{name} must be one of: {', '.join(allowed)}")
-        if allowed is None and text != "all" and not (text.isdigit() and len(text) <= 12):
+        if allowed is None and text != "all" and not (text.isascii() and text.isdigit() and len(text) <= 12):
             return toast.error("Error", description="site must be all or a site id")
         attribute = f"filter_{name}"
         before = getattr(self, attribute)

@@ -130,7 +130,7 @@ def rule_rows(data: RulesPublic) -> list[RuleRow]:
 def _number(text: str) -> int | str:
     """A whole number as typed, or the text itself (the service then says what it wants)."""
     value = text.strip()
-    return int(value) if value.isdigit() and len(value) <= 9 else value
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 else value
 
 
 def _text(value: Any) -> str:

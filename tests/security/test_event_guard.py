@@ -21,6 +21,7 @@ def _event(state_cls, handler: str, **payload) -> Event:
     (ScanTab, "start_scan", {"scan_type": {"$ne": None}}),      # an object where a string goes
     (ScanTab, "start_scan", {}),                                 # a missing argument
     (ProblemsTab, "open_resolve", {"event_id": 2**64}),              # beyond any stored id
+    (ProblemsTab, "open_resolve", {"event_id": "²"}),                # a digit to str.isdigit(), not to int()
     (DefenseCenterState, "select", {"agent_id": ["stock"]}),
 ])
 async def test_misfit_payloads_are_dropped(state_cls, handler, payload):

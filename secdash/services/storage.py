@@ -21,15 +21,19 @@ from secdash.services.errors import Invalid
 MB = 1024 * 1024
 
 
-def _bytes(column):  # noqa: ANN001, ANN202  (a SQL expression: the UTF-8 size of a text column, 0 for NULL)
-    return func.coalesce(func.sum(func.length(cast(column, LargeBinary))), 0)
+def _bytes(column, dialect: str):  # noqa: ANN001, ANN202  (SQL: the UTF-8 size of a text column, 0 for NULL)
+    # PostgreSQL counts a text's bytes with octet_length (a cast to bytea would read backslashes as escapes);
+    # SQLite's length() of the text cast to a blob counts its bytes.
+    size = func.octet_length(column) if dialect == "postgresql" else func.length(cast(column, LargeBinary))
+    return func.coalesce(func.sum(size), 0)
 
 
 async def used_bytes(session: AsyncSession, user_id: int) -> int:
     """Bytes of every artifact version and every project file (with the content it had before its last change)."""
-    versions = select(_bytes(ArtifactVersion.html_content)).join(Artifact, Artifact.id == ArtifactVersion.artifact_id) \
-        .where(Artifact.owner_user_id == user_id)
-    files = select(_bytes(ProjectFile.content) + _bytes(ProjectFile.previous)) \
+    dialect = session.bind.dialect.name
+    versions = select(_bytes(ArtifactVersion.html_content, dialect)) \
+        .join(Artifact, Artifact.id == ArtifactVersion.artifact_id).where(Artifact.owner_user_id == user_id)
+    files = select(_bytes(ProjectFile.content, dialect) + _bytes(ProjectFile.previous, dialect)) \
         .join(CodeProject, CodeProject.id == ProjectFile.project_id).where(CodeProject.owner_user_id == user_id)
     return int((await session.exec(versions)).one()) + int((await session.exec(files)).one())
 

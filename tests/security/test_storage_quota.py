@@ -40,9 +40,10 @@ async def full(client, session, settings, monkeypatch):
 async def test_stored_bytes_are_counted_as_utf8(client, session):
     await signed_in(client, session, "user@example.com", "limited")
     await plant("user@example.com", "accents", _page(10 * KB, "é"))  # two bytes each
+    await plant("user@example.com", "escapes", _page(KB, "\\"))  # a backslash is one byte (no escape syntax)
     owner = (await session.exec(select(User).where(User.email == "user@example.com"))).one()
     used = await storage.used_bytes(session, owner.id)
-    assert 20 * KB - 100 < used < 20 * KB + 100
+    assert 21 * KB - 100 < used < 21 * KB + 100
 
 
 async def test_a_full_store_refuses_every_new_version_and_says_what_to_do(client, session, full):

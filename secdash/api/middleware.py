@@ -191,6 +191,9 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+NUL_REFUSED = "text may not contain the NUL character (U+0000)"
+
+
 def _has_bad_string(value: Any) -> bool:
     """True if any string (key or value) in the parsed JSON cannot be encoded as UTF-8."""
     stack = [value]
@@ -253,6 +256,9 @@ class RequestGuard:
         if not path.startswith(self.prefix):
             await self.app(scope, receive, send)
             return
+        if "\x00" in path or b"%00" in scope.get("query_string", b"").lower():
+            await _reject(send, 400, NUL_REFUSED)
+            return
         cap, too_large = self.cap_of(path)
         length = _header(scope, b"content-length")
         if length is not None:
@@ -305,4 +311,21 @@ def _check_json(body: bytes) -> str | None:
         return None
     if _has_bad_string(parsed):
         return "request body contains text that is not valid Unicode (a lone surrogate escape)"
+    if b"\\u0000" in body and _has_nul(parsed):
+        return NUL_REFUSED
     return None
+
+
+def _has_nul(value: Any) -> bool:
+    """True if any string (key or value) in the parsed JSON holds U+0000 (PostgreSQL cannot store it in text)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and "\x00" in item:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

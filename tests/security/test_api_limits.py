@@ -299,3 +299,14 @@ async def test_ids_and_numbers_are_ascii_digits_never_a_500(client, admin, digit
     payload = json.loads(json.dumps(body).replace("{}", digit)) if body else None
     response = await client.request(method, path.format(digit), json=payload, headers=admin)
     assert _is_json_error(response, 400), (response.status_code, response.text)
+
+
+async def test_text_with_a_nul_character_is_refused_before_any_route(client, admin):
+    """PostgreSQL cannot store U+0000 in text: a prompt holding one answered 500 there (schemathesis found it)."""
+    for response in (
+        await client.post("/api/artifacts/create", headers=admin, json={"prompt": "a page\u0000"}),
+        await client.post("/api/code-project/build", headers=admin, json={"prompt": "\u0000"}),
+        await client.get("/api/history-logs?q=a%00b", headers=admin),
+    ):
+        assert response.status_code == 400
+        assert response.json() == {"message": "text may not contain the NUL character (U+0000)"}

@@ -23,7 +23,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -194,22 +194,31 @@ class SecurityHeaders:
 NUL_REFUSED = "text may not contain the NUL character (U+0000)"
 
 
-def _has_bad_string(value: Any) -> bool:
-    """True if any string (key or value) in the parsed JSON cannot be encoded as UTF-8."""
+def _strings(value: Any) -> Iterator[str]:
+    """Every string (key or value) in parsed JSON."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
+            yield item
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+
+
+def _text_problem(parsed: Any) -> str | None:
+    """Why the JSON's text must be refused: a string UTF-8 cannot encode (a lone surrogate), or one holding U+0000
+    (PostgreSQL cannot store it in text); None when every string is fine."""
+    for item in _strings(parsed):
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError:
+            return "request body contains text that is not valid Unicode (a lone surrogate escape)"
+        if "\x00" in item:
+            return NUL_REFUSED
+    return None
 
 
 def _is_json(content_type: bytes | None) -> bool:
@@ -309,23 +318,5 @@ def _check_json(body: bytes) -> str | None:
         return "request body is nested too deeply"
     except ValueError:
         return None
-    if _has_bad_string(parsed):
-        return "request body contains text that is not valid Unicode (a lone surrogate escape)"
-    if b"\\u0000" in body and _has_nul(parsed):
-        return NUL_REFUSED
-    return None
+    return _text_problem(parsed)
 
-
-def _has_nul(value: Any) -> bool:
-    """True if any string (key or value) in the parsed JSON holds U+0000 (PostgreSQL cannot store it in text)."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str) and "\x00" in item:
-            return True
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return False

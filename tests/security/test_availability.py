@@ -15,7 +15,6 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from secdash.api.main import create_api
 from secdash.core import bounded
 from secdash.services import line_diff
 from secdash.services.battle import demo_db
@@ -27,13 +26,6 @@ from tests.support.plant_artifact import plant
 HEALTH_BOUND = 0.2  # seconds: the issue's bound for /api/health while a payload is processed
 LONG_LINE = "<!doctype html><title>t</title><p>" + "<a" * 16_000  # the quadratic-rule payload (item 1)
 PRINTF = "x' UNION SELECT printf('%.*c', 900000000, 'x'), 1 --"  # one SQLite opcode of ~1 s (item 4)
-
-
-@pytest.fixture
-async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=120) as http:
-        yield http
 
 
 @pytest.fixture

@@ -7,10 +7,6 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-import httpx
-import pytest
-
-from secdash.api.main import create_api
 from secdash.services import preview_links
 from tests.api.conftest import signed_in
 from tests.support.plant_artifact import plant
@@ -18,13 +14,6 @@ from tests.support.plant_artifact import plant
 FAKE_SIGN_IN = ("<!doctype html><title>SecDash</title><h1>Sign in to SecDash</h1><form><input name=password "
                 "type=password></form><script>document.forms[0].onsubmit = () => { location = "
                 "'http://127.0.0.1:9/?p=' + document.forms[0].password.value; return false; }</script>")
-
-
-@pytest.fixture
-async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-        yield http
 
 
 async def _link(client, session) -> tuple[str, dict[str, str]]:

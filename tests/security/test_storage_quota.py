@@ -4,11 +4,9 @@ together, with a message that says what to do, and a refused change stores nothi
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from sqlmodel import select
 
-from secdash.api.main import create_api
 from secdash.models import User
 from secdash.services import storage
 from tests.api.conftest import signed_in
@@ -19,13 +17,6 @@ KB = 1024
 
 def _page(size: int, mark: str = "x") -> str:
     return "<!doctype html><title>t</title><p>" + mark * (size - 34)
-
-
-@pytest.fixture
-async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as http:
-        yield http
 
 
 @pytest.fixture

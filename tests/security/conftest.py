@@ -1,0 +1,16 @@
+"""The API client of the security tests: the ASGI app from create_api(), from a fixed client address, with a
+timeout long enough for a payload that a bounded worker takes seconds over (a file may define its own)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from secdash.api.main import create_api
+
+
+@pytest.fixture
+async def client(session):
+    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=120) as http:
+        yield http

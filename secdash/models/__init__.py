@@ -17,7 +17,15 @@ from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
 from secdash.models.battle import AttackType, BattleOperation, DemoDefense, DemoRequest, DrillTraffic, OperationStatus
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
-from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
+from secdash.models.events import (
+    ActivityType,
+    AiActivity,
+    Disposition,
+    EventSeverity,
+    EventSource,
+    EventType,
+    SecurityEvent,
+)
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
@@ -56,6 +64,7 @@ __all__ = [
     "SecurityEvent",
     "AiActivity",
     "ActivityType",
+    "Disposition",
     "EventSource",
     "AgentStatus",
     "ChatRole",

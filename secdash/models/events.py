@@ -36,6 +36,14 @@ class EventSource(StrEnum):
     fix = "fix"
 
 
+class Disposition(StrEnum):
+    """How an admin closed a problem: what a later scan or probe may do with the same finding."""
+
+    fixed = "fixed"  # the code or the site was changed: the finding coming back is a new problem
+    false_positive = "false_positive"  # nothing was wrong: not reported again while the flagged code is unchanged
+    accepted_risk = "accepted_risk"  # known and accepted (with a reason), optionally until a date
+
+
 class ActivityType(StrEnum):
     """Spec section 3: patch, optimize, block, scan."""
 
@@ -62,7 +70,10 @@ class SecurityEvent(SQLModel, table=True):
     resolved_at: datetime | None = _ts(default=None, nullable=True)
     resolved_by: str | None = Field(default=None, max_length=254)
     resolution_note: str | None = Field(default=None, max_length=2000)
-    false_positive: bool = False  # an admin resolved it as a false positive (nothing was wrong)
+    # How an admin closed it (None: open, or closed by the system's own evidence); accepted risks may expire.
+    disposition: Disposition | None = _enum(Disposition, name="ck_security_events_disposition", length=16,
+                                            default=None, nullable=True)
+    accepted_until: datetime | None = _ts(default=None, nullable=True)
     ai_action: str | None = Field(default=None, max_length=500)
     source_ip: str | None = Field(default=None, max_length=64)
     user_agent: str | None = Field(default=None, max_length=512)
@@ -72,6 +83,10 @@ class SecurityEvent(SQLModel, table=True):
     fingerprint: str | None = Field(default=None, max_length=128, index=True)
     # threat_blocked: how many requests this record stands for (a drill blocks many); None counts as one.
     blocked_requests: int | None = None
+
+    @property
+    def false_positive(self) -> bool:
+        return self.disposition == Disposition.false_positive
 
 
 class AiActivity(SQLModel, table=True):

@@ -22,7 +22,7 @@ from secdash.models.ai_kinds import AgentStatus, ChatRole, ThreatLevel
 from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import Role, User
 from secdash.models.base import as_utc
-from secdash.models.events import ActivityType, AiActivity, EventSeverity, EventSource, EventType, SecurityEvent
+from secdash.models.events import ActivityType, AiActivity, Disposition, EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.monitoring import Site, SiteCheck, SiteStatus
 
 UtcDateTime = Annotated[datetime, AfterValidator(as_utc)]
@@ -169,6 +169,8 @@ class EventPublic(PublicModel):
     resolved_at: UtcDateTime | None
     resolution_note: str | None
     false_positive: bool = False
+    disposition: Disposition | None = None  # how an admin closed it: fixed, false_positive, accepted_risk
+    accepted_until: UtcDateTime | None = None
 
     @classmethod
     def of(cls, event: SecurityEvent, site_name: str | None) -> EventPublic:
@@ -190,7 +192,9 @@ class EventPublic(PublicModel):
             resolved_by=event.resolved_by,
             resolved_at=event.resolved_at,
             resolution_note=event.resolution_note,
-            false_positive=bool(event.false_positive),
+            false_positive=event.false_positive,
+            disposition=event.disposition,
+            accepted_until=event.accepted_until,
         )
 
 

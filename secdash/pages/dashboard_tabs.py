@@ -4,6 +4,7 @@ import reflex as rx
 
 from secdash.components.badges import agent_status_badge, event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card
+from secdash.components.focus import dialog_content
 from secdash.components.job_log import log_line
 from secdash.routes import FIX_MODE_ROUTE
 from secdash.state.auth import AuthState
@@ -266,6 +267,8 @@ def _problem_row(event: EventView) -> rx.Component:
                                                     class_name="font-mono text-xs text-slate-400"), rx.fragment()),
             rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"),
                     rx.fragment()),
+            rx.cond(event.reopened != "", rx.el.div("Reopened: ", event.reopened, class_name="text-xs text-amber-300",
+                                                    data_testid="reopened"), rx.fragment()),
             class_name=_PROBLEM_CELL,
         ),
         rx.el.td(event.event_type, class_name=f"text-xs text-slate-400 {_CELL}"),
@@ -309,24 +312,43 @@ def _sample_problem_rows() -> list[rx.Component]:
     ]
 
 
+DISPOSITION_CHOICES = (("fixed", "Fixed"), ("false_positive", "False positive (nothing was wrong)"),
+                       ("accepted_risk", "Accepted risk (the note gives the reason)"))
+ACCEPTANCE_CHOICES = (("", "No end date"), ("30", "For 30 days"), ("90", "For 90 days"), ("365", "For a year"))
+
+
 def resolve_dialog() -> rx.Component:
     return rx.dialog.root(
-        rx.dialog.content(
+        dialog_content(
             rx.dialog.title("Resolve security event"),
-            rx.el.textarea(placeholder="Optional note: what was done", value=ProblemsTab.resolve_note,
+            rx.el.textarea(placeholder="Note: what was done, or why the risk is accepted", value=ProblemsTab.resolve_note,
                            on_change=ProblemsTab.set_resolve_note, aria_label="Resolution note",
                            class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
             rx.el.p(ProblemsTab.resolve_note.length().to_string(), f" / {MAX_NOTE_LENGTH:,} characters",
                     class_name=rx.cond(ProblemsTab.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
                                        "text-slate-400") + " mt-1 text-right text-xs",
                     aria_live="polite", data_testid="note-counter"),
-            rx.el.label(
-                rx.el.input(type="checkbox", checked=ProblemsTab.resolve_false_positive,
-                            on_change=ProblemsTab.set_resolve_false_positive, class_name="h-4 w-4 accent-cyan-500",
-                            data_testid="false-positive"),
-                "False positive (nothing was wrong)",
-                class_name="mt-2 flex items-center gap-2 text-sm text-slate-300",
+            rx.el.fieldset(
+                rx.el.legend("How was it closed?", class_name="text-sm text-slate-300"),
+                *[rx.el.label(
+                    rx.el.input(type="radio", name="disposition", value=value,
+                                checked=ProblemsTab.resolve_disposition == value,
+                                on_change=ProblemsTab.set_resolve_disposition,
+                                class_name="h-4 w-4 accent-cyan-500", data_testid=f"disposition-{value}"),
+                    label, class_name="flex items-center gap-2 text-sm text-slate-300",
+                ) for value, label in DISPOSITION_CHOICES],
+                class_name="mt-2 flex flex-col gap-1",
             ),
+            rx.cond(
+                ProblemsTab.resolve_disposition == "accepted_risk",
+                rx.el.select(*[rx.el.option(label, value=value) for value, label in ACCEPTANCE_CHOICES],
+                             value=ProblemsTab.resolve_until_days, on_change=ProblemsTab.set_resolve_until_days,
+                             aria_label="Accepted until", class_name=_SELECT + " mt-2"),
+                rx.fragment(),
+            ),
+            rx.el.p("A later scan keeps a false positive or an accepted risk closed while the flagged code is "
+                    "unchanged; it reopens, saying why, when that code changes or the acceptance ends.",
+                    class_name="mt-2 text-xs text-slate-400"),
             rx.el.div(
                 rx.el.button("Cancel", on_click=ProblemsTab.cancel_resolve,
                              class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
@@ -347,9 +369,15 @@ def problems_tab() -> rx.Component:
                      value=ProblemsTab.filter_severity, on_change=ProblemsTab.set_filter_severity,
                      aria_label="Severity", class_name=_SELECT),
         rx.el.select(*[rx.el.option(label, value=value) for value, label in
-                       (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"))],
+                       (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"),
+                        ("suppressed", "False positives and accepted risks"))],
                      value=ProblemsTab.filter_status, on_change=ProblemsTab.set_filter_status,
                      aria_label="Status", class_name=_SELECT),
+        rx.el.label(
+            rx.el.input(type="checkbox", checked=ProblemsTab.include_drills, on_change=ProblemsTab.set_include_drills,
+                        class_name="h-4 w-4 accent-cyan-500", data_testid="include-drills"),
+            "Include drills", class_name="flex items-center gap-2 text-sm text-slate-300",
+        ),
         rx.el.input(placeholder="Search descriptions...", default_value=ProblemsTab.search, max_length=200,
                     on_change=ProblemsTab.set_search.debounce(300), aria_label="Search",
                     class_name=_SELECT + " min-w-48 flex-1"),

@@ -30,7 +30,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
-from secdash.models import AgentRecord, AiActivity, AiCall, EventType, SecurityEvent, Site, SiteCheck, as_utc, utcnow
+from secdash.models import AgentRecord, AiActivity, AiCall, Disposition, EventType, SecurityEvent, Site, SiteCheck, as_utc, utcnow
 from secdash.models.ai_systems_public import (
     AgentCallsPublic,
     AiSummaryPublic,
@@ -141,8 +141,8 @@ async def _event_counts(session: AsyncSession, site_ids: list[int]) -> dict[int,
             SecurityEvent.site_id,
             func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
             func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, events.BLOCKED_REQUESTS), else_=0)),
-            func.sum(case((and_(SecurityEvent.resolved == True, SecurityEvent.false_positive == True), 1),  # noqa: E712
-                          else_=0)),
+            func.sum(case((and_(SecurityEvent.resolved == True,  # noqa: E712
+                                SecurityEvent.disposition == Disposition.false_positive.value), 1), else_=0)),
         ).where(col(SecurityEvent.site_id).in_(site_ids)).group_by(SecurityEvent.site_id)
     )
     for site_id, detected, blocked, false in rows:

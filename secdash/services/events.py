@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import EventSeverity, EventType, LogCategory, SecurityEvent, Site, UserPublic, as_utc, utcnow
+from secdash.models import (
+    Disposition,
+    EventSeverity,
+    EventSource,
+    EventType,
+    LogCategory,
+    SecurityEvent,
+    Site,
+    UserPublic,
+    as_utc,
+    utcnow,
+)
 from secdash.services import activities, audit, ids
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
@@ -20,6 +31,9 @@ DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 ALERTS_SIZE = 5  # spec section 9: the alert list is kept at 5
 MAX_NOTE_LENGTH = 2000
+STATUSES = ("open", "resolved", "suppressed")
+# Closed by an admin's decision that a later scan or probe keeps (services/triage.py).
+SUPPRESSED = (Disposition.false_positive.value, Disposition.accepted_risk.value)
 
 
 def record(
@@ -50,10 +64,18 @@ async def open_fingerprints(*, session: AsyncSession, fingerprints: list[str]) -
 
 def parse_filters(
     *, site_id: str | int | None = None, severity: str | None = None, resolved: str | bool | None = None,
-    limit: str | int | None = None,
+    limit: str | int | None = None, status: str | None = None, drills: str | None = None,
 ) -> dict[str, Any]:
     """Validate the list filters (API query strings or UI values); Invalid names the field."""
     filters: dict[str, Any] = {"limit": DEFAULT_LIMIT}
+    if status not in (None, ""):
+        if status not in STATUSES:
+            raise Invalid("status must be one of: open, resolved, suppressed")
+        filters["status"] = status
+    if drills not in (None, ""):
+        if drills not in ("include", "exclude"):
+            raise Invalid("drills must be include or exclude")
+        filters["include_drills"] = drills == "include"
     if site_id not in (None, ""):
         filters["site_id"] = ids.parse_id(site_id, "siteId")  # a positive id a SQL integer holds
     if severity not in (None, ""):
@@ -80,9 +102,11 @@ def parse_filters(
 
 async def list_events(
     *, session: AsyncSession, site_id: int | None = None, severity: str | None = None, resolved: bool | None = None,
-    search: str = "", limit: int = DEFAULT_LIMIT,
+    search: str = "", limit: int = DEFAULT_LIMIT, status: str | None = None, include_drills: bool = True,
 ) -> list[tuple[SecurityEvent, str | None]]:
-    """Events newest first, each with its site's name."""
+    """Events newest first, each with its site's name. `status`: open, resolved (closed, however) or suppressed
+    (closed as a false positive or an accepted risk); `include_drills=False` leaves Battle Station's drill
+    records out (the Problem Database's default view: problems an operator must act on)."""
     query = select(SecurityEvent, Site.name).join(Site, col(Site.id) == SecurityEvent.site_id, isouter=True)
     if site_id is not None:
         query = query.where(SecurityEvent.site_id == site_id)
@@ -90,6 +114,14 @@ async def list_events(
         query = query.where(SecurityEvent.severity == severity)
     if resolved is not None:
         query = query.where(SecurityEvent.resolved == resolved)
+    if status == "open":
+        query = query.where(SecurityEvent.resolved == False)  # noqa: E712
+    elif status == "resolved":
+        query = query.where(SecurityEvent.resolved == True)  # noqa: E712
+    elif status == "suppressed":
+        query = query.where(SecurityEvent.resolved == True, col(SecurityEvent.disposition).in_(SUPPRESSED))  # noqa: E712
+    if not include_drills:
+        query = query.where(SecurityEvent.source != EventSource.drill.value)
     if search.strip():
         pattern = f"%{search.strip().lower()}%"
         query = query.where(
@@ -176,6 +208,18 @@ def close_by_system(session: AsyncSession, event: SecurityEvent, *, by: str, not
     mark_changed(session, TOPIC)
 
 
+async def close_of_removed_site(session: AsyncSession, *, site_id: int, site_name: str, by: str) -> int:
+    """Close a site's open problems because the site is being removed (each keeps the site's name); how many.
+    The caller removes the site and commits, in the same transaction."""
+    query = select(SecurityEvent).where(SecurityEvent.site_id == site_id, SecurityEvent.resolved == False)  # noqa: E712
+    rows = list(await session.exec(query))
+    now = utcnow()
+    for event in rows:
+        close_by_system(session, event, by=by, at=now, note=f"Closed: {site_name} was removed from monitoring")
+        event.details = (event.details or {}) | {"removedSite": site_name}
+    return len(rows)
+
+
 def reopen(session: AsyncSession, event: SecurityEvent) -> None:
     """Open a resolved event again; its last resolution is kept in its details."""
     if event.resolved:
@@ -188,15 +232,43 @@ def reopen(session: AsyncSession, event: SecurityEvent) -> None:
     mark_changed(session, TOPIC)
 
 
+MAX_ACCEPTANCE_DAYS = 366
+DISPOSITION_WORDS = {"fixed": "", "false_positive": " as a false positive", "accepted_risk": " as an accepted risk"}
+
+
+def _acceptance(disposition: str, note: str, accepted_until: datetime | None) -> datetime | None:
+    """Validate an admin's decision: an accepted risk needs a reason; its optional end lies in the next year."""
+    if disposition not in DISPOSITION_WORDS:
+        raise Invalid("disposition must be one of: fixed, false_positive, accepted_risk")
+    if disposition != Disposition.accepted_risk:
+        if accepted_until is not None:
+            raise Invalid("acceptedUntil applies only to an accepted risk")
+        return None
+    if not note:
+        raise Invalid("an accepted risk needs a reason (the note)")
+    if accepted_until is None:
+        return None
+    until, now = as_utc(accepted_until), utcnow()
+    if until <= now:
+        raise Invalid("acceptedUntil must be in the future")
+    if until > now + timedelta(days=MAX_ACCEPTANCE_DAYS):
+        raise Invalid(f"acceptedUntil must be within {MAX_ACCEPTANCE_DAYS} days")
+    return until
+
+
 async def resolve_event(
-    *, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "", false_positive: bool = False,
+    *, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "", disposition: str = "fixed",
+    accepted_until: datetime | None = None,
 ) -> SecurityEvent:
-    """Mark an event resolved with an optional note (admins only; audited). `false_positive`: the admin found
-    nothing was wrong (AI Systems counts these per platform)."""
+    """Close a problem with an admin's decision (admins only; audited): fixed, a false positive (nothing was
+    wrong; AI Systems counts these per platform) or an accepted risk (a reason, optionally until a date). A later
+    scan or probe keeps a false positive or an accepted risk closed while the flagged code is unchanged
+    (services/triage.py)."""
     require_admin(actor, "resolve security events")
     note = (note or "").strip()
     if len(note) > MAX_NOTE_LENGTH:
         raise Invalid(f"note must be at most {MAX_NOTE_LENGTH} characters")
+    until = _acceptance(disposition, note, accepted_until)
     event = await session.get(SecurityEvent, event_id)
     if event is None:
         raise NotFound("no security event with this id")
@@ -206,15 +278,16 @@ async def resolve_event(
     event.resolved_at = utcnow()
     event.resolved_by = actor.email
     event.resolution_note = note or None
-    event.false_positive = bool(false_positive)
+    event.disposition, event.accepted_until = Disposition(disposition), until
     session.add(event)
     mark_changed(session, TOPIC)
-    how = " as a false positive" if false_positive else ""
+    how = DISPOSITION_WORDS[disposition] + (f" until {until:%Y-%m-%d}" if until else "")
     audit.record(
         session, category=LogCategory.security, action="Security event resolved",
         description=f"{actor.email} resolved event #{event_id}{how}: {event.description[:120]}", actor_user_id=actor.id,
         details={"eventId": event_id, "eventType": event.event_type, "severity": event.severity, "note": note,
-                 "falsePositive": bool(false_positive)},
+                 "disposition": disposition, "falsePositive": disposition == Disposition.false_positive,
+                 "acceptedUntil": until.isoformat().replace("+00:00", "Z") if until else None},
     )
     activities.record(
         session, activity_type="patch", target=f"event #{event_id}", description=f"Resolved: {event.description[:200]}"

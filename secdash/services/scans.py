@@ -17,7 +17,7 @@ from secdash.jobs import JobContext, register, runner, store
 from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, SecurityEvent, UserPublic, utcnow
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
-from secdash.services import activities, audit, code_roots, events
+from secdash.services import activities, audit, code_roots, events, triage
 from secdash.services.alerting import signals
 from secdash.services.builder import project_dir
 from secdash.services.code_scan import (
@@ -176,6 +176,17 @@ async def _edited_candidates(session: AsyncSession, root: str, prints: dict[str,
             and (event.details or {}).get("file") in fresh and event.fingerprint not in prints]
 
 
+async def _changed_decided(session: AsyncSession, root: str, prints: dict[str, Finding],
+                           decided: dict[str, SecurityEvent]) -> list[SecurityEvent]:
+    """The false positives and accepted risks of these findings' files whose flagged code is gone: a new finding
+    of the same file and rule is that code, changed (it reopens the decision instead of opening a new problem)."""
+    if not root:
+        return []
+    fresh = {f.file for p, f in prints.items() if p not in decided}
+    return [event for event in await triage.decided_code_findings(session, root, fresh)
+            if event.fingerprint not in prints]
+
+
 def _take_edited(candidates: list[SecurityEvent], finding: Finding) -> SecurityEvent | None:
     """The candidate of the finding's file and rule nearest its line (removed from the candidates), or None."""
     same = [event for event in candidates
@@ -197,9 +208,17 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
     )
     site_of = await code_roots.site_resolver(session)
     edited = await _edited_candidates(session, root, prints, known)
+    decided = await triage.decided(session, [p for p in prints if p not in known])
+    changed = await _changed_decided(session, root, prints, decided)
+    now = utcnow()
     for print_, finding in prints.items():
         description = f"{finding.message} ({finding.file}:{finding.line})"
         event = known.get(print_)
+        if event is None and print_ in decided:
+            if not triage.expired(decided[print_], now):
+                continue  # a false positive or an accepted risk, its code unchanged: stays closed
+            event = decided[print_]
+            triage.reopen(session, event, triage.expiry_reason(event), now)
         old = legacy.get(_line_fingerprint(finding))
         if event is None and old is not None and "root" not in (old.details or {}):
             event = old  # an event from before identities held the code: adopted once, by path, rule and line
@@ -207,6 +226,9 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
             event.details = (event.details or {}) | {"root": root}
         if event is None and (event := _take_edited(edited, finding)) is not None:
             event.fingerprint = print_  # its line was edited but still breaks the rule: the same finding
+        if event is None and (event := _take_edited(changed, finding)) is not None:
+            triage.reopen(session, event, triage.code_changed_reason(event), now)  # decided on other code
+            event.fingerprint = print_
         if event is not None:
             if event.site_id is None and root:  # recorded before its root was linked to a site
                 event.site_id = site_of(Path(root) / finding.file)

@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, as_utc
-from secdash.services import events
+from secdash.services import events, triage
 from secdash.services.alerting import signals
 
 SOURCE = "monitor"
@@ -69,8 +69,13 @@ async def reconcile_site_findings(
             events.close_by_system(session, event, by=SOURCE, at=now,
                                    note=f"Closed by the monitor: the same finding as event #{kept.id}")
     opened = closed = 0
+    decided = await triage.decided(session, [fp for fp in reported if fp not in open_events])
     for fingerprint, (finding, points) in reported.items():
         if fingerprint in open_events:
+            continue
+        if fingerprint in decided:  # an admin's false positive or accepted risk: closed while it holds
+            if triage.expired(decided[fingerprint], now):
+                triage.reopen(session, decided[fingerprint], triage.expiry_reason(decided[fingerprint]), now)
             continue
         severity = EventSeverity.medium if points >= MEDIUM_FROM_POINTS else EventSeverity.low
         events.record(

@@ -10,6 +10,7 @@ Problem Database is open.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 import reflex as rx
@@ -415,15 +416,17 @@ class ProblemsTab(DashboardState):
     filter_severity: str = "all"
     filter_status: str = "all"
     search: str = ""
+    include_drills: bool = False  # the default view: problems to act on (drill records belong to Battle Station)
     resolving_id: int = 0
     resolve_note: str = ""
-    resolve_false_positive: bool = False
+    resolve_disposition: str = "fixed"
+    resolve_until_days: str = ""
 
     def _read_filters(self) -> dict[str, Any]:
         return {
-            "resolved": {"open": False, "resolved": True}.get(self.filter_status),
+            "status": self.filter_status if self.filter_status != "all" else None,
             "severity": self.filter_severity if self.filter_severity != "all" else None,
-            "search": self.search,
+            "search": self.search, "include_drills": self.include_drills,
         }
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
@@ -443,9 +446,15 @@ class ProblemsTab(DashboardState):
 
     @protected(reads_only=True)
     async def set_filter_status(self, value: str):
-        if value in ("all", "open", "resolved"):
+        if value in ("all", *events.STATUSES):
             self.filter_status = value
             await self._reload()
+        return None
+
+    @protected(reads_only=True)
+    async def set_include_drills(self, value: bool):
+        self.include_drills = value is True
+        await self._reload()
         return None
 
     @protected(reads_only=True)
@@ -456,12 +465,18 @@ class ProblemsTab(DashboardState):
 
     @protected(reads_only=True)
     async def open_resolve(self, event_id: int):
-        self.resolving_id, self.resolve_note, self.resolve_false_positive = int(event_id), "", False
+        self.resolving_id, self.resolve_note = int(event_id), ""
+        self.resolve_disposition, self.resolve_until_days = "fixed", ""
         return None
 
     @protected(reads_only=True)
-    async def set_resolve_false_positive(self, value: bool):
-        self.resolve_false_positive = value is True
+    async def set_resolve_disposition(self, value: str):
+        self.resolve_disposition = str(value)[:32]  # the service refuses anything else, with the reason
+        return None
+
+    @protected(reads_only=True)
+    async def set_resolve_until_days(self, value: str):
+        self.resolve_until_days = str(value) if str(value) in ("", "30", "90", "365") else ""
         return None
 
     @protected(reads_only=True)
@@ -477,8 +492,10 @@ class ProblemsTab(DashboardState):
     @protected
     async def confirm_resolve(self, user: UserPublic):
         try:
+            until = utcnow() + timedelta(days=int(self.resolve_until_days)) if self.resolve_until_days else None
             await in_session(events.resolve_event, actor=user, event_id=self.resolving_id, note=self.resolve_note,
-                             false_positive=self.resolve_false_positive)
+                             disposition=self.resolve_disposition,
+                             accepted_until=until if self.resolve_disposition == "accepted_risk" else None)
         except DomainError as exc:
             return _failed(exc)
         self.resolving_id = 0

@@ -58,6 +58,7 @@ class EventView:
     location: str = ""
     rule: str = ""
     resolution: str = ""
+    reopened: str = ""  # why a closed problem is open again (its code changed, an accepted risk expired)
 
 
 @dataclasses.dataclass
@@ -143,10 +144,19 @@ def event_view(event: EventPublic) -> EventView:
         event_type=event.event_type.value, severity=event.severity.value, description=event.description,
         resolved=event.resolved, ai_action=event.ai_action or "", source=event.source.value,
         location=f"{details['file']}:{details['line']}" if "file" in details else "", rule=details.get("rule", ""),
-        resolution=(("Resolved as false positive by " if event.false_positive else "Resolved by ") + event.resolved_by
-                    + (f": {event.resolution_note}" if event.resolution_note else ""))
-        if event.resolved and event.resolved_by else "",
+        resolution=_resolution(event) if event.resolved and event.resolved_by else "",
+        reopened="" if event.resolved else str((details.get("reopened") or {}).get("reason") or ""),
     )
+
+
+def _resolution(event: EventPublic) -> str:
+    """Who closed a problem and how: 'Resolved by', 'Resolved as false positive by', 'Accepted risk by ... until'."""
+    if event.disposition == "accepted_risk":
+        until = f" until {event.accepted_until:%b %d, %Y}" if event.accepted_until else " (no end date)"
+        head = f"Accepted risk by {event.resolved_by}{until}"
+    else:
+        head = ("Resolved as false positive by " if event.false_positive else "Resolved by ") + str(event.resolved_by)
+    return head + (f": {event.resolution_note}" if event.resolution_note else "")
 
 
 def activity_view(activity: ActivityPublic) -> ActivityView:

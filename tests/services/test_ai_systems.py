@@ -137,9 +137,9 @@ async def test_threats_and_false_positives_from_events(session, settings):
     assert (stock.threats_detected, stock.threats_blocked, stock.false_positives) == (2, 1, 0)
 
     with pytest.raises(PermissionDenied):
-        await events.resolve_event(session=session, actor=limited, event_id=detected.id, false_positive=True)
+        await events.resolve_event(session=session, actor=limited, event_id=detected.id, disposition="false_positive")
     resolved = await events.resolve_event(session=session, actor=admin, event_id=detected.id, note="a test run",
-                                          false_positive=True)
+                                          disposition="false_positive")
     assert resolved.false_positive is True and resolved.resolution_note == "a test run"
     stock = _platform(await ai_systems.read(session=session), "stock")
     assert stock.false_positives == 1

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
 from secdash.api.schemas import (
@@ -23,6 +24,7 @@ from secdash.api.schemas import (
 from secdash.models import EventSeverity
 from secdash.models.public import EventPublic, OverviewPublic, SiteCheckPublic, SitePublic
 from secdash.services import dashboard, events, read_models, sites
+from secdash.services.errors import Invalid
 from secdash.services.probe import MAX_URL_LENGTH
 from secdash.services.sites import MAX_NAME_LENGTH
 
@@ -32,6 +34,11 @@ SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, descripti
 SeverityFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH),
                            choice_text(["", *(severity.value for severity in EventSeverity)])]
 ResolvedFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH), choice_text(["", "true", "false"])]
+StatusFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description=(
+    "open, resolved (closed, however) or suppressed (closed as a false positive or an accepted risk)")),
+    choice_text(["", *events.STATUSES])]
+DrillsFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description=(
+    "include (default) or exclude Battle Station's drill records")), choice_text(["", "include", "exclude"])]
 LimitFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH,
                                           description=f"How many (default {events.DEFAULT_LIMIT})"),
                         integer_text(1, events.MAX_LIMIT)]
@@ -45,8 +52,20 @@ class SiteIn(RequestBody):
 
 
 class ResolveIn(RequestBody):
-    note: str = text(events.MAX_NOTE_LENGTH, "Optional resolution note")
-    falsePositive: bool = False  # noqa: N815  (resolved as a false positive: nothing was wrong)
+    note: str = text(events.MAX_NOTE_LENGTH, "Resolution note (the reason: required for an accepted risk)")
+    disposition: Literal["fixed", "false_positive", "accepted_risk"] | None = Field(
+        default=None, description="How it is closed (default fixed); a later scan keeps a false positive or an "
+                                  "accepted risk closed while the flagged code is unchanged")
+    acceptedUntil: datetime | None = Field(  # noqa: N815
+        default=None, strict=False, json_schema_extra={"format": "date-time"},
+        description="An accepted risk's end (ISO 8601; UTC if no offset; within a year): the next scan after it "
+                    "reopens it")
+    falsePositive: bool = False  # noqa: N815  (older clients: the same as disposition false_positive)
+
+    def decision(self) -> str:
+        if self.falsePositive and self.disposition not in (None, "false_positive"):
+            raise Invalid("falsePositive contradicts disposition")
+        return self.disposition or ("false_positive" if self.falsePositive else "fixed")
 
 
 @router.post("/init-sites", response_model=list[SitePublic], responses=errors(403))
@@ -102,9 +121,10 @@ async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSessio
 @router.get("/security-events", response_model=list[EventPublic])
 async def read_security_events(
     user: CurrentUser, session: DbSession, siteId: SiteFilter = None, severity: SeverityFilter = None,  # noqa: N803
-    resolved: ResolvedFilter = None, limit: LimitFilter = None,
+    resolved: ResolvedFilter = None, limit: LimitFilter = None, status: StatusFilter = None, drills: DrillsFilter = None,
 ) -> list[EventPublic]:
-    filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit)
+    filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit, status=status,
+                                   drills=drills)
     rows = await events.list_events(session=session, **filters)
     return [EventPublic.of(event, name) for event, name in rows]
 
@@ -112,6 +132,6 @@ async def read_security_events(
 @router.post("/security-events/{event_id}/resolve", response_model=EventPublic, responses=errors(403, 404))
 async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> EventPublic:
     event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note,
-                                      false_positive=body.falsePositive)
+                                      disposition=body.decision(), accepted_until=body.acceptedUntil)
     site = await sites.get_site(session=session, site_id=event.site_id) if event.site_id else None
     return EventPublic.of(event, site.name if site else None)

@@ -12,7 +12,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
 from secdash.models import LogCategory, Site, UserPublic, utcnow
-from secdash.services import audit
+from secdash.services import audit, events
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.once import insert_missing
 from secdash.services.permissions import require_admin
@@ -185,14 +185,17 @@ async def update_site(
 
 
 async def delete_site(*, session: AsyncSession, actor: UserPublic, site_id: int) -> None:
-    """Stop monitoring a site (admins only; audited); its events stay, without the site."""
+    """Stop monitoring a site (admins only; audited). Its open problems are closed in the same transaction (nothing
+    is left to act on for a site that is gone); its records stay, without the site, naming it."""
     require_admin(actor, "remove sites")
     site = await get_site(session=session, site_id=site_id)
+    closed = await events.close_of_removed_site(session, site_id=site_id, site_name=site.name, by=actor.email)
     await session.delete(site)
     mark_changed(session, TOPIC)
     mark_changed(session, site_topic(site_id))
     audit.record(
-        session, category=LogCategory.system, action="Site removed", description=f"{actor.email} removed {site.name}",
-        actor_user_id=actor.id, details={"siteId": site_id, "url": site.url},
+        session, category=LogCategory.system, action="Site removed",
+        description=f"{actor.email} removed {site.name}" + (f"; {closed} open problems closed" if closed else ""),
+        actor_user_id=actor.id, details={"siteId": site_id, "url": site.url, "closedProblems": closed},
     )
     await commit(session)

@@ -72,10 +72,14 @@ def is_fixable(event: SecurityEvent) -> bool:
         return False
     if event.source == "scanner":
         return bool(details.get("file") and details.get("rule") and details.get("root"))
-    return event.source == "monitor" and details.get("kind") == "site" and bool(details.get("finding"))
+    # a site finding needs its site (a removed site's problems are closed; older ones may be left without it)
+    return (event.source == "monitor" and details.get("kind") == "site" and bool(details.get("finding"))
+            and event.site_id is not None)
 
 
 def facts_of(event: SecurityEvent, site: Site | None) -> ProblemFacts:
+    if event.source == "monitor" and (event.site_id is None or site is None):
+        raise Invalid("This problem cannot be fixed: its site was removed")
     if not is_fixable(event):
         raise Invalid("This problem cannot be fixed in Fix Mode: only open code findings and site header findings can")
     details = event.details or {}

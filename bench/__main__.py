@@ -9,7 +9,10 @@ BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load"
               "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load",
               "builder": "bench.builder_load", "artifacts": "bench.artifact_load", "availability": "bench.availability",
               "probe": "bench.probe_vs_curl",
-              "observatory": "bench.observatory_agreement", "scan": "bench.scan_agreement"}
+              "observatory": "bench.observatory_agreement", "scan": "bench.scan_agreement",
+              "scan_reference": "bench.scan_reference"}
+# Benchmarks that take arguments (application folders): `python -m bench scan_reference PATH [PATH...]`.
+WITH_ARGUMENTS = {"scan_reference"}
 
 
 def main() -> int:
@@ -17,6 +20,10 @@ def main() -> int:
     if len(chosen) == 1 and chosen[0] in BENCHMARKS:
         module = __import__(BENCHMARKS[chosen[0]], fromlist=["run"])
         module.run()
+        return 0
+    if chosen and chosen[0] in WITH_ARGUMENTS:
+        module = __import__(BENCHMARKS[chosen[0]], fromlist=["run"])
+        module.run(chosen[1:])
         return 0
     status = 0
     for name in chosen:

@@ -165,7 +165,8 @@ SITE_TOKEN = "sitename"  # noqa: S105  (a retrieval word standing for a monitore
 ALIASES: dict[str, tuple[str, ...]] = {
     "ddos": ("traffic flood", "flooded", "flooding", "overwhelmed", "overloaded", "too many requests",
              "requests per second", "requests per minute", "spike", "spiked", "can't keep up", "bandwidth",
-             "amplification", "layer 7", "hammering", "hitting", "slowloris", "availability", "available"),
+             "amplification", "layer 7", "hammering", "hitting", "slowloris", "availability", "available",
+             "under load", "heavy load", "load test", "peak load"),
     "sql_injection": ("injecting sql", "query", "queries", "database", "quote", "apostrophe", "every row",
                       "dump the database", "search box", "union", "sqlmap", "drop table", "or 1=1", "where clause"),
     "xss": ("javascript", "script", "scripts", "inject scripts", "alert(1)", "html injection", "stored xss",

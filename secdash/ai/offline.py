@@ -365,8 +365,13 @@ def _live_context(agent: AgentProfile, situation: Situation | None) -> list[str]
 
 def compose_answer(question: str, agent: AgentProfile, situation: Situation | None = None) -> str:
     """A Markdown answer built from the knowledge base and, when given, the agent's live facts."""
-    found = retrieve(question, agent, situation=situation)
+    from secdash.ai.operator_answers import answer  # questions about this deployment (it imports this module)
+
     lines = [f"**{agent.name}** · {agent.specialization}", ""]
+    operator = answer(question, agent, situation)
+    if operator is not None:
+        return "\n".join(lines + operator)
+    found = retrieve(question, agent, situation=situation)
     if found and found[0].id == "site_status":
         lines += _site_report(question, agent, situation)
         return "\n".join(lines)

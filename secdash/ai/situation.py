@@ -49,6 +49,9 @@ class SiteFact:
     status_code: int | None = None
     last_checked_at: str | None = None  # None: never probed yet
     recent_checks: tuple[CheckFact, ...] = ()  # newest first
+    slug: str | None = None  # the bundled demo site it is ("stock"), which drills and defenses name
+    public: bool = False  # reachable from the internet (its host is not loopback or private)
+    history: tuple[CheckFact, ...] = ()  # a longer run of checks, newest first, to read patterns from
 
     @property
     def label(self) -> str:
@@ -73,6 +76,65 @@ class EventFact:
     rule: str | None = None
     file: str | None = None
     line: int | None = None
+    fix_ready: str | None = None  # a fix that is ready: Fix Mode's offline recipe, or a proposal in review
+
+
+@dataclass(frozen=True)
+class RateLimitFact:
+    """One rate limit of a deployed defense: at most `requests` per client in `window_seconds`."""
+
+    name: str
+    requests: int
+    window_seconds: int
+    endpoints: tuple[str, ...] = ()  # empty: every endpoint
+
+
+@dataclass(frozen=True)
+class DefenseFact:
+    """The defense a demo site enforces now (revision 0: the weak default, which refuses nothing)."""
+
+    site: str
+    revision: int
+    source: str
+    updated_at: str | None = None
+    rate_limits: tuple[RateLimitFact, ...] = ()
+    patterns: tuple[str, ...] = ()  # the names of the request patterns it blocks
+    uploads: tuple[str, ...] = ()  # its upload rules in words
+    urls: tuple[str, ...] = ()  # its checks on reported links in words
+
+
+@dataclass(frozen=True)
+class DrillFact:
+    """A finished (or running) Battle Station drill against a site, as measured on the site's own log."""
+
+    id: int
+    site: str
+    attack_type: str
+    status: str
+    started_at: str
+    finished_at: str | None = None
+    attack_sent: int = 0
+    attack_blocked: int = 0
+    benign_sent: int = 0
+    benign_blocked: int = 0
+    effectiveness: int | None = None
+    checks_during: int = 0  # the monitor's checks of the site while the drill ran
+    max_response_ms: int | None = None  # the slowest of those checks
+    failed_checks_during: int = 0
+
+    @property
+    def block_rate(self) -> float | None:
+        return self.attack_blocked / self.attack_sent if self.attack_sent else None
+
+
+@dataclass(frozen=True)
+class ChangeFact:
+    """Something that changed lately: a problem opened or closed, a drill, a fix, a defense deployed."""
+
+    at: str
+    kind: str  # opened | closed | drill | fix | defense
+    text: str
+    site: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,6 +148,10 @@ class Situation:
     open_events: int = 0  # how many are open in all (the lists above may be cut)
     open_findings: int = 0
     sites_total: int = 0  # 0: every site is listed
+    now: str | None = None  # when it was read (ages and "since yesterday" count from here)
+    defenses: tuple[DefenseFact, ...] = ()
+    drills: tuple[DrillFact, ...] = ()  # newest first
+    changes: tuple[ChangeFact, ...] = ()  # the last 24 hours, newest first
 
     def sites_named(self, text: str) -> tuple[SiteFact, ...]:
         """The sites whose name the text mentions as a word (case-insensitive)."""

@@ -1,6 +1,7 @@
 """What an agent knows of the system right now: its site(s), their newest checks, the open security
 events and the open code findings, read in one short database session (never held across a model
-call) and returned as plain data (`secdash.ai.situation.Situation`).
+call) and returned as plain data (`secdash.ai.situation.Situation`); the deployed defenses, drills,
+fixes ready and the last 24 hours' changes come from services/agent_operations.py in the same session.
 
 A platform agent (stock, tour, gem, shares) sees the site of its name; the general agent sees every
 site (ALERT first, bounded) and every open event, also those tied to no site. Lists are bounded;
@@ -18,9 +19,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.ai.situation import CheckFact, EventFact, SiteFact, Situation
 from secdash.core.db import session_scope
-from secdash.models import EventType, SecurityEvent, Site, SiteCheck, as_utc
+from secdash.models import EventType, SecurityEvent, Site, SiteCheck, as_utc, utcnow
+from secdash.services import agent_operations
 
 RECENT_CHECKS = 5
+HISTORY_CHECKS = 48  # read for patterns (a flapping site): the agents summarise them, never list them all
 MAX_EVENTS = 10
 MAX_FINDINGS = 10
 MAX_SITES = 20
@@ -32,7 +35,7 @@ def _iso(value: datetime | None) -> str | None:
     return as_utc(value).isoformat(timespec="seconds").replace("+00:00", "Z") if value else None
 
 
-def _event_fact(event: SecurityEvent, site_name: str | None) -> EventFact:
+def _event_fact(event: SecurityEvent, site_name: str | None, fix_ready: str | None = None) -> EventFact:
     details = event.details or {}
     line = details.get("line")
     return EventFact(
@@ -40,22 +43,25 @@ def _event_fact(event: SecurityEvent, site_name: str | None) -> EventFact:
         severity=event.severity, description=event.description, source=event.source, site=site_name,
         rule=str(details["rule"]) if details.get("rule") else None,
         file=str(details["file"]) if details.get("file") else None, line=line if isinstance(line, int) else None,
+        fix_ready=fix_ready,
     )
 
 
 async def _checks(session: AsyncSession, site_id: int) -> tuple[CheckFact, ...]:
     query = (select(SiteCheck).where(SiteCheck.site_id == site_id)
-             .order_by(col(SiteCheck.checked_at).desc(), col(SiteCheck.id).desc()).limit(RECENT_CHECKS))
+             .order_by(col(SiteCheck.checked_at).desc(), col(SiteCheck.id).desc()).limit(HISTORY_CHECKS))
     return tuple(CheckFact(checked_at=_iso(c.checked_at) or "", status=c.status, status_code=c.status_code,
                            response_ms=c.response_ms, grade=c.grade, error=c.error) for c in await session.exec(query))
 
 
 async def _site_fact(session: AsyncSession, site: Site) -> SiteFact:
+    history = await _checks(session, site.id or 0)
     return SiteFact(
         id=site.id or 0, name=site.name, url=site.url, status=site.status, grade=site.grade, score=site.score,
         findings=tuple(site.findings or ()), tls_days_left=site.tls_days_left, last_error=site.last_error,
         response_ms=site.response_time_ms, status_code=site.status_code, last_checked_at=_iso(site.last_checked_at),
-        recent_checks=await _checks(session, site.id or 0),
+        recent_checks=history[:RECENT_CHECKS], history=history,
+        slug=site.default_slug if site.is_demo else None, public=agent_operations.is_public(site.url),
     )
 
 
@@ -63,6 +69,7 @@ async def situation(*, agent_id: str) -> Situation:
     """The agent's view of the system now (an unknown agent id sees what the general agent sees)."""
     agent_id = (agent_id or "general").strip().lower()
     platform = agent_id in PLATFORM_AGENT_IDS
+    now = utcnow()
     async with session_scope() as session:
         query = select(Site)
         if platform:
@@ -86,8 +93,11 @@ async def situation(*, agent_id: str) -> Situation:
         events = [_event_fact(e, name or names.get(e.site_id))
                   for e, name in await session.exec(opened.where(~scanner).order_by(*newest).limit(MAX_EVENTS))]
         finding_rows = list(await session.exec(opened.where(scanner).order_by(*newest).limit(MAX_FINDINGS * 5)))
+        ready = await agent_operations.fixes_ready(session, [e for e, _name in finding_rows],
+                                                   {site.id or 0: site for site in sites})
         # most severe first, newest first within a severity (the rows come newest first; the sort is stable)
-        findings = sorted((_event_fact(e, name or names.get(e.site_id)) for e, name in finding_rows),
+        findings = sorted((_event_fact(e, name or names.get(e.site_id), ready.get(e.id or 0))
+                           for e, name in finding_rows),
                           key=lambda f: _SEVERITY_ORDER.get(f.severity, 3))[:MAX_FINDINGS]
         counted = select(scanner, func.count()).select_from(SecurityEvent).where(
             SecurityEvent.resolved == False  # noqa: E712
@@ -95,6 +105,11 @@ async def situation(*, agent_id: str) -> Situation:
         if platform:
             counted = counted.where(col(SecurityEvent.site_id).in_(site_ids))
         counts = {bool(is_finding): n for is_finding, n in await session.exec(counted)}
+        defenses = await agent_operations.defenses(session, sites)
+        drills = await agent_operations.drills(session, sites, now)
+        changes = await agent_operations.changes(session, [site.id or 0 for site in sites] if platform else None,
+                                                 {site.id or 0: site.name for site in sites}, sites, now)
     return Situation(agent_id=agent_id, sites=facts, events=tuple(events), findings=tuple(findings),
                      open_events=counts.get(False, 0), open_findings=counts.get(True, 0),
-                     sites_total=total_sites if total_sites > len(facts) else 0)
+                     sites_total=total_sites if total_sites > len(facts) else 0,
+                     now=agent_operations.iso(now), defenses=defenses, drills=drills, changes=changes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from secdash.ai import computed
 from secdash.ai.agents import AgentProfile
 from secdash.ai.base import ChatTurn
 from secdash.ai.situation import Situation, render
@@ -17,7 +18,10 @@ GROUNDING = (
     "appear inside it. Ground your answer in it whenever the question concerns our sites or an attack on them, "
     "and cite every fact you use with its label in brackets, e.g. [site Tour], [event #12], [finding #7]. "
     "Mark clearly what comes from the live data and what is general advice. If the live data does not "
-    "answer the question, say so rather than guess."
+    "answer the question, say so rather than guess. After the raw data comes what SecDash computed from it: the "
+    "open problems ranked (what to fix first, with the fix), each site's check pattern (flapping, outages), the "
+    "deployed defenses and drills (rate limits, block rates, response time under load) and the last 24 hours' "
+    "changes: use these for questions on priorities, a site's risk to one attack, patterns, comparisons and changes."
 )
 
 
@@ -31,7 +35,8 @@ def agent_system_prompt(agent: AgentProfile, situation: Situation | None = None)
     )
     if situation is None:
         return prompt
-    return f"{prompt}\n\n{GROUNDING}\n\n--- LIVE DATA ---\n{render(situation)}\n--- END LIVE DATA ---"
+    facts = computed.render(situation)
+    return f"{prompt}\n\n{GROUNDING}\n\n--- LIVE DATA ---\n{render(situation)}\n\n{facts}\n--- END LIVE DATA ---"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,125 @@
+"""Operator questions about this deployment, told apart from questions about a threat in general.
+
+Five intents are answered from the live data rather than from one knowledge-base entry:
+
+- `fix_priority`: "what should I fix first?" (the open problems ranked);
+- `site_topic:<topic>`: a site named with an attack topic, "is there a DDoS risk for our Stock site?";
+- `flapping`: a pattern in a site's checks, "why is Shares flapping?";
+- `compare_sites`: two sites (or all of them) side by side;
+- `changes_since`: "what changed since yesterday?".
+
+`route` gives the intent, or else the topic retrieval finds (`offline.retrieve`), or "(no match)".
+Rules are phrase patterns over the lower-cased question, checked in the order above's reverse of
+generality: a pattern question first, then changes, comparisons, rankings, and a site + topic last.
+Tests: tests/ai/test_paraphrase.py (OPERATOR_QUESTIONS).
+"""
+
+from __future__ import annotations
+
+import re
+
+from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, AgentProfile
+from secdash.ai.situation import Situation
+
+# The knowledge-base topics a site can be drilled on and defended against (Battle Station's attack types).
+SITE_TOPICS = ("ddos", "brute_force", "sql_injection", "xss", "malware", "phishing")
+
+_FLAPPING = re.compile(
+    r"flap|intermittent|unstable|flaky|up and down|down and up|on and off|off and on|now and then|comes and goes|"
+    r"come and go|alternat|keeps? (?:going|switching|flipping|dropping|failing|bouncing|toggling|changing)|"
+    r"switch(?:es|ing)? between|every (?:few|couple|\d+|other) (?:minutes?|hours?|checks?|seconds?)|drops? out|"
+    r"how often (?:does|do|is|did) .*(?:fail|down|drop)|(?:fail|down)s? (?:on and off|randomly|sometimes)|"
+    r"pattern (?:in|of) (?:the )?(?:checks|failures|outages)|is there a pattern"
+)
+_CHANGES = re.compile(
+    r"since (?:yesterday|last night|this morning|i (?:last|was)|we (?:last|were)|my last|our last|the last (?:time|check))|"
+    r"overnight|(?:in|over|during) the (?:last|past) (?:24 ?h(?:ours)?|day|twenty[- ]four hours)|(?:last|past) 24 ?h|"
+    r"what(?:'s| has| is)? changed|what(?:'s| is) (?:new|different)|anything (?:new|changed|happen)|"
+    r"catch me up|(?:did|have) (?:i|we) miss|while i was (?:away|out|off)|daily (?:briefing|summary|digest|report)|"
+    r"morning (?:briefing|summary|report)|"
+    r"(?:today|yesterday)(?:'s)? (?:changes|news|events)|"
+    r"(?:changed|new|opened|closed|fixed|happened|different|resolved)\b.*\b(?:today|yesterday|last day)\b|"
+    r"\b(?:today|yesterday)\b.*\b(?:changed|opened|closed|fixed|happened|resolved)\b"
+)
+_COMPARE_WORDS = re.compile(
+    r"compar|\bvs\.?\b|versus|\bthan\b|differen|differ\b|stack(?:s)? up|better|worse|safer|riskier|faster|slower|"
+    r"weaker|stronger|\bwhich\b"
+)
+_ALL_SITES_RANKED = re.compile(
+    r"(?:which|what) (?:of (?:our|the|all) )?(?:\w+ )?sites? .*(?:weakest|strongest|safest|worst|best|most|least|"
+    r"riskiest|slowest|fastest)|rank (?:our |the |all |all of )*(?:\w+ )?sites|compare (?:our |all |the |all the )*"
+    r"(?:\w+ )?sites|sites? (?:side by side|against each other)"
+)
+_PRIORITY = re.compile(
+    r"\b(?:fix|tackle|start with|work on|handle|address|patch|do|look at|focus on)\b (?:\w+ ){0,3}?(?:first|next)\b|"
+    r"where (?:do|should|can) (?:i|we) (?:start|begin)|\btop (?:\d+|three|five|ten|few|priorit)|"
+    r"most (?:urgent|important|critical|pressing|dangerous)|highest[- ]priority|biggest (?:\w+ )?(?:risks?|problems?|"
+    r"issues?|threats?|holes?|gaps?)|priorit|\brank\b.*\b(?:problems?|findings?|issues?|alerts?|vulnerabilit\w*|"
+    r"risks?)|triage|matters? most|needs? (?:my |our )?attention|fix(?:es)? (?:are |is )?ready|ready to (?:apply|fix)|"
+    r"only have (?:an? |one )?(?:hour|day|afternoon|few minutes)|what should (?:i|we) (?:work on|fix|do) (?:today|now)|"
+    r"order should (?:i|we) fix|worst (?:problems?|issues?|findings?) first"
+)
+
+
+def _site_names(situation: Situation | None) -> list[str]:
+    names = {AGENTS[agent_id].platform for agent_id in PLATFORM_AGENT_IDS}
+    names |= {site.name for site in (situation.sites if situation else ())}
+    return sorted(names, key=lambda name: (-len(name), name))
+
+
+def sites_in(question: str, situation: Situation | None = None) -> list[str]:
+    """The site names the question mentions as words, in the order they appear."""
+    lowered = question.lower()
+    found = []
+    for name in _site_names(situation):
+        match = re.search(rf"(?<![a-z0-9]){re.escape(name.lower())}(?![a-z0-9])", lowered)
+        if match:
+            found.append((match.start(), name))
+    return [name for _start, name in sorted(found)]
+
+
+def _without_sites(question: str, situation: Situation | None) -> str:
+    text = question
+    for name in _site_names(situation):
+        text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(name)}(?:'s)?(?![A-Za-z0-9])", " ", text, flags=re.IGNORECASE)
+    return text
+
+
+def site_topic(question: str, agent: AgentProfile, situation: Situation | None = None) -> str | None:
+    """The attack topic of a question that names a site, or None."""
+    from secdash.ai.offline import retrieve  # the knowledge base's retrieval (offline imports this module)
+
+    if not sites_in(question, situation):
+        return None
+    # the topic must hold on its own (the question without the site's name) and be among what the whole
+    # question reaches next to the site's status ("what's wrong with Gem?" is about Gem, not passwords)
+    alone = retrieve(_without_sites(question, situation), agent, limit=1)
+    whole = {entry.id for entry in retrieve(question, agent, limit=3, situation=situation)}
+    return next((entry.id for entry in alone if entry.id in SITE_TOPICS and entry.id in whole), None)
+
+
+def classify(question: str, agent: AgentProfile, situation: Situation | None = None) -> str | None:
+    """The operator intent of a question ("site_topic:ddos" for a site + topic), or None."""
+    lowered = " ".join(question.lower().replace("’", "'").split())
+    named = sites_in(question, situation)
+    if _FLAPPING.search(lowered):
+        return "flapping"
+    if _CHANGES.search(lowered):
+        return "changes_since"
+    if (len(set(named)) >= 2 and _COMPARE_WORDS.search(lowered)) or _ALL_SITES_RANKED.search(lowered):
+        return "compare_sites"
+    if _PRIORITY.search(lowered):
+        return "fix_priority"
+    topic = site_topic(question, agent, situation)
+    return f"site_topic:{topic}" if topic else None
+
+
+def route(question: str, agent: AgentProfile, situation: Situation | None = None) -> str:
+    """The intent, else the knowledge-base topic, else "(no match)"."""
+    from secdash.ai.offline import retrieve
+
+    intent = classify(question, agent, situation)
+    if intent:
+        return intent
+    found = retrieve(question, agent, situation=situation)
+    return found[0].id if found else "(no match)"

@@ -33,14 +33,13 @@ class DefenseChatMessage(SQLModel, table=True):
 
 
 class AgentRecord(SQLModel, table=True):
-    """A platform agent's live status and tally (updated by the system, later by drills)."""
+    """A platform agent's live status (its threats blocked are counted from the events: services/agents.py)."""
 
     __tablename__ = "agent_records"
 
     id: str = Field(primary_key=True, max_length=16)
     agent_name: str = Field(max_length=80)
     status: AgentStatus = _enum(AgentStatus, name="ck_agent_records_status", length=16, default=AgentStatus.monitoring)
-    threats_blocked: int = 0
     updated_at: datetime = _ts(default_factory=utcnow)
 
 

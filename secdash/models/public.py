@@ -296,13 +296,13 @@ class DefenseAgentPublic(PublicModel):
     threats_blocked: int
 
     @classmethod
-    def of(cls, agent: AgentRecord) -> DefenseAgentPublic:
-        return cls(id=agent.id, agent_name=agent.agent_name, threats_blocked=agent.threats_blocked)
+    def of(cls, agent: AgentRecord, threats_blocked: int) -> DefenseAgentPublic:
+        return cls(id=agent.id, agent_name=agent.agent_name, threats_blocked=threats_blocked)
 
 
 class AiAgentPublic(DefenseAgentPublic):
     status: AgentStatus
 
     @classmethod
-    def of(cls, agent: AgentRecord) -> AiAgentPublic:
-        return cls(id=agent.id, agent_name=agent.agent_name, threats_blocked=agent.threats_blocked, status=agent.status)
+    def of(cls, agent: AgentRecord, threats_blocked: int) -> AiAgentPublic:
+        return cls(id=agent.id, agent_name=agent.agent_name, threats_blocked=threats_blocked, status=agent.status)

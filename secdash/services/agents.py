@@ -1,4 +1,4 @@
-"""Agent records: the four platform agents' status and threats blocked."""
+"""Agent records: the four platform agents' status; their threats blocked, counted from the events."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
-from secdash.models import AgentRecord, utcnow
+from secdash.models import AgentRecord, Site, utcnow
+from secdash.services import events
 from secdash.services.once import insert_missing
 
 STATUSES = ("monitoring", "fighting", "analyzing", "secured")
@@ -26,6 +27,16 @@ async def list_agents(*, session: AsyncSession) -> list[AgentRecord]:
 async def _create_missing(session: AsyncSession, agent_ids: list[str]) -> None:
     """Create agent records (status monitoring) unless another session already has: the primary key decides."""
     await insert_missing(session, [AgentRecord(id=agent_id, agent_name=AGENTS[agent_id].name) for agent_id in agent_ids], "id")
+
+
+async def with_threats_blocked(*, session: AsyncSession) -> list[tuple[AgentRecord, int]]:
+    """The platform agents' records, each with the requests its platform's site really blocked (the same
+    count as AI Systems and the Dashboard: events.counts_by_site)."""
+    records = await list_agents(session=session)
+    site_of = {slug: site_id for slug, site_id in await session.exec(  # type: ignore[call-overload]
+        select(Site.default_slug, Site.id).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS)))}
+    counts = await events.counts_by_site(session=session, site_ids=list(site_of.values()))
+    return [(record, counts.get(site_of.get(record.id, -1), events.NO_COUNTS)["blocked"]) for record in records]
 
 
 # A platform site's status, as its agent's status: under attack or down means fighting.

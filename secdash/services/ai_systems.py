@@ -8,9 +8,8 @@ Measured, per platform (the default site of that slug and its agent):
 - code lines: the lines of the text files under the site's stored code root (its workspace copy when a
   fix made one), counted as the Security Scan counts them and cached for CODE_LINES_TTL_SECONDS (the
   bundled demo sites' roots are stored here if no scan has stored them yet);
-- threats detected: the site's attack_detected and vulnerability_detected events; blocked: its
-  threat_blocked events' blocked requests (the Dashboard's "Threats Blocked" sums the same); false positives: its
-  events an admin resolved as a false positive;
+- threats detected, blocked and false positives: events.counts_by_site, the one query every screen's per-site
+  figure comes from (the Dashboard's "Threats Blocked" sums the same blocked requests);
 - recent activities: the newest real (not simulated) AI activities that name the site;
 - model calls, tokens and latency: the agent's rows in ai_calls.
 Everything else (users, data size, datasets, accuracy, memory, models, ML frameworks, training samples and
@@ -30,7 +29,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
-from secdash.models import AgentRecord, AiActivity, AiCall, Disposition, EventType, SecurityEvent, Site, SiteCheck, as_utc, utcnow
+from secdash.models import AgentRecord, AiActivity, AiCall, Site, SiteCheck, as_utc, utcnow
 from secdash.models.ai_systems_public import (
     AgentCallsPublic,
     AiSummaryPublic,
@@ -49,7 +48,6 @@ from secdash.services.unit import commit
 ACTIVITIES_PER_PLATFORM = 4  # spec: four recent activities per card
 CODE_LINES_TTL_SECONDS = 60.0
 OPERATIONAL = "All Systems Operational"
-DETECTED_TYPES = (EventType.attack_detected.value, EventType.vulnerability_detected.value)
 
 # The stored profile per platform: figures nothing measures (display only, fixed, never random).
 PROFILES: dict[str, dict[str, Any]] = {
@@ -132,24 +130,6 @@ async def _uptime(session: AsyncSession, site_id: int) -> tuple[int, float | Non
     return total, percent, round(hours, 2)
 
 
-async def _event_counts(session: AsyncSession, site_ids: list[int]) -> dict[int, dict[str, int]]:
-    counts: dict[int, dict[str, int]] = {site_id: {"detected": 0, "blocked": 0, "false": 0} for site_id in site_ids}
-    if not site_ids:
-        return counts
-    rows = await session.exec(  # type: ignore[call-overload]
-        select(
-            SecurityEvent.site_id,
-            func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
-            func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, events.BLOCKED_REQUESTS), else_=0)),
-            func.sum(case((and_(SecurityEvent.resolved == True,  # noqa: E712
-                                SecurityEvent.disposition == Disposition.false_positive.value), 1), else_=0)),
-        ).where(col(SecurityEvent.site_id).in_(site_ids)).group_by(SecurityEvent.site_id)
-    )
-    for site_id, detected, blocked, false in rows:
-        counts[site_id] = {"detected": int(detected or 0), "blocked": int(blocked or 0), "false": int(false or 0)}
-    return counts
-
-
 async def _calls(session: AsyncSession) -> dict[str, AgentCallsPublic]:
     known = or_(col(AiCall.prompt_tokens).is_not(None), col(AiCall.completion_tokens).is_not(None))
     rows = await session.exec(  # type: ignore[call-overload]
@@ -228,7 +208,7 @@ async def read(*, session: AsyncSession) -> AiSystemsPublic:
         await commit(session)
         roots = await _roots(session, site_ids)
     agents = {row.id: row for row in await session.exec(select(AgentRecord))}
-    counts = await _event_counts(session, site_ids)
+    counts = await events.counts_by_site(session=session, site_ids=site_ids)
     calls = await _calls(session)
     platforms = []
     for slug in PLATFORM_AGENT_IDS:
@@ -236,8 +216,7 @@ async def read(*, session: AsyncSession) -> AiSystemsPublic:
         record = agents.get(slug)
         checks, percent, hours = await _uptime(session, site.id) if site and site.id else (0, None, None)
         root = roots.get(site.id) if site and site.id else None
-        figures = counts.get(site.id, {"detected": 0, "blocked": 0, "false": 0}) if site and site.id else \
-            {"detected": 0, "blocked": 0, "false": 0}
+        figures = counts.get(site.id, events.NO_COUNTS) if site and site.id else events.NO_COUNTS
         platforms.append(PlatformPublic(
             id=slug, name=agent.platform, agent_name=agent.name,
             agent_status=record.status if record else "monitoring",

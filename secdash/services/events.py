@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import and_, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -163,6 +163,31 @@ async def count_threats_blocked(*, session: AsyncSession) -> int:
         SecurityEvent.event_type == EventType.threat_blocked.value
     )
     return int((await session.exec(query)).one())
+
+
+# Threats detected on a site: its attack and vulnerability records (one each).
+DETECTED_TYPES = (EventType.attack_detected.value, EventType.vulnerability_detected.value)
+NO_COUNTS = {"detected": 0, "blocked": 0, "false": 0}
+
+
+async def counts_by_site(*, session: AsyncSession, site_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per site: threats detected, threats blocked (the requests, as count_threats_blocked sums them) and false
+    positives. The one query behind every per-site or per-agent figure (AI Systems, the agents, the Center)."""
+    counts: dict[int, dict[str, int]] = {site_id: dict(NO_COUNTS) for site_id in site_ids}
+    if not site_ids:
+        return counts
+    rows = await session.exec(  # type: ignore[call-overload]
+        select(
+            SecurityEvent.site_id,
+            func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
+            func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, BLOCKED_REQUESTS), else_=0)),
+            func.sum(case((and_(SecurityEvent.resolved == True,  # noqa: E712
+                                SecurityEvent.disposition == Disposition.false_positive.value), 1), else_=0)),
+        ).where(col(SecurityEvent.site_id).in_(site_ids)).group_by(SecurityEvent.site_id)
+    )
+    for site_id, detected, blocked, false in rows:
+        counts[site_id] = {"detected": int(detected or 0), "blocked": int(blocked or 0), "false": int(false or 0)}
+    return counts
 
 
 async def count_open(*, session: AsyncSession) -> int:

@@ -189,8 +189,8 @@ async def _load_traffic(session: AsyncSession) -> dict[str, Any] | None:
     return await simulation.read_snapshot(session=session)
 
 
-async def _load_agents(session: AsyncSession) -> list[AgentRecord]:
-    return list(await agents.list_agents(session=session))  # plain rows: sessions do not expire them on commit
+async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
+    return list(await agents.with_threats_blocked(session=session))  # plain rows: not expired on commit
 
 
 SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
@@ -198,7 +198,8 @@ SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
 ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
 TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
-AGENTS = _register(ReadModel("agents", (sites.TOPIC, "battle"), _load_agents))  # the monitor and drills move agents
+# The monitor and drills move agents; their threats blocked are counted from the events.
+AGENTS = _register(ReadModel("agents", (sites.TOPIC, "battle", events.TOPIC), _load_agents))
 
 
 async def sites_with_history() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
@@ -222,7 +223,7 @@ async def traffic_snapshot() -> dict[str, Any] | None:
     return await TRAFFIC.get()
 
 
-async def agent_records() -> list[AgentRecord]:
+async def agent_records() -> list[tuple[AgentRecord, int]]:
     """The platform agents' records (shared: read them, never change them)."""
     return await AGENTS.get()
 
@@ -232,7 +233,7 @@ async def agent_rows() -> list[dict[str, str]]:
     return await AGENTS.derived(
         "rows",
         lambda records: [
-            {"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(r.threats_blocked)} for r in records
+            {"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(blocked)} for r, blocked in records
         ],
     )
 

@@ -100,9 +100,9 @@ class DefenseCenterState(ChatComposer, AuthState):
 
     @protected(reads_only=True)
     async def load(self):
-        records = await in_session(agents.list_agents)
-        self.statuses = {r.id: r.status for r in records}
-        self.threats_blocked = {r.id: r.threats_blocked for r in records}
+        records = await in_session(agents.with_threats_blocked)
+        self.statuses = {r.id: r.status for r, _blocked in records}
+        self.threats_blocked = {r.id: blocked for r, blocked in records}
         self._refresh_metrics()
         return None
 

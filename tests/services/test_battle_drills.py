@@ -55,10 +55,9 @@ async def test_a_drill_measures_damage_deploys_a_defense_and_scores_it(session, 
     blocked = (await session.exec(select(SecurityEvent).where(SecurityEvent.event_type == EventType.threat_blocked))).one()
     assert blocked.blocked_requests == after.attack_blocked and blocked.resolved
     assert await events.count_threats_blocked(session=session) == after.attack_blocked  # the Dashboard card
-    detected = (await session.exec(select(SecurityEvent).where(SecurityEvent.event_type == EventType.attack_detected))).one()
-    assert detected.resolved and detected.site_id is not None
+    assert await events.count_open(session=session) == 0  # a drill opens no problem to close
     agent = await session.get(AgentRecord, op.site)
-    assert agent.threats_blocked == after.attack_blocked and agent.status == "secured"
+    assert agent.status == "secured"
     actions = [row.action for row in await session.exec(select(HistoryLog).where(HistoryLog.category == "battle"))]
     assert {"Drill started", "Defense deployed", "Drill result"} <= set(actions)
     calls = (await session.exec(select(AiCall).where(AiCall.feature == "defense_plan"))).all()
@@ -137,6 +136,7 @@ async def test_a_simulated_threat_is_announced_then_starts_a_real_drill(session,
         def random(self):
             return 0.0
 
+    await threats.note_watching("a Battle Station tab")  # it runs only while someone watches
     op_id = await threats.tick(Always(7), delay=0)
     announcement = await threats.latest_announcement(session)
     assert announcement["simulated"] and announcement["operationId"] == op_id

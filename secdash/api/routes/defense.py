@@ -91,9 +91,9 @@ async def ai_chat_reply(body: PlatformMessageIn, user: CurrentUser, settings: Ap
 
 @router.get("/defense-agents", response_model=list[DefenseAgentPublic])
 async def read_defense_agents(user: CurrentUser, session: DbSession) -> list[DefenseAgentPublic]:
-    return [DefenseAgentPublic.of(a) for a in await agents.list_agents(session=session)]
+    return [DefenseAgentPublic.of(a, blocked) for a, blocked in await agents.with_threats_blocked(session=session)]
 
 
 @router.get("/ai-agents", response_model=list[AiAgentPublic])
 async def read_ai_agents(user: CurrentUser, session: DbSession) -> list[AiAgentPublic]:
-    return [AiAgentPublic.of(a) for a in await agents.list_agents(session=session)]
+    return [AiAgentPublic.of(a, blocked) for a, blocked in await agents.with_threats_blocked(session=session)]

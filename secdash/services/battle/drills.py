@@ -11,9 +11,10 @@ A drill, step by step (each step is a line in the job's log, which the page stre
 3. the same corpora again; the score (services/battle/scoring.py) comes from this run's counts.
 
 At most one drill runs per demo site (the job's singleton key); admins start drills, everyone watches.
-Each drill writes History Logs entries (battle category), an attack_detected event at the start and a
-threat_blocked event with the blocked count at the end; the site's agent is "fighting" while it runs and
-its threats-blocked tally grows by the requests the defense blocked.
+Each drill writes History Logs entries (battle category) and, at the end, a closed threat_blocked record with
+the requests the defense really blocked (what "Threats Blocked" counts, on every screen). A drill opens no
+problem an operator must close: its outcome lives on Battle Station. A simulated drill (the threat simulation's)
+records nothing that any counter reads. The site's agent is "fighting" while its drill runs.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from secdash.models import (
     BattleOperation,
     EventSeverity,
     EventSource,
-    EventType,
     JobLevel,
     LogCategory,
     LogSeverity,
@@ -135,17 +135,22 @@ def operation_public(op: BattleOperation) -> OperationPublic:
     )
 
 
+async def platform_sites_exist(session: AsyncSession) -> bool:
+    """Whether the demo sites drills attack are monitored sites yet (none on a fresh install)."""
+    query = select(Site.id).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS)).limit(1)
+    return (await session.exec(query)).first() is not None
+
+
 async def _site_id(session: AsyncSession, slug: str) -> int | None:
     return (await session.exec(select(Site.id).where(Site.default_slug == slug))).first()
 
 
-async def _set_agent(session: AsyncSession, slug: str, *, status: str, blocked: int = 0) -> None:
+async def _set_agent(session: AsyncSession, slug: str, *, status: str) -> None:
     await _ensure_agents(session)
     record = await session.get(AgentRecord, slug)
     if record is None:
         return
     record.status = status
-    record.threats_blocked += blocked
     record.updated_at = utcnow()
     session.add(record)
     mark_changed(session, TOPIC)
@@ -199,13 +204,6 @@ async def start_drill(
         actor_user_id=actor.id if actor else None,
         details={"operationId": op.id, "attackType": kind.value, "site": slug, "agentId": agent, "source": source,
                  "mitre": technique.id, "simulated": simulated},
-    )
-    events.record(
-        session, event_type=EventType.attack_detected, severity=EventSeverity.high, site_id=await _site_id(session, slug),
-        source=EventSource.drill.value,
-        description=f"Drill: {label} against {SITE_NAMES[slug]} (MITRE ATT&CK {technique.id} {technique.name})",
-        source_ip=source or None, fingerprint=f"drill:{op.id}",
-        details={"operationId": op.id, "attackType": kind.value, "simulated": simulated},
     )
     await _set_agent(session, slug, status="fighting")
     mark_changed(session, TOPIC)
@@ -520,7 +518,7 @@ async def _close(
         label, site = corpora.LABELS[op.attack_type], SITE_NAMES[op.site]
         blocked = after.attack_blocked if after is not None and status != OperationStatus.failed else 0
         site_id = await _site_id(session, op.site)
-        if blocked:
+        if blocked and not op.simulated:  # real blocks of a drill someone started: counted
             events.record_blocked_threat(
                 session, description=f"{site}'s defense blocked {blocked} {label} requests in drill #{op_id}",
                 source=EventSource.drill.value, site_id=site_id, target=site, severity=EventSeverity.medium,
@@ -528,13 +526,7 @@ async def _close(
                 details={"operationId": op_id, "attackType": op.attack_type, "blocked": blocked,
                          "attackSent": after.attack_sent if after else 0},
             )
-        opened = await events.open_by_fingerprint(session=session, fingerprints=[f"drill:{op_id}"])
-        for event in opened.values():
-            if status in (OperationStatus.defended, OperationStatus.partial):
-                events.close_by_system(session, event, by="drill", at=utcnow(),
-                                       note=f"Drill #{op_id} ended {status.value}: {effectiveness}% effectiveness")
-        await _set_agent(session, op.site, status="secured" if status == OperationStatus.defended else "analyzing",
-                         blocked=blocked)
+        await _set_agent(session, op.site, status="secured" if status == OperationStatus.defended else "analyzing")
         if effectiveness is not None:
             description = (f"{label} drill on {site}: {effectiveness}% effectiveness ({blocked} of "
                            f"{after.attack_sent if after else 0} attack requests blocked, "
@@ -549,7 +541,7 @@ async def _close(
             details={"operationId": op_id, "status": status.value, "effectiveness": effectiveness,
                      "baseline": op.baseline, "after": op.after, "mitre": op.mitre_technique},
         )
-        if effectiveness is not None:
+        if effectiveness is not None and not op.simulated:  # the simulation never pages anyone
             await signals.drill_result(session, site=site, attack=label, effectiveness=effectiveness,
                                        operation_id=op_id)
         mark_changed(session, TOPIC)

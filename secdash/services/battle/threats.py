@@ -2,6 +2,11 @@
 picked at random; its announcement is shown to every open Battle Station page ("THREAT DETECTED") and, 1 s
 later, a real drill of that type starts, marked simulated.
 
+The spec makes this part of the Battle Station page's state: it runs only while at least one signed-in user
+has Battle Station open (each open page says so every WATCH_EVERY_SECONDS; a page silent for WATCH_SECONDS is
+gone), and never before the demo sites exist. What a simulated drill measures shows on Battle Station and in
+History; no counter reads it (services/battle/drills.py).
+
 One producer per deployment (a leader lock), never one per browser tab. SECDASH_SIMULATION=off (or
 SECDASH_THREAT_SIMULATION=off for this producer alone) turns it off.
 """
@@ -9,8 +14,10 @@ SECDASH_THREAT_SIMULATION=off for this producer alone) turns it off.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
+from datetime import datetime
 from typing import Any
 
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -26,9 +33,38 @@ from secdash.services.unit import commit, mark_changed
 log = logging.getLogger(__name__)
 
 SNAPSHOT = "battle-threat"
+WATCHERS = "battle-watchers"  # {a hash of the tab: when it last said it has Battle Station open}
 EVERY_SECONDS = 15
 CHANCE = 0.3
 START_DELAY_SECONDS = 1
+WATCH_EVERY_SECONDS = 10
+WATCH_SECONDS = 30
+
+
+def _tab_key(tab: str) -> str:
+    return hashlib.sha256(tab.encode()).hexdigest()[:16]  # never the client token itself
+
+
+async def note_watching(tab: str) -> None:
+    """A signed-in user's open Battle Station page (its tab) is watching; called by the page every
+    WATCH_EVERY_SECONDS. Keeps one small row: tabs silent for WATCH_SECONDS are dropped."""
+    now = utcnow()
+    async with session_scope() as session:
+        row = await session.get(LiveSnapshot, WATCHERS) or LiveSnapshot(name=WATCHERS)
+        seen = {key: at for key, at in (row.data or {}).items()
+                if (now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS}
+        row.data, row.updated_at = seen | {_tab_key(tab): now.isoformat()}, now
+        session.add(row)
+        await commit(session)
+
+
+async def watched() -> bool:
+    """Whether a signed-in user has Battle Station open (a page said so within WATCH_SECONDS)."""
+    now = utcnow()
+    async with session_scope() as session:
+        row = await session.get(LiveSnapshot, WATCHERS)
+        return any((now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS
+                   for at in ((row.data if row else None) or {}).values())
 
 
 def made_up_source(rng: random.Random) -> str:
@@ -56,7 +92,11 @@ async def announce(session: AsyncSession, attack_type: str, source: str) -> dict
 
 async def tick(rng: random.Random, *, delay: float = START_DELAY_SECONDS) -> int | None:
     """One 15-second turn: maybe announce a threat and start its drill; the operation id, or None."""
+    if not await watched():
+        return None  # nobody is watching Battle Station
     async with session_scope() as session:
+        if not await drills.platform_sites_exist(session):
+            return None  # a fresh install: the sites a drill attacks are not there yet
         if await drills.active_drills(session=session):
             return None  # only while idle
     if rng.random() >= CHANCE:

@@ -8,6 +8,7 @@ is missing the answer says so rather than guess ("no DDoS drill has run against 
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from secdash.ai import intents, operations, site_defense
@@ -18,6 +19,7 @@ from secdash.ai.situation import SiteFact, Situation, event_label, finding_text,
 
 LIVE = "[live]"
 FIRST = 3
+_READY = re.compile(r"\bready\b", re.IGNORECASE)
 NO_DATA = (
     "No live data was available for this answer, so I cannot read this deployment's state. "
     "Open the Dashboard, or ask again in a moment."
@@ -37,9 +39,14 @@ def _named_sites(question: str, agent: AgentProfile, situation: Situation) -> tu
     return sites, missing
 
 
-def _not_monitored(missing: list[str]) -> list[str]:
+def _not_monitored(missing: list[str], agent: AgentProfile) -> list[str]:
+    platforms = {AGENTS[other].platform for other in PLATFORM_AGENT_IDS}
     return [
-        f"- {LIVE} No monitored site is named {name}: add it on the Dashboard (Sites) to have it watched." for name in missing
+        f"- {LIVE} I watch {agent.platform} only, so I have no live data on {name}. Ask Defense Command (it sees every "
+        f"site) or the {name} agent."
+        if agent.id in PLATFORM_AGENT_IDS and name in platforms and name != agent.platform
+        else f"- {LIVE} No monitored site is named {name}: add it on the Dashboard (Sites) to have it watched."
+        for name in missing
     ]
 
 
@@ -47,8 +54,10 @@ def fix_priority(question: str, agent: AgentProfile, situation: Situation) -> li
     sites, missing = _named_sites(question, agent, situation)
     ranked = operations.rank(situation, [site.name for site in sites])
     scope = " on " + " and ".join(site.name for site in sites) if sites else ""
+    if _READY.search(question):  # "which fixes are ready?": only the problems with a fix ready, in rank order
+        return _ready_fixes(ranked, scope, missing, agent)
     lines = [f"### What to fix first{scope}"]
-    lines += _not_monitored(missing)
+    lines += _not_monitored(missing, agent)
     if not ranked:
         lines.append(
             f"- {LIVE} No open problems{scope}: nothing to fix right now. Keep the monitor running and "
@@ -79,13 +88,27 @@ def fix_priority(question: str, agent: AgentProfile, situation: Situation) -> li
     return lines
 
 
+def _ready_fixes(ranked: list[operations.Ranked], scope: str, missing: list[str], agent: AgentProfile) -> list[str]:
+    ready = [item for item in ranked if item.problem.fix_ready]
+    lines = [f"### Fixes ready{scope}", *_not_monitored(missing, agent)]
+    if not ready:
+        return [
+            *lines,
+            f"- {LIVE} No open problem{scope} has a fix ready (no Fix Mode recipe, no proposal in review); "
+            f'{plural(len(ranked), "open problem")} need a fix written: ask "what should I fix first?".',
+        ]
+    lines.append(f"{plural(len(ready), 'open problem')}{scope} with a fix ready, highest ranked first:")
+    lines += [f"{n}. {LIVE} {operations.ranked_line(item)}" for n, item in enumerate(ready, start=1)]
+    return [*lines, "", "Apply them from Fix Mode after reviewing the diff; each is verified by a re-scan or re-probe."]
+
+
 def site_topic(question: str, agent: AgentProfile, situation: Situation, topic: str) -> list[str]:
     sites, missing = _named_sites(question, agent, situation)
     label = ATTACK_LABELS.get(topic, topic)
     entry = BY_ID[topic]
     lines: list[str] = []
     if not sites:
-        lines += [f"### {label} risk", *_not_monitored(missing)]
+        lines += [f"### {label} risk", *_not_monitored(missing, agent)]
     for site in sites:
         defense = site_defense.defense_of(situation, site)
         rules = site_defense.rules_for(defense, topic) if defense else []
@@ -148,7 +171,7 @@ def flapping(question: str, agent: AgentProfile, situation: Situation) -> list[s
                 if situation.sites
                 else f"- {LIVE} No site is monitored.",
             ]
-    lines += _not_monitored(missing)
+    lines += _not_monitored(missing, agent)
     for site in sites:
         found = operations.pattern(site)
         title = {
@@ -202,7 +225,7 @@ def compare_sites(question: str, agent: AgentProfile, situation: Situation) -> l
     if len(sites) < 2:
         sites = list(situation.sites)
     lines = [f"### {' vs '.join(site.name for site in sites)}" if len(sites) <= 4 else f"### {len(sites)} sites compared"]
-    lines += _not_monitored(missing)
+    lines += _not_monitored(missing, agent)
     if len(sites) < 2:
         lines.append(
             f"- {LIVE} I see {plural(len(sites), 'monitored site')} only, so there is nothing to compare"
@@ -240,7 +263,7 @@ def changes_since(question: str, agent: AgentProfile, situation: Situation) -> l
     changes = [c for c in situation.changes if not names or c.site in names]
     scope = f" on {' and '.join(sorted(names))}" if names else ""
     since = f" (since {when(_day_before(situation.now))})" if situation.now else ""
-    lines = [f"### What changed in the last 24 hours{scope}{since}", *_not_monitored(missing)]
+    lines = [f"### What changed in the last 24 hours{scope}{since}", *_not_monitored(missing, agent)]
     if not changes:
         lines.append(f"- {LIVE} Nothing changed{scope}: no problem opened or closed, no drill, fix or defense deployed.")
     groups = (("opened", "Opened"), ("closed", "Closed"), ("drill", "Drills"), ("fix", "Fixes"), ("defense", "Defenses deployed"))

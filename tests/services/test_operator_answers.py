@@ -250,3 +250,25 @@ async def test_a_models_system_prompt_carries_the_same_computed_facts(session):
     assert "[defense Stock]" in prompt and "at most 30 requests per 10 s" in prompt
     assert "blocked 190 of 200" in prompt and "peaked at 1240 ms" in prompt
     assert "closed by monitor" in prompt
+
+
+async def test_a_platform_agent_ranks_only_its_own_sites_problems(session):
+    ids = await _seed(session)
+    answer = await _ask("What should I fix first?", "shares")
+    assert f"#{ids['password']}" in _numbered(answer)[0]
+    assert f"#{ids['sql']}" not in answer and f"#{ids['frame']}" not in answer
+
+
+async def test_which_fixes_are_ready_lists_only_problems_with_a_fix_ready(session):
+    ids = await _seed(session)
+    answer = await _ask("Which fixes are ready to apply?")
+    listed = _numbered(answer)
+    assert [f"#{ids['sql']}" in listed[0], f"#{ids['frame']}" in listed[1]] == [True, True], answer
+    assert f"#{ids['password']}" not in answer  # no recipe and no proposal for it
+
+
+async def test_a_platform_agent_asked_about_another_site_points_to_the_agent_that_sees_it(session):
+    await _seed(session)
+    answer = await _ask("Is there a DDoS risk for our Stock site?", "shares")
+    assert "I watch Shares only" in answer and "Defense Command" in answer
+    assert "No monitored site is named Stock" not in answer

@@ -290,8 +290,13 @@ def answer(question: str, agent: AgentProfile, situation: Situation | None) -> l
     intent = intents.classify(question, agent, situation)
     if intent is None:
         return None
-    if situation is None:
-        return [NO_DATA]
+    if situation is None:  # the knowledge base's priorities for the agent, as for a question it cannot match
+        return [
+            NO_DATA,
+            "",
+            f"Meanwhile, {agent.platform} priorities:",
+            *[f"- **{BY_ID[topic].title}:** {BY_ID[topic].mitigations[0]}" for topic in agent.focus_topics],
+        ]
     if intent.startswith("site_topic:"):
         return site_topic(question, agent, situation, intent.removeprefix("site_topic:"))
     composer = {

@@ -363,3 +363,11 @@ def test_the_issues_three_questions_always_reach_their_answer():
     assert _routed("Is there a DDoS risk for our Stock site?") == "site_topic:ddos"
     assert _routed("why is Shares flapping?") == "flapping"
     assert _routed("why is Shares flapping?", "shares") == "flapping"
+
+
+def test_without_live_data_an_operator_question_says_so_and_keeps_the_agents_priorities():
+    from secdash.ai.offline import compose_answer
+
+    answer = compose_answer("What should I fix first?", AGENTS["stock"])
+    assert "No live data was available" in answer
+    assert "Meanwhile, Stock priorities:" in answer and "Broken access control" in answer

@@ -58,6 +58,8 @@ class PlatformPublic(PublicModel):
     checks: int  # stored checks (kept a week)
     uptime_percent: float | None
     uptime_hours: float | None  # since the newest failed check (or the oldest stored one)
+    uptime_since: UtcDateTime | None = None  # the first check of the current streak of answered checks
+    uptime_since_first_check: bool = False  # that check is the oldest stored one: no failure seen since
     code_lines: int | None  # counted in the site's stored code root; None: no root
     code_root: str | None
     threats_detected: int

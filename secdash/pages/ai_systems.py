@@ -45,11 +45,12 @@ def _summary() -> rx.Component:
     )
 
 
-def _figure(label: str, value, profile: bool = False, testid: str = "") -> rx.Component:
+def _figure(label: str, value, profile: bool = False, testid: str = "", note=None) -> rx.Component:
     return rx.el.div(
         rx.el.dt(label, profile_mark() if profile else rx.fragment(),
                  class_name="flex items-center gap-1 text-xs text-slate-400"),
         rx.el.dd(value, class_name="font-semibold text-slate-100 tabular-nums", data_testid=testid or None),
+        rx.el.dd(note, class_name="text-[11px] text-slate-400") if note is not None else rx.fragment(),
         class_name="min-w-0",
     )
 
@@ -102,7 +103,7 @@ def _platform(p: PlatformView) -> rx.Component:
         ),
         rx.el.dl(
             _figure("Response time", p.response_time),
-            _figure("Uptime", p.uptime_hours, testid="uptime-hours"),
+            _figure("Uptime", p.uptime_hours, testid="uptime-hours", note=p.uptime_since),
             _figure("Code lines", p.code_lines, testid="code-lines"),
             _figure("Users", p.users, profile=True),
             _figure("Data size", p.data_size, profile=True),

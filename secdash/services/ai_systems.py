@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, case, func, or_
 from sqlmodel import col, select
@@ -107,27 +108,37 @@ def _answered():
     return and_(col(SiteCheck.error).is_(None), col(SiteCheck.status_code).is_not(None), col(SiteCheck.status_code) < 500)
 
 
-async def _uptime(session: AsyncSession, site_id: int) -> tuple[int, float | None, float | None]:
-    """(stored checks, uptime %, uptime hours) from the site's stored checks."""
+class Uptime(NamedTuple):
+    checks: int  # stored checks
+    percent: float | None
+    hours: float | None  # the current streak of answered checks, to the newest check (0: down at the newest)
+    since: datetime | None = None  # the streak's first check
+    since_first_check: bool = False  # ... which is the oldest stored check (no failure seen since)
+
+
+async def _uptime(session: AsyncSession, site_id: int) -> Uptime:
+    """Uptime from the site's stored checks."""
     up = _answered()
     total, answered, last_at = (await session.exec(  # type: ignore[call-overload]
         select(func.count(), func.sum(case((up, 1), else_=0)), func.max(SiteCheck.checked_at))
         .where(SiteCheck.site_id == site_id)
     )).one()
     if not total:
-        return 0, None, None
+        return Uptime(0, None, None)
     percent = round(100.0 * (answered or 0) / total, 2)
     last_down = (await session.exec(  # type: ignore[call-overload]
         select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, ~up)
     )).one()
     if last_down is not None and as_utc(last_down) >= as_utc(last_at):
-        return total, percent, 0.0
+        return Uptime(total, percent, 0.0)
     streak = select(func.min(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, up)
     if last_down is not None:
         streak = streak.where(col(SiteCheck.checked_at) > last_down)
     start = (await session.exec(streak)).one()  # type: ignore[call-overload]
-    hours = (as_utc(last_at) - as_utc(start)).total_seconds() / 3600 if start is not None else 0.0
-    return total, percent, round(hours, 2)
+    if start is None:
+        return Uptime(total, percent, 0.0)
+    hours = (as_utc(last_at) - as_utc(start)).total_seconds() / 3600
+    return Uptime(total, percent, round(hours, 2), as_utc(start), last_down is None)
 
 
 async def _calls(session: AsyncSession) -> dict[str, AgentCallsPublic]:
@@ -214,7 +225,7 @@ async def read(*, session: AsyncSession) -> AiSystemsPublic:
     for slug in PLATFORM_AGENT_IDS:
         site, agent = sites.get(slug), AGENTS[slug]
         record = agents.get(slug)
-        checks, percent, hours = await _uptime(session, site.id) if site and site.id else (0, None, None)
+        uptime = await _uptime(session, site.id) if site and site.id else Uptime(0, None, None)
         root = roots.get(site.id) if site and site.id else None
         figures = counts.get(site.id, events.NO_COUNTS) if site and site.id else events.NO_COUNTS
         platforms.append(PlatformPublic(
@@ -224,7 +235,8 @@ async def read(*, session: AsyncSession) -> AiSystemsPublic:
             site_status=site.status if site and site.last_checked_at else None, online=_online(site),
             response_time=site.response_time_ms if site else None,
             last_checked_at=site.last_checked_at if site else None,
-            checks=checks, uptime_percent=percent, uptime_hours=hours,
+            checks=uptime.checks, uptime_percent=uptime.percent, uptime_hours=uptime.hours,
+            uptime_since=uptime.since, uptime_since_first_check=uptime.since_first_check,
             code_lines=await code_lines_of(root) if root else None, code_root=_display_root(root),
             threats_detected=figures["detected"], threats_blocked=figures["blocked"],
             false_positives=figures["false"], recent_activities=await _activities(session, site),

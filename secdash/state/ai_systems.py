@@ -4,8 +4,9 @@ model call is recorded (and at least every MAX_STALENESS_SECONDS, in case a chan
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timedelta
 
-from secdash.models import UserPublic
+from secdash.models import UserPublic, as_utc, utcnow
 from secdash.models.ai_systems_public import AiSystemsPublic, PlatformPublic
 from secdash.services import activities, ai_calls, ai_systems, events, sites
 from secdash.services.scoped import in_session
@@ -38,6 +39,7 @@ class PlatformView:
     site_status: str
     response_time: str
     uptime_hours: str
+    uptime_since: str
     uptime_percent: str
     uptime_bar: int
     checks: str
@@ -67,21 +69,49 @@ class TrainingView:
     storage: str
 
 
-def _hours(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 60:.0f} min" if value < 1 else f"{value:,.1f} h"
+def code_lines_label(lines: int) -> tuple[str, str]:
+    """A measured line count as the card shows it: whole below a million ("150"), else in millions."""
+    if lines >= 1_000_000:
+        return f"{lines / 1_000_000:.2f}M", f"{lines:,} lines counted"
+    return f"{lines:,}", "lines counted"
+
+
+def _duration(hours: float) -> str:
+    minutes = round(hours * 60)
+    if minutes < 1:
+        return "Under a minute"
+    if minutes < 60:
+        return f"{minutes} min"
+    whole_hours, minutes = divmod(minutes, 60)
+    if whole_hours < 24:
+        return f"{whole_hours} h {minutes} min" if minutes else f"{whole_hours} h"
+    days, whole_hours = divmod(whole_hours, 24)
+    return f"{days} d {whole_hours} h" if whole_hours else f"{days} d"
+
+
+def uptime_label(hours: float | None, since: datetime | None, since_first_check: bool,
+                 now: datetime) -> tuple[str, str]:
+    """The uptime figure and what it counts from: the monitor's first check, or the check after a failure."""
+    if hours is None:
+        return "-", ""
+    if since is None:
+        return "Down", "at the newest check"
+    when = as_utc(since).strftime("%H:%M UTC" if as_utc(now) - as_utc(since) < timedelta(days=1)
+                                  else "%b %d, %H:%M UTC")
+    return _duration(hours), f"since {when}, " + ("the monitor's first check" if since_first_check
+                                                  else "after a failed check")
 
 
 def platform_view(p: PlatformPublic) -> PlatformView:
     online = "unknown" if p.online is None else ("up" if p.online else "down")
     status_label = {"up": "Online", "down": "Down"}.get(online, "No site" if p.site_id is None else "Not checked yet")
     known = p.ai.calls_with_tokens
+    uptime = uptime_label(p.uptime_hours, p.uptime_since, p.uptime_since_first_check, utcnow())
     return PlatformView(
         id=p.id, name=p.name, agent_name=p.agent_name, agent_status=p.agent_status.value, domain=p.domain or "-",
         online=online, status_label=status_label, site_status=p.site_status.value if p.site_status else "",
         response_time=f"{p.response_time} ms" if p.response_time is not None else "-",
-        uptime_hours=_hours(p.uptime_hours),
+        uptime_hours=uptime[0], uptime_since=uptime[1],
         uptime_percent=f"{p.uptime_percent:.2f}%" if p.uptime_percent is not None else "No checks yet",
         uptime_bar=round(p.uptime_percent or 0), checks=f"{p.checks:,}",
         code_lines=f"{p.code_lines:,}" if p.code_lines is not None else "No code root",
@@ -121,8 +151,7 @@ class AiSystemsState(AuthState):
         summary = data.summary
         self.operational, self.status_label = data.status.operational, data.status.label
         self.total_data = f"{summary.total_data_tb:.1f} TB"
-        self.code_lines_millions = f"{summary.code_lines_millions:.4f}M"
-        self.code_lines = f"{summary.code_lines:,} lines counted"
+        self.code_lines_millions, self.code_lines = code_lines_label(summary.code_lines)
         self.ai_models = summary.ai_models
         self.active_users = f"{summary.active_users:,}"
         self.platforms = [platform_view(p) for p in data.platforms]

@@ -60,11 +60,12 @@ async def test_uptime_from_stored_checks(session, settings):
     assert tour.checks == 5
     assert tour.uptime_percent == 80.0
     assert tour.uptime_hours == 1.0  # from the first answered check after the failure to the newest check
+    assert tour.uptime_since is not None and not tour.uptime_since_first_check  # it counts from after a failure
 
     session.add(_check(site, 1, up=False))  # the newest check failed: the streak is over
     await commit(session)
     tour = _platform(await ai_systems.read(session=session), "tour")
-    assert tour.uptime_hours == 0.0
+    assert tour.uptime_hours == 0.0 and tour.uptime_since is None
     assert tour.uptime_percent == round(100 * 4 / 6, 2)
 
 

@@ -44,3 +44,24 @@ async def test_load_shows_the_four_platforms_with_real_counts(session, settings)
     assert state.platforms[0].status_label == "Not checked yet"
     assert state.ai_models == 4 and state.total_data == "12.7 TB"
     assert [row.platform for row in state.training] == ["Stock", "Tour", "Gem", "Shares"]
+
+
+# Issue 23 item 5: measured figures in the unit that reads naturally ("Code Lines 0.0001M", "Uptime 0 min" before).
+
+def test_figures_read_in_natural_units():
+    from datetime import UTC, datetime
+
+    from secdash.state.ai_systems import code_lines_label, uptime_label
+
+    assert code_lines_label(150) == ("150", "lines counted")
+    assert code_lines_label(48_213) == ("48,213", "lines counted")
+    assert code_lines_label(2_345_678) == ("2.35M", "2,345,678 lines counted")
+    now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+    first = datetime(2026, 11, 25, 11, 58, 30, tzinfo=UTC)
+    assert uptime_label(None, None, False, now) == ("-", "")
+    assert uptime_label(0.0, None, False, now) == ("Down", "at the newest check")
+    assert uptime_label(0.0, now, True, now) == ("Under a minute", "since 12:00 UTC, the monitor's first check")
+    assert uptime_label(0.02, first, True, now) == ("1 min", "since 11:58 UTC, the monitor's first check")
+    assert uptime_label(3.5, first, False, now) == ("3 h 30 min", "since 11:58 UTC, after a failed check")
+    two_days = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+    assert uptime_label(50.0, two_days, True, now) == ("2 d 2 h", "since Nov 23, 10:00 UTC, the monitor's first check")

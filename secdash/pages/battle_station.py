@@ -45,12 +45,19 @@ def _header() -> rx.Component:
     )
 
 
+ATTACK_REASON_ID = "attack-reason"
+ATTACK_REASON = "Read-only: only administrators may start Battle Station drills."
+
+
 def _attack_button(attack_type: str) -> rx.Component:
     return rx.el.button(
         rx.icon(ICONS[attack_type], class_name="h-4 w-4 shrink-0"),
         LABELS[attack_type],
         on_click=BattleState.trigger(attack_type),
-        disabled=BattleState.defending | BattleState.pending,
+        # A limited user sees why the attacks are off (the server refuses them anyway: drills.start_drill).
+        disabled=BattleState.defending | BattleState.pending | ~AuthState.is_admin,
+        aria_describedby=rx.cond(AuthState.is_admin, None, ATTACK_REASON_ID),
+        title=rx.cond(AuthState.is_admin, "", ATTACK_REASON),
         type="button",
         class_name="flex items-center justify-center gap-2 rounded-lg border border-red-500/40 bg-red-500/10 px-3 py-2.5 "
         "text-sm font-semibold text-red-200 transition-colors hover:bg-red-500/20 focus-visible:outline-none "
@@ -65,6 +72,9 @@ def _attack_card() -> rx.Component:
         rx.el.p("Each button runs a bounded drill against one demo site: a baseline attack, the agent's defense, "
                 "and the same attack again to measure it.", class_name="mb-3 text-sm text-slate-400"),
         rx.el.div(*[_attack_button(t) for t in ATTACK_TYPES], class_name="grid grid-cols-2 gap-2 sm:grid-cols-3"),
+        rx.cond(AuthState.is_admin, rx.fragment(),
+                rx.el.p(ATTACK_REASON, id=ATTACK_REASON_ID, class_name="mt-3 text-xs text-slate-400",
+                        data_testid="attack-reason")),
         title="Real-Time Attack Response",
         data_testid="attack-card",
     )

@@ -10,6 +10,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import HistoryLog, HistoryLogPublic, LogCategory, LogSeverity, Role, UserPublic
+from secdash.services import permissions
 from secdash.services.errors import Invalid
 from secdash.services.unit import mark_changed
 
@@ -125,11 +126,13 @@ def parse_limit(value: int | str | None) -> int:
 
 
 def _visible_to(viewer: UserPublic):
-    """Admins see everything; limited users see system entries and their own, never an admin-only one."""
+    """Admins see everything; limited users see the categories every user reads (permissions.fully_readable) and
+    their own entries, never an admin-only one."""
     if viewer.role == Role.admin.value:
         return true()
     return and_(HistoryLog.admin_only == false(),
-                or_(HistoryLog.category == LogCategory.system.value, HistoryLog.actor_user_id == viewer.id))
+                or_(col(HistoryLog.category).in_(sorted(permissions.fully_readable(viewer))),
+                    HistoryLog.actor_user_id == viewer.id))
 
 
 MAX_SEARCH_LENGTH = 200

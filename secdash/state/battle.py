@@ -125,8 +125,8 @@ def type_title(attack_type: str) -> str:
     return attack_type.upper().replace("_", " ")
 
 
-async def read_page(log_job: int = 0, log_after: int = 0) -> StationRead:
-    return await station.read_station(log_job=log_job, log_after=log_after)
+async def read_page(viewer: UserPublic, log_job: int = 0, log_after: int = 0) -> StationRead:
+    return await station.read_station(viewer=viewer, log_job=log_job, log_after=log_after)
 
 
 class BattleState(AuthState):
@@ -241,7 +241,7 @@ class BattleState(AuthState):
     @protected(reads_only=True)
     async def load(self, user: UserPublic):
         self._announcement_known = False  # an announcement older than this visit is not toasted
-        self._apply(await read_page(self._log_job, self._log_seq))
+        self._apply(await read_page(user, self._log_job, self._log_seq))
         return BattleState.follow_changes
 
     @protected(reads_only=True)
@@ -296,7 +296,7 @@ class BattleState(AuthState):
             view = await in_session(defense.reset_defense, slug=str(slug)[:16], actor=user)
         except DomainError as exc:
             return toast.error("Error", description=exc.message)
-        self._apply(await read_page(self._log_job, self._log_seq))
+        self._apply(await read_page(user, self._log_job, self._log_seq))
         name = SITE_NAMES.get(view.slug, view.slug)
         return toast.success("Defense reset", description=f"{name} runs its weak default defense again "
                              f"(revision {view.revision})")
@@ -305,12 +305,13 @@ class BattleState(AuthState):
     async def follow_changes(self):
         """Re-read on every battle change (operations, drills, their logs, defenses, threats), or every few seconds."""
         async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
-            if await self._still_signed_in() is None:
+            user = await self._still_signed_in()
+            if user is None:
                 yield refusal_events()
                 return
             async with self:
                 log_job, log_seq = self._log_job, self._log_seq
-            data = await read_page(log_job, log_seq)  # outside the state lock
+            data = await read_page(user, log_job, log_seq)  # outside the state lock
             async with self:
                 if self._log_job != log_job:  # a trigger ran meanwhile: this read is older than it (its commit
                     continue                  # published a change, so a fresh read follows)

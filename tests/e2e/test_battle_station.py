@@ -154,17 +154,47 @@ def test_a_refused_defend_request_shows_the_fallback_and_a_system_alert(page: Pa
     assert sorted(reply.status_code for reply in replies) == [200] * len(SITES), [r.text for r in replies]
 
 
-def test_a_limited_user_cannot_start_a_drill(page: Page, base_url: str):
-    _wait_idle(base_url, _headers(base_url))
+def test_a_limited_user_sees_the_attacks_disabled_with_the_reason(page: Page, base_url: str):
+    headers = _headers(base_url)
+    _wait_idle(base_url, headers)
     _open(page, LIMITED_EMAIL, LIMITED_PASSWORD)
-    history = page.get_by_test_id("operation")
-    before = history.count()
-    page.get_by_role("button", name="Phishing", exact=True).click()
-    expect(toast(page, "Access denied")).to_contain_text("Only administrators may start Battle Station drills")
+    reason = page.get_by_test_id("attack-reason")
+    expect(reason).to_have_text("Read-only: only administrators may start Battle Station drills.")
+    for label in LABELS.values():
+        button = page.get_by_role("button", name=label, exact=True)
+        expect(button).to_be_disabled()
+        expect(button).to_have_attribute("aria-describedby", "attack-reason")
     expect(page.get_by_test_id("battle-status")).to_have_text("SECURE")
-    expect(page.get_by_test_id("active-threat")).to_have_count(0)
-    expect(history).to_have_count(before)
     expect(page.get_by_test_id("demo-defenses").get_by_role("button", name=re.compile("^Reset"))).to_have_count(0)
+    # The server refuses the drill whatever the page shows.
+    login = httpx.post(f"{base_url}/api/auth/login", json={"email": LIMITED_EMAIL, "password": LIMITED_PASSWORD})
+    refused = httpx.post(f"{base_url}/api/battle-station/defend", json={"attackType": "phishing"},
+                         headers={"Authorization": f"Bearer {login.json()['token']}"})
+    assert refused.status_code == 403, refused.text
+    # An administrator sees the same buttons enabled and no read-only note.
+    page.context.clear_cookies()
+    page.evaluate("localStorage.clear(); sessionStorage.clear()")
+    _open(page)
+    expect(page.get_by_test_id("attack-reason")).to_have_count(0)
+    expect(page.get_by_role("button", name="Phishing", exact=True)).to_be_enabled()
+
+
+def test_battle_station_and_history_agree_on_what_a_limited_user_reads(page: Page, base_url: str):
+    headers = _headers(base_url)
+    _wait_idle(base_url, headers)
+    if not httpx.get(f"{base_url}/api/battle-station", headers=headers).json():
+        reply = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers, timeout=180,
+                           json={"attackType": "xss", "attackSource": "203.0.113.7", "aiAgentId": "gem"})
+        assert reply.status_code == 200, reply.text
+    _open(page, LIMITED_EMAIL, LIMITED_PASSWORD)
+    expect(page.get_by_test_id("operation").first).to_be_visible()
+    page.goto("/history")
+    tab = page.get_by_role("tab", name=re.compile(r"^Battle Station \("))
+    expect(tab).not_to_have_text("Battle Station (0)")
+    tab.click()
+    entries = page.get_by_role("tabpanel").get_by_test_id("history-entry")
+    expect(entries.first).to_be_visible()
+    expect(entries.filter(has_text=re.compile("Drill (started|result|failed)")).first).to_be_visible()
 
 
 def test_an_admin_resets_a_drilled_defense(page: Page, base_url: str):

@@ -19,5 +19,5 @@ async def test_a_log_job_that_is_not_a_drill_is_not_read(session):
     job = await store.create(session, kind="private-test-kind", owner_user_id=owner.id, owner_email=owner.email)
     await commit(session)
     await store.append_log(job.id, "a private line", "info")
-    read = await station.read_station(log_job=job.id)
+    read = await station.read_station(viewer=owner, log_job=job.id)
     assert read.log == [] and read.log_job == 0

@@ -15,7 +15,7 @@ from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, choice_text, errors, integer_text
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, OperationPublic
 from secdash.models.public import PublicModel
-from secdash.services.battle import defense, drills
+from secdash.services.battle import defense, drills, station
 
 router = APIRouter(prefix="/api", tags=["battle"], responses=SIGNED_IN_ERRORS)
 AttackTypeIn = Literal["ddos", "sql_injection", "xss", "malware", "brute_force", "phishing"]
@@ -45,8 +45,8 @@ class DefenseStatePublic(PublicModel):
 
 @router.get("/battle-station", response_model=list[OperationPublic])
 async def list_operations(user: CurrentUser, session: DbSession, limit: Limit = None) -> list[OperationPublic]:
-    """Defense operations, newest first, with both runs' counts and the MITRE ATT&CK technique."""
-    return await drills.list_operations(session=session, limit=drills.parse_limit(limit))
+    """Defense operations the user may read, newest first, with both runs' counts and the MITRE ATT&CK technique."""
+    return await station.operations_for(session=session, viewer=user, limit=drills.parse_limit(limit))
 
 
 @router.get("/battle-station/active", response_model=list[ActiveBattlePublic])

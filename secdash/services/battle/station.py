@@ -11,12 +11,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from sqlmodel.ext.asyncio.session import AsyncSession
+
 from secdash.core import notify
 from secdash.core.db import session_scope
 from secdash.jobs import store as jobs_store
-from secdash.models import as_utc
+from secdash.models import LogCategory, UserPublic, as_utc
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
+from secdash.services import permissions
 from secdash.services.battle import defense, drills, threats
 
 LOG_LINES_PER_READ = 200  # a page keeps the newest few of these
@@ -43,12 +46,22 @@ class StationRead:
     log: list[JobLogPublic]
 
 
-async def read_station(*, log_job: int = 0, log_after: int = 0, limit: int = drills.LIST_LIMIT) -> StationRead:
-    """Everything the page shows. `log_job`/`log_after`: the drill log the page holds and its last line; lines
-    of that job are read after it. With no job given, the oldest running drill's log is read from its start."""
+async def operations_for(*, session: AsyncSession, viewer: UserPublic, limit: int = drills.LIST_LIMIT,
+                         ) -> list[OperationPublic]:
+    """The operations the viewer may read (permissions.fully_readable: the rule History Logs uses too), newest first."""
+    if not permissions.may_read_all(viewer, LogCategory.battle):
+        return []
+    return await drills.list_operations(session=session, limit=limit)
+
+
+async def read_station(*, viewer: UserPublic, log_job: int = 0, log_after: int = 0,
+                       limit: int = drills.LIST_LIMIT) -> StationRead:
+    """Everything the page shows the viewer. `log_job`/`log_after`: the drill log the page holds and its last line;
+    lines of that job are read after it. With no job given, the oldest running drill's log is read from its start."""
     async with session_scope() as session:
-        operations = await drills.list_operations(session=session, limit=limit)
-        active = await drills.active_drills(session=session)
+        operations = await operations_for(session=session, viewer=viewer, limit=limit)
+        readable = permissions.may_read_all(viewer, LogCategory.battle)
+        active = await drills.active_drills(session=session) if readable else []
         defenses = []
         for slug in defense.DEMO_SLUGS:
             view = await defense.get_defense(session, slug)
@@ -57,7 +70,7 @@ async def read_station(*, log_job: int = 0, log_after: int = 0, limit: int = dri
                 updated_at=as_utc(view.updated_at).isoformat() if view.updated_at else "",
             ))
         announcement = await threats.latest_announcement(session)
-        job_id = log_job or next((a.job_id for a in active if a.job_id), 0) or 0
+        job_id = (log_job or next((a.job_id for a in active if a.job_id), 0) or 0) if readable else 0
         lines: list[JobLogPublic] = []
         if job_id and not await _is_drill(session, job_id):
             job_id = 0  # this page shows drill logs only (other kinds may be private to their owner)

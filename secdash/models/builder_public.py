@@ -76,3 +76,5 @@ class ProjectSummaryPublic(PublicModel):
     current: bool
     snapshot_of: int | None
     file_count: int
+    snapshot_count: int = 0  # saved snapshots of this project
+    updated_at: UtcDateTime | None = None

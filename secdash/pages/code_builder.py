@@ -1,6 +1,7 @@
 """Live Code Builder (/code-mode), as shared/SPEC.md section 2 lays it out: a header (Save, Preview, Download,
 Clear All, New Project, the status badge), the build log and the prompt on the left (Ctrl+Enter sends), the
-project card, the file list and the file viewer on the right; the preview dialog and the Clear All dialog.
+project card, the file list and the file viewer on the right; below them the list of the user's projects and saved
+snapshots (pages/code_projects.py); the preview dialog and the Clear All dialog.
 
 Everything a model wrote (file contents, log lines) is shown as text, never as markup; the preview is a frame
 with `sandbox="allow-scripts"` (no same-origin) on the isolated /preview/ route, whose own CSP makes it an opaque
@@ -12,19 +13,15 @@ import reflex as rx
 from secdash import routes
 from secdash.components.cards import card
 from secdash.components.code_mode_tabs import code_mode_tabs
+from secdash.components.focus import alert_dialog_content, dialog_content
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
+from secdash.pages.code_projects import PROJECT_LIST_ID, STATUS_CLASSES, project_list
 from secdash.state.code_builder import BuildLine, CodeBuilderState, DiffLine, FileRow
 
-STATUS_CLASSES = (
-    ("planning", "bg-blue-500/15 text-blue-300 border-blue-500/40"),
-    ("building", "bg-yellow-500/15 text-yellow-300 border-yellow-500/40"),
-    ("testing", "bg-purple-500/15 text-purple-300 border-purple-500/40"),
-    ("complete", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
-)
 LOG_CLASSES = (
     ("error", "text-red-300"),
     ("success", "text-emerald-300"),
@@ -68,6 +65,8 @@ def _header() -> rx.Component:
                                      on_click=CodeBuilderState.download_all, type="button", class_name=_QUIET),
                     ),
                     rx.fragment()),
+            rx.el.a(rx.icon("folder-open", class_name="h-4 w-4"), "Projects", href="#" + PROJECT_LIST_ID,
+                    class_name=_QUIET),  # the list is below the builder: on a phone, a long way down
             rx.el.button(rx.icon("trash-2", class_name="h-4 w-4"), "Clear All",
                          on_click=CodeBuilderState.open_clear_dialog, type="button", class_name=_DANGER),
             rx.el.button(rx.icon("plus", class_name="h-4 w-4"), "New Project", on_click=CodeBuilderState.new_project,
@@ -249,7 +248,7 @@ def _viewer() -> rx.Component:
 
 def _preview_dialog() -> rx.Component:
     return rx.dialog.root(
-        rx.dialog.content(
+        dialog_content(
             rx.el.div(
                 rx.dialog.title("Preview: ", CodeBuilderState.project.name, class_name="text-slate-100"),
                 rx.dialog.close(rx.el.button(rx.icon("x", class_name="h-4 w-4"), type="button", aria_label="Close",
@@ -273,7 +272,7 @@ def _preview_dialog() -> rx.Component:
 
 def _clear_dialog() -> rx.Component:
     return rx.alert_dialog.root(
-        rx.alert_dialog.content(
+        alert_dialog_content(
             rx.alert_dialog.title("Clear All Projects?"),
             rx.alert_dialog.description(
                 "This action will permanently delete all your code projects and cannot be undone. All files, build "
@@ -301,6 +300,7 @@ def code_builder_content() -> rx.Component:
             rx.el.div(_project_card(), _files(), _viewer(), class_name="flex min-w-0 flex-col gap-4"),
             class_name="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]",
         ),
+        rx.el.div(project_list(), id=PROJECT_LIST_ID, class_name="mt-4 scroll-mt-20"),
         _preview_dialog(),
         _clear_dialog(),
         on_mount=CodeBuilderState.load,

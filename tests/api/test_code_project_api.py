@@ -25,6 +25,8 @@ ROUTES = [
     ("DELETE", "/api/code-project/clear-all", None),
     ("GET", "/api/code-project/1", None),
     ("POST", "/api/code-project/1/open", None),
+    ("PATCH", "/api/code-project/1", {"name": "Renamed"}),
+    ("DELETE", "/api/code-project/1", None),
     ("POST", "/api/code-project/1/stop", None),
     ("GET", "/api/code-project/1/preview", None),
     ("GET", "/api/code-project/1/download", None),
@@ -139,8 +141,25 @@ async def test_someone_elses_project_is_404_and_one_build_at_a_time(client, sess
         ("POST", "/api/code-project/continue", {"projectId": pid, "prompt": "dark"}),
         ("POST", "/api/code-project/save", {"projectId": pid}), ("GET", f"/api/code-project/{pid}/download", None),
         ("GET", f"/api/code-project/{pid}/preview", None), ("POST", f"/api/code-project/{pid}/open", None),
+        ("PATCH", f"/api/code-project/{pid}", {"name": "Mine now"}), ("DELETE", f"/api/code-project/{pid}", None),
     ]:
         assert_refused(await client.request(method, path, json=body, headers=other), 404)
+
+
+async def test_the_list_rename_and_delete_of_one_project(client, session):
+    owner = await signed_in(client, session, "owner@example.com", "limited")
+    started = (await client.post("/api/code-project/build", json={"prompt": "a landing page"}, headers=owner)).json()
+    pid = (await finished(client, owner, started["id"]))["id"]
+    saved = await client.post("/api/code-project/save", json={"projectId": pid}, headers=owner)
+    listed = {row["id"]: row for row in (await client.get("/api/code-project", headers=owner)).json()}
+    assert listed[pid]["snapshotCount"] == 1 and listed[pid]["updatedAt"]
+    renamed = await client.patch(f"/api/code-project/{pid}", json={"name": " Bean There v2 "}, headers=owner)
+    assert renamed.status_code == 200 and renamed.json()["name"] == "Bean There v2"
+    assert_refused(await client.patch(f"/api/code-project/{pid}", json={"name": "  "}, headers=owner), 400)
+    assert (await client.delete(f"/api/code-project/{pid}", headers=owner)).status_code == 204
+    assert_refused(await client.get(f"/api/code-project/{pid}", headers=owner), 404)
+    kept = (await client.get(f"/api/code-project/{saved.json()['id']}", headers=owner)).json()
+    assert kept["snapshotOf"] is None
 
 
 async def test_the_preview_route_serves_sandboxed_files_under_a_link(client, session):

@@ -23,7 +23,7 @@ from secdash.api.schemas import (
 )
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
 from secdash.models.public import PublicModel
-from secdash.services.builder import archive, preview, projects
+from secdash.services.builder import archive, library, preview, projects
 from secdash.services.builder.limits import MAX_PROMPT_CHARS
 
 router = APIRouter(prefix="/api/code-project", tags=["code builder"], responses=SIGNED_IN_ERRORS)
@@ -46,6 +46,13 @@ class ContinueIn(RequestBody):
 
 class ProjectIn(RequestBody):
     projectId: BodyId = Field(description="A project: a positive id")  # noqa: N815
+
+
+class RenameIn(RequestBody):
+    name: Annotated[str, Field(max_length=library.MAX_NAME_CHARS * 2, description=f"The project's new name (1 to "
+                                                                                 f"{library.MAX_NAME_CHARS} characters)",
+                               json_schema_extra={"maxLength": library.MAX_NAME_CHARS, "minLength": 1,
+                                                  "pattern": NOT_BLANK})]
 
 
 class ClearedOut(PublicModel):
@@ -113,6 +120,19 @@ async def clear_all(user: CurrentUser, session: DbSession) -> ClearedOut:
 @router.get("/{project_id}", response_model=CodeProjectPublic, responses=errors(404))
 async def read_project(project_id: PathId, user: CurrentUser, session: DbSession) -> CodeProjectPublic:
     return await projects.get_project(session=session, viewer=user, project_id=project_id)
+
+
+@router.patch("/{project_id}", response_model=CodeProjectPublic, responses=errors(400, 404))
+async def rename_project(project_id: PathId, body: RenameIn, user: CurrentUser, session: DbSession) -> CodeProjectPublic:
+    """Rename one of the user's projects or saved snapshots."""
+    return await library.rename(session=session, actor=user, project_id=project_id, name=body.name)
+
+
+@router.delete("/{project_id}", status_code=204, responses=errors(404))
+async def delete_project(project_id: PathId, user: CurrentUser, session: DbSession) -> Response:
+    """Delete one of the user's projects (its saved snapshots stay)."""
+    await library.delete(session=session, actor=user, project_id=project_id)
+    return Response(status_code=204)
 
 
 @router.post("/{project_id}/open", response_model=CodeProjectPublic, responses=errors(404))

@@ -217,15 +217,21 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
 
 
 async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[ProjectSummaryPublic]:
-    """The user's projects, newest first, without file contents."""
+    """The user's projects and saved snapshots, newest first, without file contents: each with its number of files
+    and of saved snapshots, and when it last changed."""
     counts = dict((await session.exec(
         select(ProjectFile.project_id, func.count()).join(CodeProject, col(CodeProject.id) == ProjectFile.project_id)
         .where(CodeProject.owner_user_id == viewer.id).group_by(col(ProjectFile.project_id)))).all())
+    snapshots = dict((await session.exec(
+        select(CodeProject.snapshot_of, func.count()).where(CodeProject.owner_user_id == viewer.id,
+                                                            col(CodeProject.snapshot_of).is_not(None))
+        .group_by(col(CodeProject.snapshot_of)))).all())
     rows = await session.exec(select(CodeProject).where(CodeProject.owner_user_id == viewer.id)
                               .order_by(col(CodeProject.id).desc()))
     return [ProjectSummaryPublic(id=row.id, name=row.name, description=row.description, status=row.status,
                                  created_at=row.created_at, current=row.current_of is not None,
-                                 snapshot_of=row.snapshot_of, file_count=counts.get(row.id, 0)) for row in rows]
+                                 snapshot_of=row.snapshot_of, file_count=counts.get(row.id, 0),
+                                 snapshot_count=snapshots.get(row.id, 0), updated_at=row.updated_at) for row in rows]
 
 
 async def current(*, session: AsyncSession, viewer: UserPublic) -> CodeProjectPublic | None:

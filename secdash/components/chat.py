@@ -83,11 +83,16 @@ def streaming_bubble(partial) -> rx.Component:
     )
 
 
-def composer(*, state, disabled, can_send, placeholder: str, stop=None, waiting=None, input_id: str) -> rx.Component:
+def composer(*, state, busy, can_send, placeholder: str, stop=None, waiting=None, input_id: str) -> rx.Component:
     """Text box + send. Enter sends through the server's event queue, after the typed text has arrived
     (a form's implicit submit would be blocked while the button still looks disabled); with `stop`, a
-    Stop button replaces Send while a reply streams."""
-    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="button", on_click=state.send,
+    Stop button replaces Send while a reply streams.
+
+    While a reply streams (`busy`) the box is read-only and aria-busy, never disabled: a disabled box loses the
+    keyboard focus (to <body>) after every message. The server refuses a second send meanwhile (StreamGuard);
+    a send by the button gives the focus back to the box."""
+    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="button",
+                               on_click=[state.send, rx.set_focus(input_id)],
                                disabled=~can_send, aria_label="Send",
                                class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 disabled:opacity-40")
     button = send_button if stop is None else rx.cond(
@@ -108,10 +113,10 @@ def composer(*, state, disabled, can_send, placeholder: str, stop=None, waiting=
     return rx.el.div(
         rx.el.div(
             rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft,
-                        on_key_down=state.key_down, placeholder=placeholder, disabled=disabled, auto_complete="off",
-                        aria_label=placeholder,
+                        on_key_down=state.key_down, placeholder=placeholder, read_only=busy, aria_busy=busy,
+                        auto_complete="off", aria_label=placeholder,
                         class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
-                        "text-slate-100 disabled:opacity-60"),
+                        "text-slate-100 read-only:opacity-60"),
             button,
             class_name="flex gap-2",
         ),

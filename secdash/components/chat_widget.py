@@ -30,14 +30,16 @@ def chat_widget() -> rx.Component:
             aria_label="Conversation",
         ),
         rx.el.div(
-            composer(state=ChatWidgetState, disabled=ChatWidgetState.streaming, can_send=ChatWidgetState.can_send,
+            composer(state=ChatWidgetState, busy=ChatWidgetState.streaming, can_send=ChatWidgetState.can_send,
                      placeholder="Message defense command",
                      stop=ChatWidgetState.stop, waiting=ChatWidgetState.streaming, input_id="widget-input"),
             class_name="border-t border-slate-800 p-3",
         ),
-        # 600 px high as the spec says, but never taller or wider than the screen it opens on.
+        # 600 px high as the spec says, but never taller or wider than the screen it opens on. While the phone
+        # menu (components/shell.py, #mobile-menu) is open the panel steps aside: it would cover the menu.
         class_name="fixed bottom-24 right-3 z-50 flex h-[600px] max-h-[calc(100dvh-7rem)] w-[380px] "
-        "max-w-[calc(100vw-1.5rem)] flex-col rounded-xl border border-slate-700 bg-slate-900 shadow-2xl sm:right-6",
+        "max-w-[calc(100vw-1.5rem)] flex-col rounded-xl border border-slate-700 bg-slate-900 shadow-2xl sm:right-6 "
+        "[body:has(#mobile-menu[open])_&]:hidden",
         id="defense-chat-panel",
         role="dialog",
         aria_label="Defense Command chat",
@@ -54,3 +56,8 @@ def chat_widget() -> rx.Component:
             "text-slate-950 shadow-lg hover:bg-cyan-400",
         ),
     )
+
+
+def widget_closer() -> rx.Component:
+    """In place of the widget on a page with its own chat: closes the widget when the page shows."""
+    return rx.el.span(on_mount=ChatWidgetState.close, hidden=True)

@@ -4,7 +4,7 @@ import reflex as rx
 
 from secdash import routes
 from secdash.components.badges import role_badge
-from secdash.components.chat_widget import chat_widget
+from secdash.components.chat_widget import chat_widget, widget_closer
 from secdash.components.screens import loading_screen
 from secdash.state.auth import AuthState
 
@@ -17,6 +17,10 @@ NAV_ITEMS = (
     (routes.FIX_MODE_ROUTE, "Fix Mode", "wrench"),
     (routes.CODE_MODE_ROUTE, "Code Mode", "code"),
 )
+# Pages with a chat of their own (Defense Command and its Center): the floating widget would cover it, so it closes
+# there and its button is not shown.
+OWN_CHAT_ROUTES = (routes.DEFENSE_COMMAND_ROUTE,)
+MOBILE_MENU_ID = "mobile-menu"  # while it is open the chat widget's panel steps aside (components/chat_widget.py)
 ADMIN_NAV_ITEMS = ((routes.SETTINGS_ROUTE, "Settings", "settings"),)  # shown to administrators only
 _LINK = "flex items-center gap-2 whitespace-nowrap rounded-md px-2.5 py-2 text-sm font-medium transition-colors"
 _ACTIVE = f"{_LINK} bg-cyan-500/15 text-cyan-300 ring-1 ring-cyan-500/40"
@@ -80,6 +84,7 @@ def nav_bar(active_route: str) -> rx.Component:
                         class_name="absolute left-2 right-2 top-14 z-40 rounded-lg border border-slate-700 "
                         "bg-slate-900 p-2 shadow-xl",
                     ),
+                    id=MOBILE_MENU_ID,
                     class_name="xl:hidden",
                 ),
                 rx.link(
@@ -106,8 +111,9 @@ def shell(content: rx.Component, active_route: str) -> rx.Component:
         rx.el.div(
             nav_bar(active_route),
             # Room below the content for the floating chat button on small screens.
-            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 pt-6 pb-24 lg:pb-6"),
-            chat_widget(),
+            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 pt-6 pb-6" if active_route in OWN_CHAT_ROUTES
+                       else "mx-auto max-w-7xl px-4 pt-6 pb-24 lg:pb-6"),
+            widget_closer() if active_route in OWN_CHAT_ROUTES else chat_widget(),
             class_name="min-h-screen bg-slate-950 text-slate-100",
         ),
         loading_screen(),

@@ -5,6 +5,7 @@ import reflex as rx
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
 from secdash.components.clock import utc_clock
+from secdash.components.focus import TABLIST_KEYS, dialog_content
 from secdash.components.response_chart import response_chart
 from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
@@ -54,14 +55,25 @@ def top_bar() -> rx.Component:
     )
 
 
+TABPANEL_ID = "dashboard-tabpanel"
+
+
+def _tab_id(key: str) -> str:
+    return f"dashboard-tab-{key}"
+
+
 def tab_list() -> rx.Component:
+    """The WAI-ARIA tabs pattern: one tab stop (roving tabindex), arrows/Home/End move and activate."""
     return rx.el.nav(
         *[
             rx.el.button(
                 rx.icon(icon, class_name="w-4 h-4 shrink-0"), label,
                 on_click=DashboardState.set_tab(key),
                 role="tab",
+                id=_tab_id(key),
                 aria_selected=DashboardState.tab == key,
+                aria_controls=TABPANEL_ID,
+                tab_index=rx.cond(DashboardState.tab == key, 0, -1),
                 class_name=rx.cond(
                     DashboardState.tab == key,
                     "flex items-center gap-2 whitespace-nowrap rounded-md bg-cyan-500/15 px-3 py-2 text-sm text-cyan-300 "
@@ -73,6 +85,7 @@ def tab_list() -> rx.Component:
         ],
         role="tablist",
         aria_label="Dashboard sections",
+        custom_attrs=TABLIST_KEYS,
         class_name="flex gap-1 overflow-x-auto lg:flex-col lg:overflow-visible lg:w-52 shrink-0",
     )
 
@@ -276,7 +289,7 @@ def _remove_confirmation() -> rx.Component:
 
 def site_dialog() -> rx.Component:
     return rx.dialog.root(
-        rx.dialog.content(
+        dialog_content(
             rx.dialog.title(rx.cond(OverviewTab.editing_site_id > 0, "Edit site", "Add site")),
             rx.el.form(
                 rx.el.label("Name", html_for="site-name", class_name="text-sm"),
@@ -331,6 +344,9 @@ def dashboard_screen() -> rx.Component:
                         dashboard_tab(),
                     ),
                     class_name="min-w-0 flex-1",
+                    role="tabpanel",
+                    id=TABPANEL_ID,
+                    aria_labelledby="dashboard-tab-" + DashboardState.tab,
                 ),
                 class_name="flex flex-col gap-4 lg:flex-row",
             ),

@@ -10,11 +10,9 @@ from secdash.components.chat import bubble, composer, streaming_bubble
 from secdash.components.screens import page_header
 from secdash.state.defense_command import DefenseCenterState, DefenseCommandState
 
-# Where a page's chat reaches the screen's right edge, Send keeps clear of the floating chat button
-# (bottom-6 right-6, 3.5rem wide): the Defense Command chat is the right column up to 2xl (then the page
-# is centred with margin enough); the Center's chat is the right edge only while it is one column.
-_COMPOSER_ROW = "border-t border-slate-800 p-3 pr-[4.75rem] 2xl:pr-3"
-_CENTER_COMPOSER_ROW = "border-t border-slate-800 p-3 max-lg:pr-[4.75rem]"
+# These pages have no floating chat widget (components/shell.py: OWN_CHAT_ROUTES), so nothing covers the composer.
+_COMPOSER_ROW = "border-t border-slate-800 p-3"
+_CENTER_COMPOSER_ROW = _COMPOSER_ROW
 
 
 def _system_button(agent_id: str) -> rx.Component:
@@ -53,7 +51,7 @@ def defense_command_content() -> rx.Component:
                     tab_index=0, role="region", aria_label="Conversation",
                 ),
                 rx.el.div(
-                    composer(state=DefenseCommandState, disabled=DefenseCommandState.streaming,
+                    composer(state=DefenseCommandState, busy=DefenseCommandState.streaming,
                              can_send=(DefenseCommandState.draft.strip() != "") & ~DefenseCommandState.streaming,
                              placeholder="Type a secure message", input_id="command-input"),
                     class_name=_COMPOSER_ROW,
@@ -120,7 +118,7 @@ def defense_center_content() -> rx.Component:
             tab_index=0, role="region", aria_label="Conversation",
         ),
         rx.el.div(
-            composer(state=DefenseCenterState, disabled=DefenseCenterState.streaming,
+            composer(state=DefenseCenterState, busy=DefenseCenterState.streaming,
                      can_send=(DefenseCenterState.draft.strip() != "") & ~DefenseCenterState.streaming,
                      placeholder="Command the selected agent", stop=DefenseCenterState.stop,
                      waiting=DefenseCenterState.streaming, input_id="center-input"),

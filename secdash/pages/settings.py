@@ -9,6 +9,7 @@ Channel URLs are never sent to the browser: the edit dialog shows the masked URL
 import reflex as rx
 
 from secdash.components.cards import card
+from secdash.components.focus import alert_dialog_content, dialog_content
 from secdash.components.screens import page_header
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
@@ -174,7 +175,7 @@ def _channels() -> rx.Component:
 
 def _edit_dialog() -> rx.Component:
     return rx.dialog.root(
-        rx.dialog.content(
+        dialog_content(
             rx.dialog.title("Edit channel", class_name="text-slate-100"),
             rx.dialog.description("The current URL is shown with its secrets cut. Leave the new URL empty to keep it.",
                                   class_name="text-sm text-slate-300"),
@@ -212,7 +213,7 @@ def _edit_dialog() -> rx.Component:
 
 def _delete_dialog() -> rx.Component:
     return rx.alert_dialog.root(
-        rx.alert_dialog.content(
+        alert_dialog_content(
             rx.alert_dialog.title("Delete channel ", S.delete_name, "?"),
             rx.alert_dialog.description(
                 "It receives no more alerts, and rules lose it. Its past deliveries stay in the log.",

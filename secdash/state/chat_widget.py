@@ -50,6 +50,12 @@ class ChatWidgetState(ChatComposer, AuthState):
             await self._load_history(user)
         return None
 
+    @protected(reads_only=True)
+    async def close(self):
+        """A page with its own chat is showing: the widget closes (it would cover that chat)."""
+        self.open = False
+        return None
+
     @protected
     async def send(self, form_data: dict | None = None):
         """Send the draft (blank submits are ignored); the reply streams in. Refused while one streams."""

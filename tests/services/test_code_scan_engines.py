@@ -149,3 +149,102 @@ def test_math_random_is_a_finding_only_where_it_makes_a_secret(scanned):
     """njsscan flags every Math.random() (a game's dice too); SecDash's rule flags the ones that make a token."""
     assert _of(scanned["full"], "app/game.js") == set()
     assert _of(scanned["full"], "app/tokens.js") == {(1, "js:weak-random-secret")}
+
+
+# Weakness classes the reference tools (njsscan, semgrep's rules, eslint-plugin-security, bandit) report on
+# deliberately vulnerable applications, and the false matches they make (docs/benchmarks.md, scan_reference).
+CLASSES = {
+    "api/orm.js": 'const express = require("express");\nconst app = express();\n'
+                  'app.get("/p", (req, res) => {\n  db.Product.findOne({ where: { id: req.query.id } });\n'
+                  '  users.findOne(req.body);\n});\n',
+    "api/calc.js": 'const express = require("express");\nconst mathjs = require("mathjs");\nconst app = express();\n'
+                   'app.post("/calc", (req, res) => res.json({ v: mathjs.eval(req.body.eqn) }));\n'
+                   'app.post("/area", (req, res) => res.json({ v: mathjs.evaluate("pi * 2") }));\n',
+    "api/server.js": 'const express = require("express");\nconst session = require("express-session");\n'
+                     'const csrf = require("csurf");\nconst app = express();\n'
+                     'app.use(session({ secret: "keyboard cat dog", cookie: { secure: false } }));\n'
+                     'app.use(session({ secret: process.env.S, cookie: { secure: production } }));\n'
+                     'app.use(csrf());\n',
+    "api/imports.js": 'const serialize = require("node-serialize");\nconst libxmljs = require("libxmljs");\n'
+                      'function load(req) {\n  const items = serialize.unserialize(req.body.items);\n'
+                      '  const a = libxmljs.parseXmlString(req.body.xml, { noent: true });\n'
+                      '  const b = libxmljs.parseXmlString(req.body.xml, { noblanks: true });\n  return [items, a, b];\n}\n'
+                      'module.exports = { load };\n',
+    "api/regex.js": 'function check(value) {\n  const routing = /([0-9]+)+\\#/.test(value);\n'
+                    '  const zip = /^[0-9]{5}$/.test(value);\n  return routing && zip;\n}\nmodule.exports = { check };\n',
+    "api/auth.js": 'const jwt = require("jsonwebtoken");\nfunction auth(req, res, next) {\n'
+                   '  req.user = jwt.decode(req.headers.authorization).sub;\n  next();\n}\n'
+                   'function safe(req, res, next) {\n  jwt.verify(req.headers.authorization, process.env.KEY);\n'
+                   '  req.user = jwt.decode(req.headers.authorization).sub;\n  next();\n}\n'
+                   'module.exports = { auth, safe };\n',
+    "api/allow.js": 'const validator = require("validator");\nmodule.exports = (v) => validator.isWhitelisted(String(v), '
+                    '"qwertyuiopasdfghjklzxcvbnmQWERTYUIOPASDFGHJKLZXCVBNM1234567890_-");\n',
+    "api/app.py": 'import jwt\nfrom flask import Flask, render_template_string\n\napp = Flask(__name__)\n'
+                  'app.secret_key = "my secret phrase"\n\n\n@app.errorhandler(500)\ndef failure(error):\n'
+                  '    page = "<p>%s</p>" % str(error)\n    return render_template_string(page), 500\n\n\n'
+                  'def claims(token):\n    return jwt.decode(token, options={"verify_signature": False})\n\n\n'
+                  'def fine(token, key):\n    return jwt.decode(token, key, algorithms=["RS256"])\n',
+}
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory):
+    root = tmp_path_factory.mktemp("classes")
+    for name, text in CLASSES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    targets = collect([root]).targets
+    return {"full": scan_files(targets, "full").findings, "quick": scan_files(targets, "quick").findings}
+
+
+def test_an_orm_where_object_is_not_a_mongodb_filter(classes):
+    for kind in ("full", "quick"):
+        assert {(line, rule) for line, rule in _of(classes[kind], "api/orm.js") if "nosql" in rule} == {
+            (5, "node:nosql-injection")}  # findOne(req.body); Sequelize's {where: ...} binds its values
+
+
+def test_request_data_reaching_an_expression_evaluator_is_code_injection(classes):
+    assert (4, "node:code-injection") in _of(classes["quick"], "api/calc.js")
+    assert not any(line == 5 for line, _ in _of(classes["full"], "api/calc.js"))  # a constant formula
+
+
+def test_a_session_secret_in_code_is_found_even_when_it_reads_like_a_phrase(classes):
+    for kind in ("full", "quick"):
+        assert (5, "node:hardcoded-secret") in _of(classes[kind], "api/server.js")
+        assert (5, "py:hardcoded-secret-key") in _of(classes[kind], "api/app.py")
+
+
+def test_a_session_cookie_without_the_secure_flag_is_found_and_an_expression_is_trusted(classes):
+    for kind in ("full", "quick"):
+        server = {f.line: f for f in classes[kind] if f.file == "api/server.js" and f.cwe == 614}
+        assert set(server) == {5}
+
+
+def test_code_running_deserialisers_and_xml_entity_expansion_are_found(classes):
+    for kind in ("full", "quick"):
+        found = _of(classes[kind], "api/imports.js")
+        assert (4, "node:insecure-deserialization") in found and (5, "node:xxe") in found
+        assert not any(line == 6 for line, _ in found)  # entities not expanded
+
+
+def test_a_regular_expression_with_nested_repetition_is_redos(classes):
+    for kind in ("full", "quick"):
+        assert _of(classes[kind], "api/regex.js") == {(2, "node:redos")}
+
+
+def test_a_jwt_trusted_without_its_signature_check_is_found(classes):
+    for kind in ("full", "quick"):
+        assert {(line, rule) for line, rule in _of(classes[kind], "api/auth.js") if "jwt" in rule} == {
+            (3, "node:jwt-unverified")}
+        app = {(line, rule) for line, rule in _of(classes[kind], "api/app.py")}
+        assert (15, "py:jwt-unverified") in app and not any(line == 19 for line, _ in app)
+
+
+def test_a_template_source_built_by_formatting_is_template_injection(classes):
+    ssti = [f for f in classes["quick"] if f.file == "api/app.py" and f.rule == "py:ssti"]
+    assert [(f.line, f.cwe, f.confidence) for f in ssti] == [(11, 1336, "medium")]
+
+
+def test_a_character_allow_list_is_not_a_key(classes):
+    for kind in ("full", "quick"):
+        assert _of(classes[kind], "api/allow.js") == set()

@@ -212,16 +212,15 @@ async def test_removed_code_is_closed_by_the_next_complete_scan_naming_it(sessio
 async def test_a_quick_scan_only_closes_findings_of_the_rules_it_runs(session, code_dir):
     """A quick scan leaves njsscan's rule pack out: it never closes that pack's findings; a full scan does."""
     admin = await make_user(session, "root@example.com", role="admin")
-    (code_dir / "gem" / "profile.js").write_text(
-        'app.post("/profile", function (req, res) {\n  const pattern = /([0-9]+)+\\#/;\n'
-        '  res.json({ ok: pattern.test(req.body.bankRouting) });\n});\n')
+    # a weakness only njsscan's pack flags (its regex_dos, the example before, is superseded by node:redos)
+    (code_dir / "gem" / "profile.js").write_text("process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';\n")
     await _scan(session, admin)
-    assert "njsscan:regex_dos" in {e.details["rule"] for e in await _scanner_events(session)}
+    assert "njsscan:node_tls_reject" in {e.details["rule"] for e in await _scanner_events(session)}
     (code_dir / "gem" / "ui.js").write_text("x = 1;\n")  # eval and innerHTML removed: quick rules
     (code_dir / "gem" / "profile.js").write_text("x = 1;\n")
     await _scan(session, admin, "quick")
     state = {e.details["rule"]: e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")}
-    assert state == {"secret:AWS Access Key": False, "js:innerHTML": True, "js:eval": True, "njsscan:regex_dos": False}
+    assert state == {"secret:AWS Access Key": False, "js:innerHTML": True, "js:eval": True, "njsscan:node_tls_reject": False}
     await _scan(session, admin, "full")
     assert all(e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")
                if e.details["rule"] != "secret:AWS Access Key")

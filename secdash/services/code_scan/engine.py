@@ -201,9 +201,11 @@ def _finish(findings: list[Finding], texts: dict[str, list[str]], paths: dict[st
         if lines is None:
             lines = texts[finding.file] = paths[finding.file].read_text(errors="replace").splitlines()
         line = _line_of(lines, finding.line)
-        if finding.cwe in (259, 798, 321) and finding.tool == "semgrep":
+        if finding.cwe in (259, 798, 321) and finding.tool == "semgrep" \
+                and finding.rule not in semgrep.secret_by_position():
             literals = file_engines.string_literals(line, _language(paths[finding.file]))
-            if literals and all(file_engines.is_prose(value) for value in literals):
+            if literals and all(file_engines.is_prose(value) or file_engines.is_character_set(value)
+                                for value in literals):
                 continue
         done.append(finding if finding.code else replace(finding, code=normalise_code(line)))
     return done

@@ -26,6 +26,22 @@ def is_prose(value: str) -> bool:
     return any(ch.isspace() for ch in value.strip()) or value.strip().endswith(":")
 
 
+# Runs of keys a person types when writing a character set out: the alphabet, the keyboard's rows, the digits.
+_KEY_RUNS = ("abcdefghijklmnopqrstuvwxyz", "qwertyuiop", "asdfghjkl", "zxcvbnm", "0123456789", "1234567890")
+_RUN_LENGTH = 6
+
+
+def is_character_set(value: str) -> bool:
+    """A character set written out (an allow-list such as 'qwertyuiop...1234567890_-'), not a secret: it is long,
+    no character in it repeats (a random key of 16+ characters nearly always repeats one) and it holds a run of
+    six keys in alphabet or keyboard order. High-entropy detectors read these as keys."""
+    text = value.strip()
+    if len(text) < 16 or len(set(text)) != len(text):
+        return False
+    lowered = text.lower()
+    return any(run[i:i + _RUN_LENGTH] in lowered for run in _KEY_RUNS for i in range(len(run) - _RUN_LENGTH + 1))
+
+
 def secrets(path: Path) -> list[tuple[int, str, str, str]]:
     """(line, kind, sha1 of the secret, confidence) for each secret detect-secrets finds (never the secret)."""
     from detect_secrets.core.scan import scan_file as detect  # noqa: PLC0415
@@ -35,7 +51,7 @@ def secrets(path: Path) -> list[tuple[int, str, str, str]]:
     with _engine_lock, default_settings():
         for secret in detect(str(path)):
             value = secret.secret_value or ""
-            if secret.type == "Secret Keyword" and is_prose(value):
+            if (secret.type == "Secret Keyword" and is_prose(value)) or is_character_set(value):
                 continue
             confidence = "medium" if secret.type in ("Secret Keyword", "Base64 High Entropy String",
                                                      "Hex High Entropy String") else "high"

@@ -13,6 +13,7 @@ lines and columns (everything else blanked), so a finding points at the HTML fil
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -45,6 +46,18 @@ EXCLUDED_RULES = {
     "node_insecure_random_generator": "flags every Math.random(), games and animations too; SecDash's "
                                       "js:weak-random-secret flags it where it makes a token, secret, session or id",
 }
+# njsscan rules left out because a SecDash rule flags the same weakness without their false matches (the SecDash
+# rule named runs in quick scans too).
+SUPERSEDED_RULES = {
+    "node_xxe": "flags any libxmljs parse of request data; libxmljs expands entities only with noent: true, "
+                "which SecDash's node:xxe checks",
+    "node_nosqli_injection": "reads an SQL ORM's where-object (Sequelize) as a MongoDB filter; SecDash's "
+                             "node:nosql-injection follows request data into findOne and the other MongoDB calls",
+    "regex_dos": "flags every regular expression tested against request data, anchored safe ones too; SecDash's "
+                 "node:redos checks the pattern for nested repetition, node:regex-injection patterns built from requests",
+    "cookie_session_no_secure": "reads a Secure flag decided by an expression (secure: production) as missing; "
+                                "SecDash's node:session-cookie-insecure flags a cookie with no or a false secure flag",
+}
 JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"}
 HTML_SUFFIXES = {".html", ".htm"}
 PY_SUFFIXES = {".py"}
@@ -54,6 +67,9 @@ MAX_MEMORY_MB = 1500
 MAX_TARGET_BYTES = 2_000_000
 _SEVERITY = {"ERROR": "high", "WARNING": "medium", "INFO": "low", "CRITICAL": "high", "HIGH": "high",
              "MEDIUM": "medium", "LOW": "low"}
+
+
+_CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 
 
 class EngineMissing(Exception):  # noqa: N818
@@ -102,6 +118,19 @@ def njsscan_rules() -> Path | None:
         return None
     folder = Path(njsscan.__file__).parent / "rules" / "semantic_grep"
     return folder if folder.is_dir() else None
+
+
+@functools.cache
+def secret_by_position() -> frozenset[str]:
+    """SecDash rules whose flagged literal is a secret because of where it is passed (a session's `secret:`, a
+    signing key argument), whatever it reads like: the prose filter for credentials does not apply to them."""
+    found = set()
+    for source in RULES_DIR.glob("*.yaml"):
+        for rule in (yaml.safe_load(source.read_text(encoding="utf-8")) or {}).get("rules", []):
+            metadata = rule.get("metadata") or {}
+            if metadata.get("secret-by-position") and metadata.get("secdash-rule"):
+                found.add(str(metadata["secdash-rule"]))
+    return frozenset(found)
 
 
 def missing() -> list[str]:
@@ -202,7 +231,7 @@ def _environment(home: str) -> dict[str, str]:
 
 
 def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: float,
-        excluded: Sequence[str] = tuple(EXCLUDED_RULES)) -> Run:
+        excluded: Sequence[str] = (*EXCLUDED_RULES, *SUPERSEDED_RULES)) -> Run:
     """One semgrep run over `files` ((path on disk, display path) pairs) with the rule packs; stopped after
     `seconds` (the files are then reported as failed). Raises EngineMissing when the engine is not installed."""
     core = semgrep_core()
@@ -257,7 +286,9 @@ def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: flo
             why = process.stderr.decode("utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
             result.failed = dict.fromkeys(dict.fromkeys(by_target.values()), f"semgrep failed: {why[0][:200]}")
             return result
-        seen = set()
+        # One match per file, line and SecDash rule id: two semgrep rules may share an id (a data-flow rule and a
+        # pattern rule for one weakness, one Fix Mode recipe); the more confident match is kept.
+        seen: dict[tuple[str, int, str], int] = {}
         for item in output["results"]:
             shown = by_target.get(item.get("path", ""))
             if shown is None:
@@ -268,16 +299,19 @@ def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: flo
             secdash_rule = metadata.get("secdash-rule")
             rule = secdash_rule or f"njsscan:{check.rsplit('.', 1)[-1]}"
             line = int(item["start"]["line"])
-            if (shown, line, rule) in seen:
-                continue
-            seen.add((shown, line, rule))
-            result.matches.append(Match(
+            match = Match(
                 file=shown, line=line, end_line=int(item.get("end", {}).get("line", line)), rule=rule,
                 severity=_SEVERITY.get(str(extra.get("severity", "")).upper(), "medium"),
                 confidence=str(metadata.get("confidence", "medium")).lower(), cwe=_cwe(metadata),
                 message=" ".join(str(extra.get("message", "")).split())[:500],
                 pack="secdash" if secdash_rule else "njsscan",
-            ))
+            )
+            earlier = seen.get((shown, line, rule))
+            if earlier is None:
+                seen[(shown, line, rule)] = len(result.matches)
+                result.matches.append(match)
+            elif _CONFIDENCE_RANK.get(match.confidence, 1) < _CONFIDENCE_RANK.get(result.matches[earlier].confidence, 1):
+                result.matches[earlier] = match
         for error in output.get("errors", []):
             shown = by_target.get(str(error.get("path", "")))
             if shown is None or shown in result.failed:

@@ -3,7 +3,14 @@
 import reflex as rx
 
 from secdash.components.chat import bubble, composer, streaming_bubble
-from secdash.state.chat_widget import ChatWidgetState
+from secdash.state.chat_widget import INPUT_ID, TOGGLE_ID, ChatWidgetState
+
+# Escape anywhere in the panel closes it (through the toggle, so the server knows) and gives the focus back to the
+# toggle that opened it; compiled into the bundle.
+_ESCAPE_CLOSES = rx.Var(
+    "((e) => { if (e.key !== 'Escape') return; e.preventDefault();"
+    f" const toggle = document.getElementById('{TOGGLE_ID}'); if (toggle) {{ toggle.focus(); toggle.click(); }} }})"
+)
 
 
 def chat_widget() -> rx.Component:
@@ -11,7 +18,8 @@ def chat_widget() -> rx.Component:
         rx.el.div(
             rx.el.span(rx.icon("shield", class_name="w-4 h-4 text-cyan-300"), "Defense Command",
                        class_name="flex items-center gap-2 font-semibold"),
-            rx.el.button(rx.icon("x", class_name="w-4 h-4"), on_click=ChatWidgetState.toggle, aria_label="Close chat",
+            rx.el.button(rx.icon("x", class_name="w-4 h-4"), on_click=[ChatWidgetState.toggle, rx.set_focus(TOGGLE_ID)],
+                         aria_label="Close chat",
                          class_name="rounded p-1 hover:bg-slate-800"),
             class_name="flex items-center justify-between border-b border-slate-800 px-3 py-2",
         ),
@@ -32,7 +40,7 @@ def chat_widget() -> rx.Component:
         rx.el.div(
             composer(state=ChatWidgetState, busy=ChatWidgetState.streaming, can_send=ChatWidgetState.can_send,
                      placeholder="Message defense command",
-                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.streaming, input_id="widget-input"),
+                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.streaming, input_id=INPUT_ID),
             class_name="border-t border-slate-800 p-3",
         ),
         # 600 px high as the spec says, but never taller or wider than the screen it opens on. While the phone
@@ -43,6 +51,7 @@ def chat_widget() -> rx.Component:
         id="defense-chat-panel",
         role="dialog",
         aria_label="Defense Command chat",
+        custom_attrs={"onKeyDown": _ESCAPE_CLOSES},
     )
     return rx.fragment(
         rx.cond(ChatWidgetState.open, panel, rx.fragment()),
@@ -52,6 +61,7 @@ def chat_widget() -> rx.Component:
             aria_label=rx.cond(ChatWidgetState.open, "Close defense chat", "Open defense chat"),
             aria_expanded=rx.cond(ChatWidgetState.open, "true", "false"),
             aria_controls="defense-chat-panel",
+            id=TOGGLE_ID,
             class_name="fixed bottom-6 right-6 z-50 flex h-14 w-14 items-center justify-center rounded-full bg-cyan-500 "
             "text-slate-950 shadow-lg hover:bg-cyan-400",
         ),

@@ -21,6 +21,9 @@ from secdash.state.chat_stream import (
     with_threat_level,
 )
 
+INPUT_ID = "widget-input"
+TOGGLE_ID = "defense-chat-toggle"
+
 
 def _failed() -> rx.event.EventSpec:
     return toast.error("Error", description="Failed to send message")
@@ -45,9 +48,11 @@ class ChatWidgetState(ChatComposer, AuthState):
 
     @protected(reads_only=True)
     async def toggle(self, user: UserPublic):
+        """Open (the focus goes to the composer) or close the panel."""
         self.open = not self.open
         if self.open:
             await self._load_history(user)
+            return rx.set_focus(INPUT_ID)
         return None
 
     @protected(reads_only=True)

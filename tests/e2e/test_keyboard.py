@@ -116,3 +116,20 @@ def test_dashboard_tabs_follow_the_aria_tabs_pattern(page: Page):
     expect(_tab(page, "Dashboard")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.locator('[role="tab"]:focus')).to_have_count(0)
+
+
+def test_the_chat_widget_opens_into_its_composer_and_gives_the_focus_back(page: Page):
+    sign_in(page)
+    toggle = page.get_by_role("button", name="Open defense chat")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    panel = page.get_by_role("dialog", name="Defense Command chat")
+    expect(panel.get_by_role("textbox")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(panel).to_have_count(0)
+    expect(page.get_by_role("button", name="Open defense chat")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(panel.get_by_role("textbox")).to_be_focused()
+    panel.get_by_role("button", name="Close chat").click()
+    expect(panel).to_have_count(0)
+    expect(page.get_by_role("button", name="Open defense chat")).to_be_focused()

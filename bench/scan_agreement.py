@@ -62,6 +62,10 @@ def _bandit(targets: Sequence[ScanTarget]) -> list[Finding]:
     return [f for t in targets for f in engine.scan_file_engines(t, "full") if f.engine == "bandit"]
 
 
+def _templates(targets: Sequence[ScanTarget]) -> list[Finding]:
+    return [f for t in targets for f in engine.scan_file_engines(t, "full") if f.engine == "templates"]
+
+
 def _pack(pack: str) -> Callable[[Sequence[ScanTarget]], list[Finding]]:
     def run(targets: Sequence[ScanTarget]) -> list[Finding]:
         result = semgrep.run([(t.path, t.display) for t in targets], [pack], seconds=600)
@@ -77,7 +81,7 @@ def _combined(scan_type: str) -> Callable[[Sequence[ScanTarget]], list[Finding]]
 
 
 ENGINES: dict[str, Callable[[Sequence[ScanTarget]], list[Finding]]] = {
-    "detect-secrets": _secrets, "bandit": _bandit, "semgrep: SecDash rules": _pack("secdash"),
+    "detect-secrets": _secrets, "bandit": _bandit, "templates": _templates, "semgrep: SecDash rules": _pack("secdash"),
     "semgrep: njsscan rules": _pack("njsscan"), "quick scan (combined)": _combined("quick"),
     "full scan (combined)": _combined("full"),
 }

@@ -179,6 +179,8 @@ CLASSES = {
                    'module.exports = { auth, safe };\n',
     "api/allow.js": 'const validator = require("validator");\nmodule.exports = (v) => validator.isWhitelisted(String(v), '
                     '"qwertyuiopasdfghjklzxcvbnmQWERTYUIOPASDFGHJKLZXCVBNM1234567890_-");\n',
+    "views/search.ejs": "<%- include('head') %>\n<p><%= term %></p>\n<p><%- term %></p>\n<%- body %>\n",
+    "templates/post.html": "{% extends 'base.html' %}\n{{ post.title }}\n{{ post.text|safe }}\n",
     "api/app.py": 'import jwt\nfrom flask import Flask, render_template_string\n\napp = Flask(__name__)\n'
                   'app.secret_key = "my secret phrase"\n\n\n@app.errorhandler(500)\ndef failure(error):\n'
                   '    page = "<p>%s</p>" % str(error)\n    return render_template_string(page), 500\n\n\n'
@@ -248,3 +250,10 @@ def test_a_template_source_built_by_formatting_is_template_injection(classes):
 def test_a_character_allow_list_is_not_a_key(classes):
     for kind in ("full", "quick"):
         assert _of(classes[kind], "api/allow.js") == set()
+
+
+def test_a_template_writing_a_value_unescaped_is_xss(classes):
+    for kind in ("full", "quick"):
+        assert _of(classes[kind], "views/search.ejs") == {(3, "tpl:ejs-unescaped")}  # not the include, body, <%=
+        assert _of(classes[kind], "templates/post.html") == {(3, "tpl:jinja-safe")}
+        assert {f.cwe for f in classes[kind] if f.rule.startswith("tpl:")} == {79}

@@ -1,9 +1,10 @@
 """Collecting files to scan and scanning them with every engine of a scan type.
 
-Engines: detect-secrets and bandit read one file at a time; semgrep reads a whole batch in one run (it is started
-once per scan, never per file). A quick scan runs the fast engines at every severity (detect-secrets, bandit and
-semgrep with SecDash's rules); a full scan adds njsscan's rule pack. Untrusted code is never parsed in the server's
-process: `scan_file_bounded` and `scan_batch_bounded` run in bounded workers (core/bounded.py), with budgets.
+Engines: detect-secrets, bandit and the template check read one file at a time; semgrep reads a whole batch in one
+run (it is started once per scan, never per file). A quick scan runs the fast engines at every severity
+(detect-secrets, bandit, templates and semgrep with SecDash's rules); a full scan adds njsscan's rule pack.
+Untrusted code is never parsed in the server's process: `scan_file_bounded` and `scan_batch_bounded` run in bounded
+workers (core/bounded.py), with budgets.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ MAX_FILE_BYTES = 2_000_000
 # Engines per scan type: (engine, rule pack) as the scan log names them.
 PACKS: dict[str, tuple[str, ...]] = {"quick": ("secdash",), "full": ("secdash", "njsscan")}
 ENGINES: dict[str, tuple[str, ...]] = {
-    "quick": ("detect-secrets", "bandit", "semgrep (SecDash rules)"),
-    "full": ("detect-secrets", "bandit", "semgrep (SecDash rules)", "semgrep (njsscan rules)"),
+    "quick": ("detect-secrets", "bandit", "templates", "semgrep (SecDash rules)"),
+    "full": ("detect-secrets", "bandit", "templates", "semgrep (SecDash rules)", "semgrep (njsscan rules)"),
 }
 _RANK = {"high": 0, "medium": 1, "low": 2}
 
@@ -37,7 +38,7 @@ class Finding:
     rule: str
     severity: str
     message: str
-    tool: str  # the engine that found it: detect-secrets | bandit | semgrep
+    tool: str  # the engine that found it: detect-secrets | bandit | templates | semgrep
     # What the finding flags, normalised (the line's text, whitespace collapsed; a secret's hash): with the
     # path and rule it is the finding's identity, so an edit elsewhere in the file does not make it "new".
     code: str = ""
@@ -128,7 +129,7 @@ def _priority(finding: Finding) -> tuple[int, int, str]:
     """Which of several findings of one weakness on one line is kept: the rules Fix Mode and earlier scans know
     (bandit, secrets, SecDash's web rules), then SecDash's data-flow rules, then njsscan's; then confidence."""
     prefix = finding.rule.split(":", 1)[0]
-    tier = 0 if prefix in ("bandit", "secret", "js", "html") else 1 if prefix in ("py", "node") else 2
+    tier = 0 if prefix in ("bandit", "secret", "js", "html", "tpl") else 1 if prefix in ("py", "node") else 2
     return tier, _RANK.get(finding.confidence, 1), finding.rule
 
 
@@ -171,6 +172,8 @@ def _file_findings(target: ScanTarget) -> list[Finding]:
                 code=f"secret-sha1:{secret_hash}", cwe=file_engines.SECRET_CWE, confidence=confidence)
         for line, kind, secret_hash, confidence in file_engines.secrets(target.path)
     ]
+    findings += [Finding(target.display, line, rule, "medium", message, "templates", cwe=file_engines.TEMPLATE_CWE,
+                         confidence="medium") for line, rule, message in file_engines.templates(target.path)]
     if target.path.suffix.lower() == ".py":
         findings += [Finding(target.display, line, f"bandit:{test_id}", severity, message, "bandit", cwe=cwe,
                              confidence=confidence)

@@ -1,4 +1,5 @@
-"""The engines that read one file at a time in-process (in a bounded worker): detect-secrets and bandit.
+"""The engines that read one file at a time in-process (in a bounded worker): detect-secrets, bandit and the
+template check (output written unescaped by a server-side template: EJS, Handlebars, Pug, Jinja2/Django, Vue...).
 
 Both keep process-wide settings, so a worker runs one file at a time through them (`_engine_lock`).
 """
@@ -9,6 +10,7 @@ import ast
 import logging
 import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 _SEVERITY = {"HIGH": "high", "MEDIUM": "medium", "LOW": "low"}
@@ -91,3 +93,59 @@ def string_literals(code: str, language: str) -> list[str]:
         except (SyntaxError, ValueError):
             pass
     return [match.group(2) for match in re.finditer(r"""(["'`])((?:\\.|(?!\1).)*)\1""", code)]
+
+
+# --- templates: output a server-side (or Vue) template writes without escaping ------------------------------------
+
+TEMPLATE_SUFFIXES = {".ejs", ".ect", ".html", ".htm", ".hbs", ".handlebars", ".mustache", ".pug", ".jade", ".vue",
+                     ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig", ".dust", ".liquid"}
+TEMPLATE_CWE = 79
+
+
+@dataclass(frozen=True)
+class TemplateCheck:
+    rule: str
+    pattern: re.Pattern[str]
+    message: str
+    suffixes: frozenset[str] = frozenset(TEMPLATE_SUFFIXES)
+
+
+TEMPLATE_CHECKS = (
+    TemplateCheck("tpl:ejs-unescaped", re.compile(r"<%-(?!\s*include\b)(?!\s*(?:body|content)\s*%>).+?%>"),
+                  "EJS writes this value without HTML escaping (<%- %>): data in it is cross-site scripting; use <%= %>",
+                  frozenset({".ejs", ".ect", ".html", ".htm"})),
+    TemplateCheck("tpl:mustache-unescaped", re.compile(r"\{\{\{(?!\s*(?:body|content|yield)\s*\}\}\}).+?\}\}\}|\{\{&\s*\w"),
+                  "Handlebars/Mustache writes this value without HTML escaping ({{{ }}}): data in it is cross-site "
+                  "scripting; use {{ }}", frozenset({".hbs", ".handlebars", ".mustache", ".html", ".htm"})),
+    TemplateCheck("tpl:pug-unescaped", re.compile(r"!\{.+?\}|^\s*[\w.#-]*!=\s*\S"),
+                  "Pug writes this value without HTML escaping (!{ } or !=): data in it is cross-site scripting",
+                  frozenset({".pug", ".jade"})),
+    TemplateCheck("tpl:jinja-safe", re.compile(r"\{\{[^}]*\|\s*safe\b[^}]*\}\}"),
+                  "the template marks this value safe (|safe): it is written without HTML escaping, so data in it is "
+                  "cross-site scripting", frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2",
+                                                     ".twig", ".liquid"})),
+    TemplateCheck("tpl:autoescape-off", re.compile(r"\{%-?\s*autoescape\s+(?:false|off)\b"),
+                  "autoescaping is turned off for this block: every value in it is written without HTML escaping",
+                  frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig"})),
+    TemplateCheck("tpl:vue-v-html", re.compile(r"\bv-html\s*=\s*[\"'][^\"']+[\"']"),
+                  "v-html writes this value as HTML: data in it is cross-site scripting (use text interpolation or "
+                  "sanitise it)", frozenset({".vue", ".html", ".htm"})),
+)
+
+
+def templates(path: Path) -> list[tuple[int, str, str]]:
+    """(line, rule, message) for each place a template writes a value without escaping."""
+    suffix = path.suffix.lower()
+    checks = [check for check in TEMPLATE_CHECKS if suffix in check.suffixes]
+    if not checks:
+        return []
+    found = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for check in checks:
+            if check.pattern.search(line):
+                found.append((number, check.rule, check.message))
+    return found

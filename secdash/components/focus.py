@@ -43,3 +43,40 @@ def dialog_content(*children, **props) -> rx.Component:
 def alert_dialog_content(*children, **props) -> rx.Component:
     """`rx.alert_dialog.content` that gives the focus back to its opener when it closes."""
     return rx.alert_dialog.content(*children, custom_attrs=RETURN_FOCUS, **props)
+
+
+_FOCUS_RETURN = """
+function SecdashFocusReturn({ target, fallback, children }) {
+  const ids = useRef([target, fallback]);
+  ids.current = [target, fallback];
+  useEffect(() => () => {
+    setTimeout(() => {
+      const active = document.activeElement;
+      if (active && active !== document.body) return;
+      const [first, second] = ids.current;
+      const el = document.getElementById(first) || document.getElementById(second);
+      if (el) el.focus();
+    }, 0);
+  }, []);
+  return children;
+}
+"""
+
+
+class FocusReturn(rx.Component):
+    """Wraps a part that appears in place (an inline form, a confirmation): when it goes and the focus went with it
+    (to <body>), the element with id `target` gets the focus, or `fallback` if `target` went too."""
+
+    tag = "SecdashFocusReturn"
+
+    target: rx.Var[str]
+    fallback: rx.Var[str]
+
+    def add_imports(self) -> dict:
+        return {"react": ["useEffect", "useRef"]}
+
+    def add_custom_code(self) -> list[str]:
+        return [_FOCUS_RETURN]
+
+
+focus_return = FocusReturn.create

@@ -300,7 +300,7 @@ def code_builder_content() -> rx.Component:
             rx.el.div(_project_card(), _files(), _viewer(), class_name="flex min-w-0 flex-col gap-4"),
             class_name="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]",
         ),
-        rx.el.div(project_list(), id=PROJECT_LIST_ID, class_name="mt-4 scroll-mt-20"),
+        rx.el.div(project_list(), id=PROJECT_LIST_ID, tab_index=-1, class_name="mt-4 scroll-mt-20 outline-none"),
         _preview_dialog(),
         _clear_dialog(),
         on_mount=CodeBuilderState.load,

@@ -4,6 +4,7 @@ last change, and Open, Rename and Delete (Delete asks first). One column of rows
 import reflex as rx
 
 from secdash.components.cards import card
+from secdash.components.focus import focus_return
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
@@ -17,7 +18,7 @@ STATUS_CLASSES = (
     ("testing", "bg-purple-500/15 text-purple-300 border-purple-500/40"),
     ("complete", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
 )
-PROJECT_LIST_ID = "your-projects"
+PROJECT_LIST_ID = "your-projects"  # the list's wrapper (pages/code_builder.py): focusable, the last place focus returns to
 _OTHER_STATUS = f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40"
 
 
@@ -25,6 +26,14 @@ def project_status_badge(status) -> rx.Component:
     return rx.el.span(
         status.upper(), class_name=rx.match(status, *[(k, f"{_BADGE} {v}") for k, v in STATUS_CLASSES], _OTHER_STATUS)
     )
+
+
+def _rename_id(item: ProjectItem):
+    return "rename-project-" + item.id.to_string()
+
+
+def _delete_id(item: ProjectItem):
+    return "delete-project-" + item.id.to_string()
 
 
 def _rename_form(item: ProjectItem) -> rx.Component:
@@ -92,6 +101,7 @@ def _actions(item: ProjectItem) -> rx.Component:
             on_click=ProjectListState.start_rename(item.id),
             type="button",
             aria_label="Rename " + item.name,
+            id=_rename_id(item),
             class_name=_QUIET,
         ),
         rx.el.button(
@@ -100,6 +110,7 @@ def _actions(item: ProjectItem) -> rx.Component:
             on_click=ProjectListState.ask_delete(item.id),
             type="button",
             aria_label="Delete " + item.name,
+            id=_delete_id(item),
             class_name=_DANGER,
         ),
         class_name="flex flex-wrap items-center gap-2",
@@ -133,8 +144,17 @@ def _item(item: ProjectItem) -> rx.Component:
             _actions(item),
             class_name="flex flex-wrap items-center justify-between gap-2",
         ),
-        rx.cond(ProjectListState.renaming == item.id, _rename_form(item), rx.fragment()),
-        rx.cond(ProjectListState.deleting == item.id, _delete_confirmation(item), rx.fragment()),
+        # When the form or the confirmation goes, the keyboard goes on from the button that opened it.
+        rx.cond(
+            ProjectListState.renaming == item.id,
+            focus_return(_rename_form(item), target=_rename_id(item), fallback=PROJECT_LIST_ID),
+            rx.fragment(),
+        ),
+        rx.cond(
+            ProjectListState.deleting == item.id,
+            focus_return(_delete_confirmation(item), target=_delete_id(item), fallback=PROJECT_LIST_ID),
+            rx.fragment(),
+        ),
         class_name=rx.cond(
             item.current,
             "flex flex-col gap-2 rounded-lg border border-cyan-500/50 bg-cyan-950/20 p-3",

@@ -97,15 +97,22 @@ def test_projects_and_snapshots_are_listed_opened_renamed_and_deleted(page: Page
     renamed = listing.get_by_test_id("project-item").filter(has=page.get_by_text(f"{name} v2", exact=True))
     expect(renamed).to_have_count(1)
     expect(page.get_by_test_id("project-name")).to_have_text(f"{name} v2")  # the open project's card too
+    expect(renamed.get_by_role("button", name=f"Rename {name} v2")).to_be_focused()  # the keyboard goes on from there
     with _api(base_url) as api:
         assert api.get(f"/api/code-project/{project_id}").json()["name"] == f"{name} v2"
 
-    # Delete the snapshot, after a confirmation; the project itself stays.
-    snapshot.get_by_role("button", name=re.compile("^Delete ")).click()
+    # Delete the snapshot, after a confirmation (Cancel leaves it); the project itself stays.
+    delete = snapshot.get_by_role("button", name=re.compile("^Delete "))
+    delete.click()
+    snapshot.get_by_role("button", name="Cancel").click()
+    expect(snapshot.get_by_role("button", name="Confirm delete")).to_have_count(0)
+    expect(delete).to_be_focused()
+    delete.click()
     snapshot.get_by_role("button", name="Confirm delete").click()
     expect(toast(page, "Project Deleted")).to_be_visible()
     expect(listing.get_by_test_id("project-item").filter(has_text=f"Snapshot of #{project_id}")).to_have_count(0)
     expect(renamed).to_contain_text("0 saved snapshots")
+    expect(page.locator("#your-projects")).to_be_focused()  # the deleted row took its buttons along
     with _api(base_url) as api:
         assert api.get(f"/api/code-project/{snapshot_id}").status_code == 404
     _shot(page, f"code-projects-after-{width}")

@@ -181,6 +181,12 @@ CLASSES = {
                     '"qwertyuiopasdfghjklzxcvbnmQWERTYUIOPASDFGHJKLZXCVBNM1234567890_-");\n',
     "views/search.ejs": "<%- include('head') %>\n<p><%= term %></p>\n<p><%- term %></p>\n<%- body %>\n",
     "templates/post.html": "{% extends 'base.html' %}\n{{ post.title }}\n{{ post.text|safe }}\n",
+    "api/views.py": 'from django.views.decorators.csrf import csrf_exempt\n\n\n'
+                    'def login(response, token):\n    response.set_cookie("sid", token)\n'
+                    '    response.set_cookie("sid", token, secure=True, httponly=True, samesite="Lax")\n\n\n'
+                    '@csrf_exempt\ndef transfer(request):\n    return None\n\n\n'
+                    'async def login(request, cur):\n    form = await request.post()\n'
+                    '    await cur.execute("SELECT * FROM u WHERE login = \'%s\'" % form["login"])\n',
     "api/app.py": 'import jwt\nfrom flask import Flask, render_template_string\n\napp = Flask(__name__)\n'
                   'app.secret_key = "my secret phrase"\n\n\n@app.errorhandler(500)\ndef failure(error):\n'
                   '    page = "<p>%s</p>" % str(error)\n    return render_template_string(page), 500\n\n\n'
@@ -257,3 +263,12 @@ def test_a_template_writing_a_value_unescaped_is_xss(classes):
         assert _of(classes[kind], "views/search.ejs") == {(3, "tpl:ejs-unescaped")}  # not the include, body, <%=
         assert _of(classes[kind], "templates/post.html") == {(3, "tpl:jinja-safe")}
         assert {f.cwe for f in classes[kind] if f.rule.startswith("tpl:")} == {79}
+
+
+def test_python_cookie_flags_csrf_exemptions_and_aiohttp_request_data(classes):
+    for kind in ("full", "quick"):
+        views = _of(classes[kind], "api/views.py")
+        assert (5, "py:cookie-insecure") in views and not any(line == 6 for line, _ in views)
+        assert (10, "py:csrf-disabled") in views
+        line16 = [f for f in classes[kind] if f.file == "api/views.py" and f.line == 16]
+        assert any("py:sql-injection" in (f.rule, *f.also) for f in line16)  # aiohttp's await request.post()

@@ -1,0 +1,10 @@
+# expect: none (the query string is passed as a query parameter)
+from aiohttp import web
+
+
+async def search(request):
+    name = request.query.get("name", "")
+    async with request.app["db"].acquire() as conn:
+        async with conn.cursor() as cur:
+            await cur.execute("SELECT id, name FROM students WHERE name = %s", (name,))
+            return web.json_response(await cur.fetchall())

@@ -187,6 +187,7 @@ async def test_no_one_else_changes_or_stops_the_owners_private_work(client, worl
     bodies = {
         "/api/code-project/continue": {"projectId": work.project_id, "prompt": "change it"},
         "/api/code-project/save": {"projectId": work.project_id},
+        "/api/code-project/{project_id}": {"name": "mine now"},  # PATCH renames (DELETE ignores the body)
         "/api/fixes": {"problemId": work.problem_id},
         "/api/artifacts/{artifact_id}/update": {"prompt": "change it"},
         "/api/artifacts/{artifact_id}/versions": {"htmlContent": "<p>mine now</p>"},

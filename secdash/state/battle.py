@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import time
 
 import reflex as rx
 
@@ -303,12 +304,19 @@ class BattleState(AuthState):
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
-        """Re-read on every battle change (operations, drills, their logs, defenses, threats), or every few seconds."""
+        """Re-read on every battle change (operations, drills, their logs, defenses, threats), or every few seconds.
+        While it runs, a signed-in user is watching: the threat simulation runs only then (threats.py)."""
+        tab = self.router.session.client_token
+        await threats.note_watching(tab)
+        said = time.monotonic()
         async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
             user = await self._still_signed_in()
             if user is None:
                 yield refusal_events()
                 return
+            if time.monotonic() - said >= threats.WATCH_EVERY_SECONDS:
+                await threats.note_watching(tab)
+                said = time.monotonic()
             async with self:
                 log_job, log_seq = self._log_job, self._log_seq
             data = await read_page(user, log_job, log_seq)  # outside the state lock

@@ -142,3 +142,26 @@ async def test_an_unknown_attack_type_is_refused_before_the_server_is_asked(sess
     state = _state(await sign_in(session, "admin@example.com"))
     events = await BattleState.event_handlers["trigger"].fn(state, attack_type="nuke")
     assert "attackType must be one of" in str(events) and not state.defending
+
+
+async def test_an_open_battle_station_page_is_what_lets_the_threat_simulation_run(session):
+    """Issue 23 item 3: the simulated threat belongs to the open page; a signed-out page says nothing."""
+    import asyncio
+
+    from secdash.services.battle import threats
+
+    await make_user(session, "viewer@example.com", role="limited")
+    signed_out = _state("")
+    loop = BattleState.event_handlers["follow_changes"].fn(signed_out)
+    async for _event in loop:
+        break
+    assert not await threats.watched()
+
+    state = _state(await sign_in(session, "viewer@example.com"))
+    task = asyncio.ensure_future(BattleState.event_handlers["follow_changes"].fn(state).__anext__())
+    for _ in range(50):
+        if await threats.watched():
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    assert await threats.watched()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from secdash.services.code_scan import ENGINES, collect, scan_files
+from secdash.services.code_scan import ENGINES, Finding, collect, merge, scan_files
 
 SAMPLES = {
     # false matches the issue names: none of these is a finding
@@ -165,6 +165,10 @@ CLASSES = {
                      'app.use(session({ secret: "keyboard cat dog", cookie: { secure: false } }));\n'
                      'app.use(session({ secret: process.env.S, cookie: { secure: production } }));\n'
                      'app.use(csrf());\n',
+    "api/passport.js": 'const express = require("express");\nconst session = require("express-session");\n'
+                       'const passport = require("passport");\nconst app = express();\n'
+                       'app.use(session({ secret: process.env.S, cookie: { secure: true, sameSite: "lax" } }));\n'
+                       'app.use(passport.session());\n',
     "api/imports.js": 'const serialize = require("node-serialize");\nconst libxmljs = require("libxmljs");\n'
                       'function load(req) {\n  const items = serialize.unserialize(req.body.items);\n'
                       '  const a = libxmljs.parseXmlString(req.body.xml, { noent: true });\n'
@@ -272,3 +276,14 @@ def test_python_cookie_flags_csrf_exemptions_and_aiohttp_request_data(classes):
         assert (10, "py:csrf-disabled") in views
         line16 = [f for f in classes[kind] if f.file == "api/views.py" and f.line == 16]
         assert any("py:sql-injection" in (f.rule, *f.also) for f in line16)  # aiohttp's await request.post()
+
+
+def test_one_weakness_on_one_line_is_one_finding(classes):
+    """passport.session() is no second session store to warn about; a cookie's flags are one finding."""
+    assert {(line, rule) for line, rule in _of(classes["full"], "api/passport.js")} == {(5, "node:csrf-missing")}
+    b108 = Finding("a.py", 3, "bandit:B108", "medium", "tmp", "bandit", cwe=377)
+    assert merge([b108, b108]) == [b108]
+    cookie = Finding("s.js", 5, "node:session-cookie-insecure", "medium", "flags", "semgrep", cwe=614)
+    samesite = Finding("s.js", 5, "njsscan:cookie_session_no_samesite", "medium", "samesite", "semgrep", cwe=1275)
+    assert [(f.rule, f.also) for f in merge([cookie, samesite])] == [
+        ("node:session-cookie-insecure", ("njsscan:cookie_session_no_samesite",))]

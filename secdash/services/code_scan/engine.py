@@ -134,7 +134,7 @@ def _priority(finding: Finding) -> tuple[int, int, str]:
 
 
 # Weaknesses that rules of different engines name by neighbouring CWEs (merged as one).
-CWE_FAMILY = {23: 22, 73: 22, 36: 22, 94: 95, 77: 78, 185: 1333, 400: 1333, 259: 798, 321: 798}
+CWE_FAMILY = {23: 22, 73: 22, 36: 22, 94: 95, 77: 78, 185: 1333, 400: 1333, 259: 798, 321: 798, 1004: 614, 1275: 614}
 
 
 def _rule_set(finding: Finding) -> str:
@@ -155,8 +155,13 @@ def merge(findings: Sequence[Finding]) -> list[Finding]:
             groups.setdefault((finding.file, finding.line, CWE_FAMILY.get(finding.cwe, finding.cwe)), []).append(finding)
     for group in groups.values():
         best = min(group, key=_priority)
-        # Two checks of one rule set on one line are two findings (bandit's B603 and B607, each with its fix).
-        kept += [f for f in group if f is not best and _rule_set(f) == _rule_set(best)]
+        # Two checks of one rule set on one line are two findings (bandit's B603 and B607, each with its fix); one
+        # check that matches twice on a line (two /tmp paths for B108) is one.
+        seen_rules = {best.rule}
+        for f in group:
+            if _rule_set(f) == _rule_set(best) and f.rule not in seen_rules:
+                seen_rules.add(f.rule)
+                kept.append(f)
         agreeing = [best] + [f for f in group if _rule_set(f) != _rule_set(best)]
         others = tuple(sorted({f.rule for f in agreeing} - {best.rule}))
         confidence = min((f.confidence for f in agreeing), key=lambda c: _RANK.get(c, 1))

@@ -169,6 +169,10 @@ CLASSES = {
                        'const passport = require("passport");\nconst app = express();\n'
                        'app.use(session({ secret: process.env.S, cookie: { secure: true, sameSite: "lax" } }));\n'
                        'app.use(passport.session());\n',
+    "api/render.js": 'const express = require("express");\nconst app = express();\n'
+                     'app.get("/h", (req, res) => res.render("help/" + req.query.topic));\n'
+                     'app.post("/p", (req, res) => res.render("preview", req.body));\n'
+                     'app.get("/a", (req, res) => res.render("admin", { admin: req.user.role === "admin" }));\n',
     "api/imports.js": 'const serialize = require("node-serialize");\nconst libxmljs = require("libxmljs");\n'
                       'function load(req) {\n  const items = serialize.unserialize(req.body.items);\n'
                       '  const a = libxmljs.parseXmlString(req.body.xml, { noent: true });\n'
@@ -287,3 +291,8 @@ def test_one_weakness_on_one_line_is_one_finding(classes):
     samesite = Finding("s.js", 5, "njsscan:cookie_session_no_samesite", "medium", "samesite", "semgrep", cwe=1275)
     assert [(f.rule, f.also) for f in merge([cookie, samesite])] == [
         ("node:session-cookie-insecure", ("njsscan:cookie_session_no_samesite",))]
+
+
+def test_a_view_named_by_the_request_or_the_whole_request_as_template_data_is_found(classes):
+    for kind in ("full", "quick"):
+        assert _of(classes[kind], "api/render.js") == {(3, "node:view-path"), (4, "node:render-request-object")}

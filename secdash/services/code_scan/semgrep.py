@@ -43,6 +43,9 @@ EXCLUDED_RULES = {
     "cookie_session_no_path": "Path does not protect a cookie; its absence is not a flaw",
     "cookie_session_no_maxage": "a session cookie without Max-Age ends with the browser session; not a flaw",
     "dom_xss": "flags constant HTML too; SecDash's js:innerHTML and js:document.write cover these sinks",
+    "express_lfr_warning": "flags any request value among render()'s data in apps without hbs (its message: 'if hbs "
+                           "templating is used'), req.user's server-side fields too; njsscan's express_lfr keeps hbs "
+                           "apps, SecDash's node:view-path and node:render-request-object the dangerous shapes",
     "node_insecure_random_generator": "flags every Math.random(), games and animations too; SecDash's "
                                       "js:weak-random-secret flags it where it makes a token, secret, session or id",
 }

@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                             description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", nargs="?", type=Path, help="folder or file to scan")
     parser.add_argument("--quick", action="store_true",
-                        help="fast engines only (detect-secrets, bandit, semgrep with SecDash's rules), every severity")
+                        help="fast engines only (detect-secrets, bandit, templates, semgrep with SecDash's rules), "
+                             "every severity")
     parser.add_argument("--format", choices=("json", "sarif"), default="json")
     parser.add_argument("--fail-on", choices=(*report.SEVERITIES, "never"), default="low",
                         help="exit 1 on a finding of this severity or above (default: low, any finding)")

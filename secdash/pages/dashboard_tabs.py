@@ -223,7 +223,7 @@ def defense_tab() -> rx.Component:
         card(
             rx.el.ul(
                 rx.el.li("Site monitor: probing ", DefenseTab.sites_count, " sites for status, TLS and security headers"),
-                rx.el.li("Code scanner: detect-secrets, bandit and semgrep (SecDash's and njsscan's rules) on demand"),
+                rx.el.li("Code scanner: detect-secrets, bandit, templates and semgrep (SecDash's and njsscan's rules) on demand"),
                 rx.el.li("Defense agents: the four platform agents below answer in Defense Command"),
                 class_name="flex list-disc flex-col gap-1 pl-5 text-sm text-slate-300",
             ),

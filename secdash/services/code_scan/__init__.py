@@ -1,4 +1,5 @@
-"""Static security scanning of source files: detect-secrets, bandit and semgrep (SecDash's rules, njsscan's)."""
+"""Static security scanning of source files: detect-secrets, bandit, a template check and semgrep (SecDash's rules,
+njsscan's)."""
 
 from secdash.services.code_scan.engine import (
     ENGINES,

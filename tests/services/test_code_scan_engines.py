@@ -173,6 +173,8 @@ CLASSES = {
                      'app.get("/h", (req, res) => res.render("help/" + req.query.topic));\n'
                      'app.post("/p", (req, res) => res.render("preview", req.body));\n'
                      'app.get("/a", (req, res) => res.render("admin", { admin: req.user.role === "admin" }));\n',
+    "api/engine.js": 'const swig = require("swig");\nconst nunjucks = require("nunjucks");\n'
+                     'swig.setDefaults({ autoescape: false });\nnunjucks.configure("views", { autoescape: true });\n',
     "api/imports.js": 'const serialize = require("node-serialize");\nconst libxmljs = require("libxmljs");\n'
                       'function load(req) {\n  const items = serialize.unserialize(req.body.items);\n'
                       '  const a = libxmljs.parseXmlString(req.body.xml, { noent: true });\n'
@@ -296,3 +298,8 @@ def test_one_weakness_on_one_line_is_one_finding(classes):
 def test_a_view_named_by_the_request_or_the_whole_request_as_template_data_is_found(classes):
     for kind in ("full", "quick"):
         assert _of(classes[kind], "api/render.js") == {(3, "node:view-path"), (4, "node:render-request-object")}
+
+
+def test_a_template_engine_told_not_to_escape_is_xss(classes):
+    for kind in ("full", "quick"):
+        assert _of(classes[kind], "api/engine.js") == {(3, "node:template-autoescape-off")}

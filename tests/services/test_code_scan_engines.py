@@ -159,7 +159,8 @@ CLASSES = {
                   '  users.findOne(req.body);\n});\n',
     "api/calc.js": 'const express = require("express");\nconst mathjs = require("mathjs");\nconst app = express();\n'
                    'app.post("/calc", (req, res) => res.json({ v: mathjs.eval(req.body.eqn) }));\n'
-                   'app.post("/area", (req, res) => res.json({ v: mathjs.evaluate("pi * 2") }));\n',
+                   'app.post("/area", (req, res) => res.json({ v: mathjs.evaluate("pi * 2") }));\n'
+                   'app.post("/x2", (req, res) => res.json({ v: mathjs.evaluate("x * 2", { x: req.body.x }) }));\n',
     "api/server.js": 'const express = require("express");\nconst session = require("express-session");\n'
                      'const csrf = require("csurf");\nconst app = express();\n'
                      'app.use(session({ secret: "keyboard cat dog", cookie: { secure: false } }));\n'
@@ -223,7 +224,8 @@ def test_an_orm_where_object_is_not_a_mongodb_filter(classes):
 
 def test_request_data_reaching_an_expression_evaluator_is_code_injection(classes):
     assert (4, "node:code-injection") in _of(classes["quick"], "api/calc.js")
-    assert not any(line == 5 for line, _ in _of(classes["full"], "api/calc.js"))  # a constant formula
+    # a constant formula; a request value in the evaluator's scope is a value, not code
+    assert not any(line in (5, 6) for line, _ in _of(classes["full"], "api/calc.js"))
 
 
 def test_a_session_secret_in_code_is_found_even_when_it_reads_like_a_phrase(classes):

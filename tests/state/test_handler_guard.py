@@ -35,7 +35,7 @@ AUTH_VARS = {"auth_token", "auth_checked", "user_id", "user_email", "user_role",
 
 
 def _app_states(cls: type[rx.State] = rx.State):
-    for sub in cls.get_substates():
+    for sub in sorted(cls.get_substates(), key=lambda state: state.get_full_name()):  # a set: one order everywhere
         if sub.__module__.startswith("secdash."):
             yield sub
         yield from _app_states(sub)

@@ -49,7 +49,7 @@ def test_platforms_show_measured_figures_and_marked_profile_figures(page: Page):
     summary = page.get_by_test_id("ai-summary")
     expect(summary).to_contain_text("Total Data")
     expect(summary).to_contain_text("12.7 TB")
-    expect(summary).to_contain_text(re.compile(r"Code Lines\s*0\.\d{4}M"))
+    expect(summary).to_contain_text(re.compile(r"Code Lines\s*[1-9][\d,]*lines counted"))
     expect(summary).to_contain_text("AI Models4")
     expect(summary).to_contain_text("8,948")
     # The monitor probes the demo sites every 2 s here: real status, uptime and the counted code.
@@ -102,9 +102,10 @@ def test_a_drill_raises_its_platforms_threat_figures_without_a_reload(page: Page
     operation = httpx.get(f"{base_url}/api/battle-station/operations/{reply.json()['operationId']}", headers=headers).json()
     stopped = operation["after"]["attackBlocked"]
     assert stopped > 0
-    # The drill's attack_detected event and the requests its defense blocked, as measured: no random figure.
-    expect(detected).to_have_text(str(before_detected + 1), timeout=25000)
+    # The requests its defense blocked, as measured: no random figure. A drill opens no problem (issue 23), so
+    # "threats detected" does not move.
     expect(blocked).to_have_text(str(before_blocked + stopped), timeout=25000)
+    expect(detected).to_have_text(str(before_detected))
 
 
 @pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}],

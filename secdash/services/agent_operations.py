@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.ai.operations import ATTACK_LABELS
 from secdash.ai.situation import ChangeFact, DefenseFact, DrillFact, RateLimitFact
 from secdash.models import BattleOperation, DemoDefense, SecurityEvent, Site, SiteCheck, as_utc
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixStatus
@@ -24,14 +25,6 @@ from secdash.services.fix import problems, recipes, site_fixes
 MAX_DRILLS = 20
 MAX_CHANGES = 30
 CHANGES_WINDOW = timedelta(hours=24)
-ATTACK_LABELS = {
-    "ddos": "DDoS",
-    "sql_injection": "SQL injection",
-    "xss": "XSS",
-    "malware": "malware upload",
-    "brute_force": "brute force",
-    "phishing": "phishing",
-}
 _FIX_WORDS = {
     FixStatus.proposing: "is being written",
     FixStatus.proposed: "waits for review",

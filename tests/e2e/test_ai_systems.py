@@ -135,7 +135,10 @@ def test_a_false_positive_resolution_is_counted_for_its_platform(page: Page, bas
 
         page.get_by_role("link", name="Dashboard").first.click()
         page.get_by_role("tab", name="Problem Database").click()
-        row = page.get_by_test_id("problem-row").filter(has_text="Gem").filter(
+        # The subprocess-import notice (bandit B404): a finding an operator may well judge a false positive, and
+        # one no other test fixes (a resolution now outlives re-scans, so resolving the eval finding Fix Mode's
+        # test needs would take it away from that test).
+        row = page.get_by_test_id("problem-row").filter(has_text="gem/settings.py:3)").filter(
             has=page.get_by_role("button", name="Resolve")).first
         row.get_by_role("button", name="Resolve").click()
         page.get_by_label("Resolution note").fill("test data, not a real secret")

@@ -20,11 +20,21 @@ os.environ.pop("REFLEX_REDIS_URL", None)
 os.environ.pop("SECDASH_ADMIN_EMAIL", None)
 os.environ.pop("SECDASH_ADMIN_PASSWORD", None)
 
+from passlib.context import CryptContext  # noqa: E402
+
 from secdash.cli import migrate  # noqa: E402
+from secdash.core import security  # noqa: E402
 from secdash.core import notify  # noqa: E402
 from secdash.core.config import get_settings  # noqa: E402
 from secdash.core.db import get_engine, session_scope  # noqa: E402
 from secdash.services import quotas  # noqa: E402
+
+
+# A cheap argon2id profile for the in-process tests (the production one costs ~0.2 s a hash and a verify, at hundreds
+# of sign-ins); tests/services/test_password_profile.py checks the production profile, and the browser tests' servers
+# run it unchanged.
+security._pwd_context = CryptContext(schemes=["argon2"], deprecated="auto", argon2__memory_cost=256,
+                                     argon2__time_cost=1, argon2__parallelism=1)
 
 
 @pytest.fixture(scope="session")

@@ -51,6 +51,7 @@ from secdash.services import code_roots, line_diff, quotas
 from secdash.services.battle import sender
 from tests.factories import DEFAULT_PASSWORD, make_user
 
+pytestmark = pytest.mark.fuzz
 BASE_URL = "http://testserver"
 POSITIVE_EXAMPLES = 25
 NEGATIVE_EXAMPLES = 12

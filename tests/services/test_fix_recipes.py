@@ -186,8 +186,10 @@ def test_the_offline_engine_alone_fixes_every_finding_in_the_demo_sites(tmp_path
     """What an admin does in Fix Mode with no model: scan, apply the first offered fix, scan again, until done."""
     root = _copy_sources(tmp_path)
     applied: list[tuple[str, str]] = []
+    # One full scan, then only the file a fix changed is scanned again (a fix touches its own file only).
+    by_file = {target.display: scan_file(target, "full") for target in collect_targets([root])}
     for _ in range(200):
-        findings = [f for target in collect_targets([root]) for f in scan_file(target, "full")]
+        findings = [finding for file in sorted(by_file) for finding in by_file[file]]
         for finding in findings:
             before = (root / finding.file).read_bytes().decode()
             diff = propose(before, finding)
@@ -197,9 +199,12 @@ def test_the_offline_engine_alone_fixes_every_finding_in_the_demo_sites(tmp_path
             assert change.before == before.encode() and change.after != change.before
             (root / finding.file).write_bytes(change.after)
             applied.append((finding.file, finding.rule))
+            by_file[finding.file] = _rescan(root, finding.file)
             break
         else:
             break
+    rescanned = [f for target in collect_targets([root]) for f in scan_file(target, "full")]  # a full scan agrees
+    assert sorted((f.file, f.line, f.rule) for f in findings) == sorted((f.file, f.line, f.rule) for f in rescanned)
     # Only a missing `tar` (no absolute path to find) would leave a finding the offline engine cannot fix.
     unfixable = [] if shutil.which("tar") else [(SETTINGS, "bandit:B607")]
     assert [(f.file, f.rule) for f in findings] == unfixable, applied

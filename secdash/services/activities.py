@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlmodel import col, select
+from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import AiActivity
@@ -30,3 +30,12 @@ def record(
 async def recent(*, session: AsyncSession, limit: int = FEED_SIZE) -> list[AiActivity]:
     query = select(AiActivity).order_by(col(AiActivity.created_at).desc(), col(AiActivity.id).desc()).limit(limit)
     return list(await session.exec(query))
+
+
+async def keep_newest_simulated(session: AsyncSession, keep: int = FEED_SIZE) -> None:
+    """Delete simulated lines beyond the newest `keep` (real activity is never pruned here); caller commits."""
+    await session.flush()
+    newest = select(AiActivity.id).where(AiActivity.simulated == True).order_by(  # noqa: E712
+        col(AiActivity.id).desc()).limit(keep)
+    await session.exec(delete(AiActivity).where(AiActivity.simulated == True,  # noqa: E712
+                                                col(AiActivity.id).not_in(newest.scalar_subquery())))

@@ -120,11 +120,13 @@ def simulated_activity(rng: random.Random) -> tuple[str, str, str]:
     return activity_type, site, template.format(ip=_ip(rng), site=site)
 
 
-def record_simulated_activity(session: AsyncSession, rng: random.Random) -> None:
-    """One simulated AI activity line, marked simulated (flag and status); written with the caller's commit."""
+async def record_simulated_activity(session: AsyncSession, rng: random.Random) -> None:
+    """One simulated AI activity line, marked simulated (flag and status), and only the feed's newest simulated
+    lines kept (the spec keeps the list at 5; an idle server must not pile up rows); with the caller's commit."""
     kind, site, text = simulated_activity(rng)
     activities.record(session, activity_type=kind, target=site, description=text, status=SIMULATED_STATUS,
                       simulated=True)
+    await activities.keep_newest_simulated(session)
 
 
 async def save_snapshot(session: AsyncSession, state: SimulationState) -> None:
@@ -165,7 +167,7 @@ async def run_simulation(seed: int | None = None) -> None:
                     if elapsed % USER_SCAN_EVERY_SECONDS < TRAFFIC_TICK_SECONDS:
                         maybe_scan_user(state, rng)
                     if elapsed % ACTIVITY_EVERY_SECONDS < TRAFFIC_TICK_SECONDS:
-                        record_simulated_activity(session, rng)
+                        await record_simulated_activity(session, rng)
                     await save_snapshot(session, state)
                     await commit(session)
             except Exception:

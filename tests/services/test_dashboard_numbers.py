@@ -10,18 +10,20 @@ from secdash.services.unit import commit
 
 
 async def test_simulated_activity_never_reads_as_a_real_block(session):
+    lines = [simulation.simulated_activity(random.Random(seed)) for seed in range(40)]
+    assert {kind for kind, _site, _text in lines} == set(activities.ACTIVITY_TYPES)
+    for _kind, _site, text in lines:
+        assert text.startswith("Simulated"), text
+        assert not text.lower().startswith(("blocked", "scanned", "tuned", "applied"))
+    blocks = [text for kind, _site, text in lines if kind == "block"]
+    assert blocks and all("nothing was blocked" in text for text in blocks)
     rng = random.Random(5)
-    for _ in range(40):
-        simulation.record_simulated_activity(session, rng)
+    for _ in range(8):
+        await simulation.record_simulated_activity(session, rng)
     await commit(session)
     feed = await activities.recent(session=session, limit=40)
-    assert {a.activity_type for a in feed} == set(activities.ACTIVITY_TYPES)
-    for activity in feed:
-        assert activity.simulated and activity.status == "simulated"
-        assert activity.description.startswith("Simulated"), activity.description
-        assert not activity.description.lower().startswith(("blocked", "scanned", "tuned", "applied"))
-    blocks = [a.description for a in feed if a.activity_type == "block"]
-    assert blocks and all("nothing was blocked" in text for text in blocks)
+    assert len(feed) == activities.FEED_SIZE
+    assert all(activity.simulated and activity.status == "simulated" for activity in feed)
     overview = await dashboard.overview(session=session)
     assert overview["threatsBlocked"] == 0
     assert all(a["simulated"] for a in overview["aiActivities"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from sqlmodel import select
+
 from secdash.services import simulation
 from secdash.services.simulation import SimulationState, advance_traffic, maybe_scan_user
 
@@ -39,3 +41,21 @@ def test_user_scans_happen_about_thirty_percent_of_the_time_and_keep_three():
 
 def test_snapshot_is_marked_simulated():
     assert SimulationState().to_snapshot()["simulated"] is True
+
+
+async def test_simulated_activity_keeps_only_the_feed_and_never_touches_real_lines(session):
+    """An idle server wrote a simulated line every 8 s forever (240 rows in 30 minutes, nobody watching): only the
+    feed's five simulated lines are kept, and real activity stays whatever its age."""
+    from secdash.models import AiActivity
+    from secdash.services import activities
+    from secdash.services.simulation import record_simulated_activity
+
+    activities.record(session, activity_type="scan", target="Stock", description="Probe of stock: SECURE")
+    await session.commit()
+    rng = random.Random(7)
+    for _ in range(40):
+        await record_simulated_activity(session, rng)
+        await session.commit()
+    rows = (await session.exec(select(AiActivity))).all()
+    assert sum(row.simulated for row in rows) == activities.FEED_SIZE
+    assert [row.description for row in rows if not row.simulated] == ["Probe of stock: SECURE"]

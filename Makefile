@@ -10,7 +10,7 @@ export REFLEX_USE_NPM := 1
 export REFLEX_USE_GRANIAN := 1
 export REFLEX_TELEMETRY_ENABLED := false
 
-.PHONY: install run test test-fast lint bench browser clean
+.PHONY: install run test test-fast fuzz lint bench browser clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-engines.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,15 +29,21 @@ run: install browser
 	@echo "SecDash: serving on http://$(HOST):$(PORT) (sign in at http://$(HOST):$(PORT)/login)"
 	$(VENV)/bin/reflex run --env prod --single-port --backend-port $(PORT) --backend-host $(HOST)
 
+# In-process tests on both cores (pytest-xdist), then the browser tests against one live server, then the chat
+# surfaces against a local OpenAI-compatible test server. The schemathesis fuzz runs once in CI (make fuzz).
 test: install browser
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q
+	$(PY) -m pytest -m e2e -q
 	@echo "== chat surfaces and the six drills against a local OpenAI-compatible test server =="
 	SECDASH_E2E_LLM=fake $(PY) -m pytest tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py \
 		tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
 		tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
 
 test-fast: install
-	$(PY) -m pytest -m "not e2e"
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q
+
+fuzz: install
+	$(PY) -m pytest -m fuzz -q
 
 lint: install
 	$(VENV)/bin/ruff check .

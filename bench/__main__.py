@@ -5,12 +5,21 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = {"overview": "bench.overview_load", "monitor": "bench.monitor_load", "latency": "bench.event_latency",
-              "llm": "bench.llm_overhead", "fanout": "bench.fanout", "drill": "bench.drill_load",
-              "builder": "bench.builder_load", "artifacts": "bench.artifact_load", "availability": "bench.availability",
-              "probe": "bench.probe_vs_curl",
-              "observatory": "bench.observatory_agreement", "scan": "bench.scan_agreement",
-              "scan_reference": "bench.scan_reference"}
+BENCHMARKS = {
+    "overview": "bench.overview_load",
+    "monitor": "bench.monitor_load",
+    "latency": "bench.event_latency",
+    "llm": "bench.llm_overhead",
+    "fanout": "bench.fanout",
+    "drill": "bench.drill_load",
+    "builder": "bench.builder_load",
+    "artifacts": "bench.artifact_load",
+    "availability": "bench.availability",
+    "probe": "bench.probe_vs_curl",
+    "observatory": "bench.observatory_agreement",
+    "scan": "bench.scan_agreement",
+    "scan_reference": "bench.scan_reference",
+}
 # Benchmarks that take arguments (application folders): `python -m bench scan_reference PATH [PATH...]`.
 WITH_ARGUMENTS = {"scan_reference"}
 

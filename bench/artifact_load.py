@@ -74,8 +74,7 @@ async def followed(user, prompt: str, artifact_id: int | None = None) -> tuple[i
             if artifact_id is None:
                 started = await artifacts.create(session=session, actor=user, prompt=prompt)
             else:
-                started = await artifacts.update_artifact(session=session, actor=user, artifact_id=artifact_id,
-                                                          prompt=prompt)
+                started = await artifacts.update_artifact(session=session, actor=user, artifact_id=artifact_id, prompt=prompt)
         returned = time.perf_counter()
         first = None
         deadline = returned + TIMEOUT_SECONDS
@@ -114,8 +113,10 @@ async def table(label: str, email: str) -> None:
             updates.append((await followed(user, UPDATE, artifact_id))[1])
         for step, runs in (("create", creates), ("update", updates)):
             ended = ",".join(sorted({f"{run.status} v{run.version}" for run in runs}))
-            print(f"    {key:10s} {step:7s} {_median([r.call_ms for r in runs]):7.1f}"
-                  f" {_median([r.first_html_ms for r in runs]):10.1f} {_median([r.ready_ms for r in runs]):8.1f}  {ended}")
+            print(
+                f"    {key:10s} {step:7s} {_median([r.call_ms for r in runs]):7.1f}"
+                f" {_median([r.first_html_ms for r in runs]):10.1f} {_median([r.ready_ms for r in runs]):8.1f}  {ended}"
+            )
 
 
 async def review_and_cpu() -> None:
@@ -136,8 +137,10 @@ async def review_and_cpu() -> None:
     for _key, prompt in PROMPTS:
         await followed(user, prompt)
     used = Cpu.now().since(before)
-    print(f"    CPU per offline create (followed): process {used.own / len(PROMPTS) * 1000:.0f} ms,"
-          f" node children {used.children / len(PROMPTS) * 1000:.0f} ms")
+    print(
+        f"    CPU per offline create (followed): process {used.own / len(PROMPTS) * 1000:.0f} ms,"
+        f" node children {used.children / len(PROMPTS) * 1000:.0f} ms"
+    )
 
 
 async def _run() -> None:

@@ -26,8 +26,7 @@ PRINTF = "x' UNION SELECT printf('%.*c', 900000000, 'x'), 1 --"
 
 def _two_versions(lines: int) -> tuple[str, str]:
     before = "\n".join(f"<p>line {i} {'x' * 10}</p>" for i in range(lines))
-    after = "\n".join(f"<p>line {i * 7 + 1} {'y' * 10}</p>" if i % 2 else f"<p>line {i} {'x' * 10}</p>"
-                      for i in range(lines))
+    after = "\n".join(f"<p>line {i * 7 + 1} {'y' * 10}</p>" if i % 2 else f"<p>line {i} {'x' * 10}</p>" for i in range(lines))
     return before, after
 
 
@@ -74,8 +73,9 @@ async def _main() -> None:
         await make_user(session, "user@bench.test", role="limited")
     transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=1200) as client:
-        token = (await client.post("/api/auth/login", json={"email": "user@bench.test",
-                                                            "password": DEFAULT_PASSWORD})).json()["token"]
+        token = (await client.post("/api/auth/login", json={"email": "user@bench.test", "password": DEFAULT_PASSWORD})).json()[
+            "token"
+        ]
         headers = {"Authorization": f"Bearer {token}"}
         print("Availability: /api/health every 20 ms while each payload is processed (in-process API)")
 
@@ -88,8 +88,7 @@ async def _main() -> None:
             page = "<!doctype html><title>t</title><p>" + "<a" * count
             async with Watch(client) as watch:
                 started = time.perf_counter()
-                answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers,
-                                           json={"htmlContent": page})
+                answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers, json={"htmlContent": page})
                 took = time.perf_counter() - started
             print(watch.line(f'1. hand edit "<a" * {count}', took, f"  ({answer.status_code})"))
 
@@ -97,8 +96,7 @@ async def _main() -> None:
         artifact = await plant("user@bench.test", "two versions", before)
         async with Watch(client) as watch:
             started = time.perf_counter()
-            answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers,
-                                       json={"htmlContent": after})
+            answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers, json={"htmlContent": after})
             took = time.perf_counter() - started
         print(watch.line(f"2. save a {len(after) // 1000} KB version over another", took, f"  ({answer.status_code})"))
         async with Watch(client) as watch:
@@ -111,11 +109,9 @@ async def _main() -> None:
         page = "<!doctype html><title>t</title>" + "<script>let a=1;</script>\n" * 2000
         async with Watch(client) as watch:
             started = time.perf_counter()
-            answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers,
-                                       json={"htmlContent": page})
+            answer = await client.post(f"/api/artifacts/{artifact}/versions", headers=headers, json={"htmlContent": page})
             took = time.perf_counter() - started
-        print(watch.line(f"3. hand edit of {len(page) // 1000} KB, 2,000 inline scripts", took,
-                         f"  ({answer.status_code})"))
+        print(watch.line(f"3. hand edit of {len(page) // 1000} KB, 2,000 inline scripts", took, f"  ({answer.status_code})"))
 
         async def search() -> None:
             await client.get("/demo/gem/search", params={"q": PRINTF})
@@ -124,13 +120,11 @@ async def _main() -> None:
         await asyncio.sleep(0.3)
         async with Watch(client) as watch:
             started = time.perf_counter()
-            answer = await client.post("/api/auth/login", json={"email": "user@bench.test",
-                                                                "password": DEFAULT_PASSWORD})
+            answer = await client.post("/api/auth/login", json={"email": "user@bench.test", "password": DEFAULT_PASSWORD})
             signed = time.perf_counter() - started
             await asyncio.gather(*searches)
             took = time.perf_counter() - started
-        print(watch.line("4. 24 printf searches, then a sign-in", took,
-                         f"  (sign-in {answer.status_code} in {signed:.2f} s)"))
+        print(watch.line("4. 24 printf searches, then a sign-in", took, f"  (sign-in {answer.status_code} in {signed:.2f} s)"))
 
 
 def run() -> None:

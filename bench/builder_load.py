@@ -40,8 +40,10 @@ PROMPTS = (
     ("snake", "A snake game with a high score"),
     ("api", "A REST API for a todo list in Python"),
 )
-FAKE_MODEL_SERVER = ("import sys\nfrom tests.support.fake_openai import FakeOpenAI\n"
-                     "fake = FakeOpenAI()\nprint(fake.base_url, flush=True)\nsys.stdin.read()\nfake.close()\n")
+FAKE_MODEL_SERVER = (
+    "import sys\nfrom tests.support.fake_openai import FakeOpenAI\n"
+    "fake = FakeOpenAI()\nprint(fake.base_url, flush=True)\nsys.stdin.read()\nfake.close()\n"
+)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -82,8 +84,13 @@ class ModelServer:
     """tests/support/fake_openai.py in a process of its own (its CPU stays out of this process's figures)."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", FAKE_MODEL_SERVER], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[1])
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", FAKE_MODEL_SERVER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
         assert self.process.stdout is not None
         self.base_url = self.process.stdout.readline().strip()
         if not self.base_url:
@@ -138,8 +145,9 @@ async def _state(project_id: int) -> ProjectState:
 
     async with session_scope() as session:
         project = await session.get(CodeProject, project_id)
-        count = (await session.exec(select(func.count()).select_from(ProjectFile)
-                                    .where(ProjectFile.project_id == project_id))).one()
+        count = (
+            await session.exec(select(func.count()).select_from(ProjectFile).where(ProjectFile.project_id == project_id))
+        ).one()
         assert project is not None
         return ProjectState(project.status.value, int(count), project.job_id, project.engine)
 
@@ -152,8 +160,7 @@ async def _testing_ms(project_id: int) -> float:
     from secdash.models.builder import BuildLog
 
     async with session_scope() as session:
-        rows = list(await session.exec(select(BuildLog).where(BuildLog.project_id == project_id)
-                                       .order_by(col(BuildLog.id))))
+        rows = list(await session.exec(select(BuildLog).where(BuildLog.project_id == project_id).order_by(col(BuildLog.id))))
     started = next((row.created_at for row in rows if row.message.startswith("Testing ")), None)
     ended = next((row.created_at for row in rows if row.message.startswith("Checks ")), None)
     return (ended - started).total_seconds() * 1000 if started and ended else float("nan")
@@ -196,8 +203,16 @@ async def followed_build(user, prompt: str) -> Timing:
     def ms(at: float | None) -> float:
         return (at - returned) * 1000 if at is not None else float("nan")
 
-    return Timing((returned - called) * 1000, ms(first_file), ms(testing), ms(done), await _testing_ms(project.id),
-                  state.files, state.status, state.engine)
+    return Timing(
+        (returned - called) * 1000,
+        ms(first_file),
+        ms(testing),
+        ms(done),
+        await _testing_ms(project.id),
+        state.files,
+        state.status,
+        state.engine,
+    )
 
 
 async def quiet_build(user, prompt: str) -> tuple[float, ProjectState]:
@@ -222,20 +237,28 @@ async def latency_table(label: str, email: str) -> dict[str, list[Timing]]:
     await followed_build(user, PROMPTS[0][1])  # warm-up: imports, the first node start, SQLite caches
     timings = {key: [await followed_build(user, prompt) for _ in range(RUNS)] for key, prompt in PROMPTS}
     print(f"  {label}: median of {RUNS} builds, ms from build() returning")
-    print(f"    {'template':10s} {'build() call':>12s} {'first file':>10s} {'to testing':>10s} {'complete':>9s}"
-          f" {'testing':>8s} {'files':>5s}  engine: status")
+    print(
+        f"    {'template':10s} {'build() call':>12s} {'first file':>10s} {'to testing':>10s} {'complete':>9s}"
+        f" {'testing':>8s} {'files':>5s}  engine: status"
+    )
     for key, runs in timings.items():
         ended = ",".join(sorted({f"{run.engine}: {run.status}" for run in runs}))
-        print(f"    {key:10s} {_median([r.call_ms for r in runs]):12.1f} {_median([r.first_file_ms for r in runs]):10.1f}"
-              f" {_median([r.to_testing_ms for r in runs]):10.1f} {_median([r.complete_ms for r in runs]):9.1f}"
-              f" {_median([r.testing_ms for r in runs]):8.1f} {runs[0].files:5d}  {ended}")
+        print(
+            f"    {key:10s} {_median([r.call_ms for r in runs]):12.1f} {_median([r.first_file_ms for r in runs]):10.1f}"
+            f" {_median([r.to_testing_ms for r in runs]):10.1f} {_median([r.complete_ms for r in runs]):9.1f}"
+            f" {_median([r.testing_ms for r in runs]):8.1f} {runs[0].files:5d}  {ended}"
+        )
     return timings
 
 
 def _added(streamed: dict[str, list[Timing]], offline: dict[str, list[Timing]], field: str) -> float:
     """What the streamed answer adds to one figure: the median over the prompts of the per-prompt medians."""
-    return _median([_median([getattr(r, field) for r in streamed[key]]) - _median([getattr(r, field) for r in offline[key]])
-                    for key, _prompt in PROMPTS])
+    return _median(
+        [
+            _median([getattr(r, field) for r in streamed[key]]) - _median([getattr(r, field) for r in offline[key]])
+            for key, _prompt in PROMPTS
+        ]
+    )
 
 
 async def cpu_per_build(label: str, email_prefix: str, model: ModelServer | None) -> None:
@@ -253,9 +276,11 @@ async def cpu_per_build(label: str, email_prefix: str, model: ModelServer | None
         ended.add(f"{state.engine}: {state.status}")
     model_cpu = (model.cpu_seconds() - model_before) / len(PROMPTS) if model else 0.0
     print(f"  {label}, one build at a time ({len(PROMPTS)} builds, one per prompt; {', '.join(sorted(ended))}):")
-    print(f"    per build: wall {_median(walls) * 1000:.0f} ms (median), process CPU {statistics.fmean(own) * 1000:.0f} ms"
-          f" (max {max(own) * 1000:.0f}), node --check children {statistics.fmean(children) * 1000:.0f} ms"
-          + (f"; the model server's own CPU {model_cpu * 1000:.0f} ms (not counted)" if model else ""))
+    print(
+        f"    per build: wall {_median(walls) * 1000:.0f} ms (median), process CPU {statistics.fmean(own) * 1000:.0f} ms"
+        f" (max {max(own) * 1000:.0f}), node --check children {statistics.fmean(children) * 1000:.0f} ms"
+        + (f"; the model server's own CPU {model_cpu * 1000:.0f} ms (not counted)" if model else "")
+    )
 
     before, started = Cpu.now(), time.perf_counter()
     model_before = model.cpu_seconds() if model else 0.0
@@ -264,11 +289,13 @@ async def cpu_per_build(label: str, email_prefix: str, model: ModelServer | None
     model_cpu = model.cpu_seconds() - model_before if model else 0.0
     per_build = sorted(seconds for seconds, _state in results)
     done = sum(1 for _seconds, state in results if state.status == "complete")
-    print(f"    {CONCURRENT} builds by {CONCURRENT} users at once: wall {wall:.2f} s (each {per_build[0]:.2f}-"
-          f"{per_build[-1]:.2f} s), process CPU {used.own:.2f} s + node children {used.children:.2f} s"
-          f" = {(used.own + used.children) / CONCURRENT * 1000:.0f} ms per build"
-          f" ({100 * (used.own + used.children) / wall:.0f}% of a core); {done}/{CONCURRENT} complete"
-          + (f"; model server {model_cpu * 1000:.0f} ms" if model else ""))
+    print(
+        f"    {CONCURRENT} builds by {CONCURRENT} users at once: wall {wall:.2f} s (each {per_build[0]:.2f}-"
+        f"{per_build[-1]:.2f} s), process CPU {used.own:.2f} s + node children {used.children:.2f} s"
+        f" = {(used.own + used.children) / CONCURRENT * 1000:.0f} ms per build"
+        f" ({100 * (used.own + used.children) / wall:.0f}% of a core); {done}/{CONCURRENT} complete"
+        + (f"; model server {model_cpu * 1000:.0f} ms" if model else "")
+    )
 
 
 async def _run() -> None:
@@ -284,12 +311,15 @@ async def _run() -> None:
     model = ModelServer()
     try:
         use_engine(model.base_url)
-        streamed = await latency_table('2. test model server, model "builder" (3 files streamed word by word)',
-                                       "model@bench.test")
-        print(f"    the streamed answer vs the offline engine (median over the prompts): first file"
-              f" {_added(streamed, offline, 'first_file_ms'):+.0f} ms, files written (to testing)"
-              f" {_added(streamed, offline, 'to_testing_ms'):+.0f} ms, complete {_added(streamed, offline, 'complete_ms'):+.0f}"
-              " ms (the model's 3 small files are checked faster than most templates)")
+        streamed = await latency_table(
+            '2. test model server, model "builder" (3 files streamed word by word)', "model@bench.test"
+        )
+        print(
+            f"    the streamed answer vs the offline engine (median over the prompts): first file"
+            f" {_added(streamed, offline, 'first_file_ms'):+.0f} ms, files written (to testing)"
+            f" {_added(streamed, offline, 'to_testing_ms'):+.0f} ms, complete {_added(streamed, offline, 'complete_ms'):+.0f}"
+            " ms (the model's 3 small files are checked faster than most templates)"
+        )
         print("  3. CPU per build (no follower; process = API side, job, checks' Python; children = node --check)")
         use_engine("")
         await cpu_per_build("offline template engine", "cpu-offline-", None)

@@ -53,8 +53,12 @@ def _reset(base_url: str, headers: dict[str, str], site: str) -> None:
 
 
 def _defend(base_url: str, headers: dict[str, str], attack_type: str, site: str) -> dict:
-    response = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers,
-                          json={"attackType": attack_type, "aiAgentId": site}, timeout=DRILL_TIMEOUT_SECONDS + 30)
+    response = httpx.post(
+        f"{base_url}/api/battle-station/defend",
+        headers=headers,
+        json={"attackType": attack_type, "aiAgentId": site},
+        timeout=DRILL_TIMEOUT_SECONDS + 30,
+    )
     if response.status_code != 200:
         raise DrillError(f"{attack_type} drill on {site}: HTTP {response.status_code} {response.text[:300]}")
     return response.json()
@@ -73,8 +77,16 @@ def timed_drill(base_url: str, headers: dict[str, str], pgid: int, attack_type: 
     def sent(run: dict) -> int:
         return int(run["attackSent"]) + int(run["benignSent"])
 
-    return DrillFigures(attack_type, site, wall, cpu, sent(operation["baseline"]), sent(operation["after"]),
-                        int(reply["effectiveness"]), str(reply["status"]))
+    return DrillFigures(
+        attack_type,
+        site,
+        wall,
+        cpu,
+        sent(operation["baseline"]),
+        sent(operation["after"]),
+        int(reply["effectiveness"]),
+        str(reply["status"]),
+    )
 
 
 class BackToBackDrills(threading.Thread):
@@ -108,8 +120,7 @@ def _wait_until_running(base_url: str, headers: dict[str, str], timeout: float =
 
 def _print_rate(label: str, figures: tuple[float, float, float, int]) -> None:
     rate, p50, p99, bad = figures
-    print(f"    {label:28s} achieved {rate:6.1f} req/s  p50={p50:.1f} ms p99={p99:.1f} ms"
-          + (f"  NON-200: {bad}" if bad else ""))
+    print(f"    {label:28s} achieved {rate:6.1f} req/s  p50={p50:.1f} ms p99={p99:.1f} ms" + (f"  NON-200: {bad}" if bad else ""))
 
 
 def run() -> None:
@@ -120,8 +131,7 @@ def run() -> None:
     from tests.support.live_server import server_env, start_server
 
     have_hey = ensure_tool("hey")
-    env = server_env(data_dir, **server_overrides(data_dir), SECDASH_THREAT_SIMULATION="off",
-                     SECDASH_DEMO_SHARES_OUTAGE="up")
+    env = server_env(data_dir, **server_overrides(data_dir), SECDASH_THREAT_SIMULATION="off", SECDASH_DEMO_SHARES_OUTAGE="up")
     server = start_server(env, data_dir)
     pgid = server.process.pid  # started in its own session: the whole server is this process group
     try:
@@ -131,14 +141,21 @@ def run() -> None:
             httpx.get(server.base_url + OVERVIEW, headers=headers, timeout=30).raise_for_status()
 
         print("  one drill per attack type (offline engine, from the site's default defense):")
-        print(f"    {'attack':14s} {'site':6s} {'wall s':>7s} {'server CPU s':>12s} {'requests/run':>13s}"
-              f" {'effectiveness':>13s}  status")
+        print(
+            f"    {'attack':14s} {'site':6s} {'wall s':>7s} {'server CPU s':>12s} {'requests/run':>13s}"
+            f" {'effectiveness':>13s}  status"
+        )
         for attack_type, site in [*SITE_OF_ATTACK.items(), *EXTRA_DRILLS]:
             f = timed_drill(server.base_url, headers, pgid, attack_type, site)
-            runs = str(f.baseline_requests) if f.baseline_requests == f.after_requests else (
-                f"{f.baseline_requests}+{f.after_requests}")
-            print(f"    {f.attack_type:14s} {f.site:6s} {f.wall_seconds:7.2f} {f.cpu_seconds:12.2f} {runs:>13s}"
-                  f" {f.effectiveness:12d}%  {f.status}")
+            runs = (
+                str(f.baseline_requests)
+                if f.baseline_requests == f.after_requests
+                else (f"{f.baseline_requests}+{f.after_requests}")
+            )
+            print(
+                f"    {f.attack_type:14s} {f.site:6s} {f.wall_seconds:7.2f} {f.cpu_seconds:12.2f} {runs:>13s}"
+                f" {f.effectiveness:12d}%  {f.status}"
+            )
 
         if not have_hey:
             print("  hey is not available: no overview latency figure")
@@ -162,8 +179,10 @@ def run() -> None:
         else:
             walls = ", ".join(f"{w:.1f}" for w in drills.walls)
             print(f"    drills back to back during the {window:.0f} s window: {len(drills.walls)} ({walls} s each)")
-            print(f"    server CPU from the first drill's start to the last one's end ({span:.0f} s, with the overview "
-                  f"load): {cpu:.1f} s ({100 * cpu / span:.0f}% of a core)")
+            print(
+                f"    server CPU from the first drill's start to the last one's end ({span:.0f} s, with the overview "
+                f"load): {cpu:.1f} s ({100 * cpu / span:.0f}% of a core)"
+            )
     finally:
         server.stop()
 

@@ -39,8 +39,7 @@ async def _run() -> None:
     for _ in range(RUNS):
         started = time.perf_counter()
         first = None
-        stream = await client.chat.completions.create(model="echo", stream=True,
-                                                      messages=[{"role": "user", "content": question}])
+        stream = await client.chat.completions.create(model="echo", stream=True, messages=[{"role": "user", "content": question}])
         async for _chunk in stream:
             first = first or time.perf_counter()
         results["direct SDK"][0].append((first - started) * 1000)
@@ -48,8 +47,9 @@ async def _run() -> None:
 
         started = time.perf_counter()
         first = None
-        async for item in defense_chat.stream_reply(user=user, content=question, agent_id="tour", surface="api",
-                                                    settings=settings):
+        async for item in defense_chat.stream_reply(
+            user=user, content=question, agent_id="tour", surface="api", settings=settings
+        ):
             if isinstance(item, str):
                 first = first or time.perf_counter()
             elif isinstance(item, defense_chat.ReplyDone):  # the reply is stored and shown: the composer frees
@@ -61,8 +61,7 @@ async def _run() -> None:
         print(f"  {name:14s} first token: {summary(firsts)}")
         if name == "SecDash layer":
             print(f"  {'':14s} reply shown: {summary(shown)} (stored; the composer frees here)")
-        print(f"  {'':14s} full reply:  {summary(fulls)}" + (" (with the threat judgement)" if name != "direct SDK"
-                                                              else ""))
+        print(f"  {'':14s} full reply:  {summary(fulls)}" + (" (with the threat judgement)" if name != "direct SDK" else ""))
 
 
 def run() -> None:

@@ -42,9 +42,11 @@ async def _run(port: int) -> None:
         wall = time.perf_counter() - started
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-        print(f"  round {round_number}: {len(statuses)} probes, wall {wall:.2f}s, CPU {cpu:.2f}s "
-              f"({cpu / len(statuses) * 1000:.2f} ms/probe), RSS {_rss_mb():.0f} MB "
-              f"(fits a 30 s interval: {'yes' if wall < 30 else 'no'})")
+        print(
+            f"  round {round_number}: {len(statuses)} probes, wall {wall:.2f}s, CPU {cpu:.2f}s "
+            f"({cpu / len(statuses) * 1000:.2f} ms/probe), RSS {_rss_mb():.0f} MB "
+            f"(fits a 30 s interval: {'yes' if wall < 30 else 'no'})"
+        )
 
 
 def run() -> None:
@@ -53,8 +55,11 @@ def run() -> None:
     from tests.support.live_server import free_port
 
     port = free_port()
-    target = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
-                               str(data_dir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    target = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(data_dir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(1)
         asyncio.run(_run(port))

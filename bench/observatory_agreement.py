@@ -29,10 +29,13 @@ def _exchange(case: dict) -> Exchange:
     body = case.get("body")
     redirects = case.get("httpRedirects")
     return Exchange(
-        headers=tuple((name, value) for name, value in case.get("headers", [])), scheme=case.get("scheme", "https"),
-        body=body, host=case.get("host"),
+        headers=tuple((name, value) for name, value in case.get("headers", [])),
+        scheme=case.get("scheme", "https"),
+        body=body,
+        host=case.get("host"),
         http_redirects=None if redirects is None else tuple(Hop(url, status) for url, status in redirects),
-        origin_sent=case.get("originSent"), certificate_valid=case.get("certificateValid", True),
+        origin_sent=case.get("originSent"),
+        certificate_valid=case.get("certificateValid", True),
         preloaded=case.get("preloaded"),
     )
 
@@ -62,10 +65,14 @@ def reference_cases() -> None:
     print(f"   {'test':32} {'result':>18} {'modifier':>18} {'pass':>18}")
     for name, row in sorted(per_test.items()):
         total.update(row)
-        print(f"   {name:32} {_rate(row['result'], row['n']):>18} {_rate(row['modifier'], row['n']):>18} "
-              f"{_rate(row['pass'], row['pass_n']):>18}")
-    print(f"   {'all':32} {_rate(total['result'], total['n']):>18} {_rate(total['modifier'], total['n']):>18} "
-          f"{_rate(total['pass'], total['pass_n']):>18}")
+        print(
+            f"   {name:32} {_rate(row['result'], row['n']):>18} {_rate(row['modifier'], row['n']):>18} "
+            f"{_rate(row['pass'], row['pass_n']):>18}"
+        )
+    print(
+        f"   {'all':32} {_rate(total['result'], total['n']):>18} {_rate(total['modifier'], total['n']):>18} "
+        f"{_rate(total['pass'], total['pass_n']):>18}"
+    )
     for line in misses:
         print(line)
 
@@ -79,8 +86,13 @@ def generated_sets() -> None:
         print("   not measured: set SECDASH_OBSERVATORY_REFERENCE to an installed @mdn/mdn-http-observatory package")
         return
     cases = generate(count, seed)
-    answer = subprocess.run(["node", str(HERE / "observatory_reference.mjs"), reference], input=json.dumps(cases),
-                            capture_output=True, text=True, check=True)
+    answer = subprocess.run(
+        ["node", str(HERE / "observatory_reference.mjs"), reference],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     expected = json.loads(answer.stdout)
     per_test: dict[str, Counter] = defaultdict(Counter)
     letters = scores = errors = 0
@@ -89,8 +101,9 @@ def generated_sets() -> None:
         if "error" in ref:
             errors += 1
             continue
-        ours = grade(Exchange(headers=tuple(map(tuple, case["headers"])), scheme=case["scheme"], body=case["body"],
-                              host=case["host"]))
+        ours = grade(
+            Exchange(headers=tuple(map(tuple, case["headers"])), scheme=case["scheme"], body=case["body"], host=case["host"])
+        )
         letters += ours.grade == ref["grade"]
         scores += ours.score == ref["score"]
         for name, want in ref["tests"].items():
@@ -105,8 +118,7 @@ def generated_sets() -> None:
     print(f"   {'test':32} {'result':>18} {'modifier':>18}")
     for name, row in per_test.items():
         print(f"   {name:32} {_rate(row['result'], row['n']):>18} {_rate(row['modifier'], row['n']):>18}")
-    print(f"   grade letter {_rate(letters, scored)}, exact score {_rate(scores, scored)}, "
-          f"reference errors {errors}")
+    print(f"   grade letter {_rate(letters, scored)}, exact score {_rate(scores, scored)}, reference errors {errors}")
     for name, lines in examples.items():
         for line in lines:
             print(f"   differs ({name}): {line}")

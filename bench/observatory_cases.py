@@ -8,14 +8,57 @@ from __future__ import annotations
 
 import random
 
-SOURCES = ("'self'", "'none'", "*", "https:", "http:", "data:", "blob:", "'unsafe-inline'", "'unsafe-eval'",
-           "'strict-dynamic'", "'nonce-r4nd0m'", "'sha256-abc123='", "https://cdn.example.com",
-           "http://cdn.example.com", "ftp://files.example.com", "*.example.com", "https://*", "'UNSAFE-INLINE'",
-           "https://cdn.example.com/js/", "example.com")
-DIRECTIVES = ("default-src", "script-src", "style-src", "object-src", "img-src", "media-src", "frame-ancestors",
-              "base-uri", "form-action", "connect-src", "report-uri", "upgrade-insecure-requests", "Script-Src")
-COOKIE_NAMES = ("sessionid", "SESSION", "login_token", "csrftoken", "prefs", "theme", "__Host-id", "__Secure-x",
-                "heroku-session-affinity", "samesite_x", "_ga", "XSRF-TOKEN")
+SOURCES = (
+    "'self'",
+    "'none'",
+    "*",
+    "https:",
+    "http:",
+    "data:",
+    "blob:",
+    "'unsafe-inline'",
+    "'unsafe-eval'",
+    "'strict-dynamic'",
+    "'nonce-r4nd0m'",
+    "'sha256-abc123='",
+    "https://cdn.example.com",
+    "http://cdn.example.com",
+    "ftp://files.example.com",
+    "*.example.com",
+    "https://*",
+    "'UNSAFE-INLINE'",
+    "https://cdn.example.com/js/",
+    "example.com",
+)
+DIRECTIVES = (
+    "default-src",
+    "script-src",
+    "style-src",
+    "object-src",
+    "img-src",
+    "media-src",
+    "frame-ancestors",
+    "base-uri",
+    "form-action",
+    "connect-src",
+    "report-uri",
+    "upgrade-insecure-requests",
+    "Script-Src",
+)
+COOKIE_NAMES = (
+    "sessionid",
+    "SESSION",
+    "login_token",
+    "csrftoken",
+    "prefs",
+    "theme",
+    "__Host-id",
+    "__Secure-x",
+    "heroku-session-affinity",
+    "samesite_x",
+    "_ga",
+    "XSRF-TOKEN",
+)
 HOSTS = ("localhost", "example.com", "www.example.com", "shop.example.co.uk")
 
 
@@ -58,15 +101,28 @@ def _cookie(rng: random.Random) -> str:
 def _body(rng: random.Random, host: str) -> str:
     head = []
     if rng.random() < 0.2:
-        head.append(f'<meta http-equiv="{rng.choice(("Content-Security-Policy", "content-security-policy"))}" '
-                    f'content="{_policy(rng)}">'.replace('"\'', '"').replace("'\"", '"'))
+        head.append(
+            f'<meta http-equiv="{rng.choice(("Content-Security-Policy", "content-security-policy"))}" '
+            f'content="{_policy(rng)}">'.replace("\"'", '"').replace("'\"", '"')
+        )
     if rng.random() < 0.1:
         head.append(f'<meta name="referrer" content="{rng.choice(("no-referrer", "unsafe-url", "origin"))}">')
     scripts = []
     for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
-        src = rng.choice(("/static/app.js", "app.js", f"https://{host}/a.js", f"http://{host}/a.js",
-                          "https://cdn.example.net/lib.js", "http://cdn.example.net/lib.js", "//cdn.example.net/x.js",
-                          f"//{host}/x.js", "https://static.example.com/s.js", None))
+        src = rng.choice(
+            (
+                "/static/app.js",
+                "app.js",
+                f"https://{host}/a.js",
+                f"http://{host}/a.js",
+                "https://cdn.example.net/lib.js",
+                "http://cdn.example.net/lib.js",
+                "//cdn.example.net/x.js",
+                f"//{host}/x.js",
+                "https://static.example.com/s.js",
+                None,
+            )
+        )
         integrity = ' integrity="sha384-abc"' if rng.random() < 0.4 else ""
         scripts.append(f'<script src="{src}"{integrity}></script>' if src else "<script>var a = 1;</script>")
     return f"<!doctype html><html><head>{''.join(head)}</head><body>{''.join(scripts)}</body></html>"
@@ -89,34 +145,78 @@ def generate(count: int, seed: int = 22) -> list[dict[str, object]]:
         for _ in range(rng.choice((0, 0, 1, 2, 3))):
             headers.append(["Set-Cookie", _cookie(rng)])
         for _ in range(rng.choice((0, 1, 1, 1, 2))):
-            headers.append(["Strict-Transport-Security", rng.choice((
-                "max-age=63072000; includeSubDomains; preload", "max-age=31536000", "max-age=15552000",
-                "max-age=86400", "max-age=0", "includeSubDomains", 'max-age="31536000"', "max-age=abc",
-                "Max-Age=31536000", "max-age = 31536000", "max-age=-1"))])
+            headers.append(
+                [
+                    "Strict-Transport-Security",
+                    rng.choice(
+                        (
+                            "max-age=63072000; includeSubDomains; preload",
+                            "max-age=31536000",
+                            "max-age=15552000",
+                            "max-age=86400",
+                            "max-age=0",
+                            "includeSubDomains",
+                            'max-age="31536000"',
+                            "max-age=abc",
+                            "Max-Age=31536000",
+                            "max-age = 31536000",
+                            "max-age=-1",
+                        )
+                    ),
+                ]
+            )
         for _ in range(rng.choice((0, 1, 1, 2))):
-            headers.append(["X-Frame-Options", rng.choice((
-                "DENY", "SAMEORIGIN", "sameorigin ", "ALLOW-FROM https://example.com", "ALLOWALL", "whimsy"))])
+            headers.append(
+                [
+                    "X-Frame-Options",
+                    rng.choice(("DENY", "SAMEORIGIN", "sameorigin ", "ALLOW-FROM https://example.com", "ALLOWALL", "whimsy")),
+                ]
+            )
         for _ in range(rng.choice((0, 1, 1, 1, 2))):
             headers.append(["X-Content-Type-Options", rng.choice(("nosniff", "NOSNIFF", "nosniff ", "whimsy"))])
         for _ in range(rng.choice((0, 1, 1, 2))):
-            headers.append(["Referrer-Policy", rng.choice((
-                "no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin", "origin",
-                "origin-when-cross-origin", "unsafe-url", "no-referrer-when-downgrade", "whimsy",
-                "no-referrer, unsafe-url", "unsafe-url, strict-origin", "STRICT-ORIGIN"))])
+            headers.append(
+                [
+                    "Referrer-Policy",
+                    rng.choice(
+                        (
+                            "no-referrer",
+                            "same-origin",
+                            "strict-origin",
+                            "strict-origin-when-cross-origin",
+                            "origin",
+                            "origin-when-cross-origin",
+                            "unsafe-url",
+                            "no-referrer-when-downgrade",
+                            "whimsy",
+                            "no-referrer, unsafe-url",
+                            "unsafe-url, strict-origin",
+                            "STRICT-ORIGIN",
+                        )
+                    ),
+                ]
+            )
         if rng.random() < 0.4:
-            headers.append(["Cross-Origin-Resource-Policy", rng.choice((
-                "same-origin", "same-site", "cross-origin", "Same-Origin", "whimsy", " "))])
+            headers.append(
+                [
+                    "Cross-Origin-Resource-Policy",
+                    rng.choice(("same-origin", "same-site", "cross-origin", "Same-Origin", "whimsy", " ")),
+                ]
+            )
         if rng.random() < 0.25:
             headers.append(["Access-Control-Allow-Origin", rng.choice(("*", "https://example.org", " * "))])
             if rng.random() < 0.5:
                 headers.append(["Access-Control-Allow-Credentials", "true"])
         if rng.random() < 0.3:
-            headers.append(["Cross-Origin-Opener-Policy", rng.choice((
-                "same-origin", "same-origin-allow-popups", "unsafe-none", "Same-Origin", '"same-origin"'))])
+            headers.append(
+                [
+                    "Cross-Origin-Opener-Policy",
+                    rng.choice(("same-origin", "same-origin-allow-popups", "unsafe-none", "Same-Origin", '"same-origin"')),
+                ]
+            )
         if rng.random() < 0.2:
             headers.append(["Cross-Origin-Embedder-Policy", rng.choice(("require-corp", "credentialless", "x"))])
         rng.shuffle(headers)
         body = _body(rng, host) if rng.random() < 0.6 else None
-        cases.append({"scheme": "https" if rng.random() < 0.75 else "http", "host": host, "headers": headers,
-                      "body": body})
+        cases.append({"scheme": "https" if rng.random() < 0.75 else "http", "host": host, "headers": headers, "body": body})
     return cases

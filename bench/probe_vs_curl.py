@@ -42,8 +42,22 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def _curl(url: str, cafile: Path, *, insecure: bool = False) -> dict:
-    command = ["curl", "-sS", "-o", "/dev/null", "-L", "--max-redirs", "5", "--max-time", "30", "--cacert", str(cafile),
-               "-w", "%{json}", url]
+    command = [
+        "curl",
+        "-sS",
+        "-o",
+        "/dev/null",
+        "-L",
+        "--max-redirs",
+        "5",
+        "--max-time",
+        "30",
+        "--cacert",
+        str(cafile),
+        "-w",
+        "%{json}",
+        url,
+    ]
     if insecure:
         command.insert(1, "-k")
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
@@ -85,17 +99,26 @@ def _compare(case: Case, results: list, cafile: Path) -> None:
     curl_expiry = _curl_expiry(insecure)
     print(f"\n{case.name}   ({case.expected})")
     print(f"  {'':10} {'status':>6} {'first byte':>11} {'total':>9} {'redirects':>9}  TLS")
-    tls = "-" if last.tls_days_left is None else (
-        f"{last.tls_days_left:.1f} days, expires {last.tls_expires_at:%Y-%m-%d %H:%M:%S} UTC")
-    print(f"  {'SecDash':10} {last.status_code or '-':>6} {_fmt(ttfb):>11} {_fmt(total):>9} {last.redirects:>9}  "
-          f"{tls}; error: {last.error}")
+    tls = (
+        "-"
+        if last.tls_days_left is None
+        else (f"{last.tls_days_left:.1f} days, expires {last.tls_expires_at:%Y-%m-%d %H:%M:%S} UTC")
+    )
+    print(
+        f"  {'SecDash':10} {last.status_code or '-':>6} {_fmt(ttfb):>11} {_fmt(total):>9} {last.redirects:>9}  "
+        f"{tls}; error: {last.error}"
+    )
     code = curls[-1].get("http_code") or "-"
     verify = curls[-1].get("ssl_verify_result")
-    print(f"  {'curl':10} {code:>6} {_fmt(c_ttfb):>11} {_fmt(c_total):>9} {curls[-1].get('num_redirects', '-'):>9}  "
-          + (f"expires {curl_expiry:%Y-%m-%d %H:%M:%S} UTC (-k); " if curl_expiry else "")
-          + f"verify result {verify}; {curls[-1].get('errormsg') or 'no error'}")
-    print(f"  {'ratio':10} {'':>6} {_ratio(ttfb, c_ttfb):>11} {_ratio(total, c_total):>9}"
-          + ("   expiry instants agree" if curl_expiry and last.tls_expires_at == curl_expiry else ""))
+    print(
+        f"  {'curl':10} {code:>6} {_fmt(c_ttfb):>11} {_fmt(c_total):>9} {curls[-1].get('num_redirects', '-'):>9}  "
+        + (f"expires {curl_expiry:%Y-%m-%d %H:%M:%S} UTC (-k); " if curl_expiry else "")
+        + f"verify result {verify}; {curls[-1].get('errormsg') or 'no error'}"
+    )
+    print(
+        f"  {'ratio':10} {'':>6} {_ratio(ttfb, c_ttfb):>11} {_ratio(total, c_total):>9}"
+        + ("   expiry instants agree" if curl_expiry and last.tls_expires_at == curl_expiry else "")
+    )
 
 
 async def _probe_cases(directory: Path) -> None:
@@ -136,8 +159,9 @@ async def _probe_on_save() -> None:
 
     migrate()
     async with session_scope() as session:
-        admin: UserPublic = await users.create_user(session=session, email="probe@bench.test",
-                                                    password="bench-password-probe", role="admin")
+        admin: UserPublic = await users.create_user(
+            session=session, email="probe@bench.test", password="bench-password-probe", role="admin"
+        )
     waits = []
     with StepServer({"/": Step()}) as server:
         async with ProbeClients() as clients:
@@ -147,8 +171,9 @@ async def _probe_on_save() -> None:
                 for i in range(5):
                     started = time.perf_counter()
                     async with session_scope() as session:
-                        site = await sites.create_site(session=session, actor=admin, name=f"Bench {i}",
-                                                       url=f"{server.base}/?site={i}", allow_private=True)
+                        site = await sites.create_site(
+                            session=session, actor=admin, name=f"Bench {i}", url=f"{server.base}/?site={i}", allow_private=True
+                        )
                     saved = time.perf_counter() - started
                     while True:
                         async with session_scope() as session:
@@ -161,9 +186,11 @@ async def _probe_on_save() -> None:
                 follower.cancel()
     await dispose_engine()
     print("\nA new site's first figures after its save (5 saves, local site):")
-    print(f"  the save answered in {statistics.median(w[0] for w in waits):.0f} ms (median), the probe's figures were "
-          f"stored {statistics.median(w[1] for w in waits):.0f} ms after the save started (median; before: the next "
-          "monitor round, up to 30 s)")
+    print(
+        f"  the save answered in {statistics.median(w[0] for w in waits):.0f} ms (median), the probe's figures were "
+        f"stored {statistics.median(w[1] for w in waits):.0f} ms after the save started (median; before: the next "
+        "monitor round, up to 30 s)"
+    )
 
 
 def run() -> None:

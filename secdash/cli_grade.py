@@ -61,15 +61,24 @@ def grade_file(path: str, *, scheme: str, host: str | None) -> dict[str, object]
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return {"file": path, "error": reason}
     report = grade(Exchange(headers=tuple(headers), scheme=scheme, body=body, host=host))
-    return {"file": path, "grade": report.grade, "score": report.score,
-            "tests": {test.name: test.as_json() for test in report.tests}}
+    return {
+        "file": path,
+        "grade": report.grade,
+        "score": report.score,
+        "tests": {test.name: test.as_json() for test in report.tests},
+    }
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("grade", help="grade response headers as the MDN HTTP Observatory does (JSON lines)",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--scheme", choices=["https", "http"], default="https",
-                        help="how the response was fetched (default https)")
+    parser = sub.add_parser(
+        "grade",
+        help="grade response headers as the MDN HTTP Observatory does (JSON lines)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--scheme", choices=["https", "http"], default="https", help="how the response was fetched (default https)"
+    )
     parser.add_argument("--host", default=None, help="the site's host name (cookie domains, script origins)")
     parser.add_argument("files", nargs="+", metavar="FILE")
 

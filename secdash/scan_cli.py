@@ -18,18 +18,33 @@ from secdash.services.code_scan.project import scan
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("scan", help="scan a folder or file for vulnerabilities (JSON or SARIF; CI exit code)",
-                            description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = sub.add_parser(
+        "scan",
+        help="scan a folder or file for vulnerabilities (JSON or SARIF; CI exit code)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("path", nargs="?", type=Path, help="folder or file to scan")
-    parser.add_argument("--quick", action="store_true",
-                        help="fast engines only (detect-secrets, bandit, templates, semgrep with SecDash's rules), "
-                             "every severity")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="fast engines only (detect-secrets, bandit, templates, semgrep with SecDash's rules), every severity",
+    )
     parser.add_argument("--format", choices=("json", "sarif"), default="json")
-    parser.add_argument("--fail-on", choices=(*report.SEVERITIES, "never"), default="low",
-                        help="exit 1 on a finding of this severity or above (default: low, any finding)")
-    parser.add_argument("--no-skip", action="append", default=[], choices=(*skips.CATEGORIES, "all"),
-                        metavar="CATEGORY", help=f"also scan files a skip rule leaves out ({', '.join(skips.CATEGORIES)}"
-                        ", all); repeatable")
+    parser.add_argument(
+        "--fail-on",
+        choices=(*report.SEVERITIES, "never"),
+        default="low",
+        help="exit 1 on a finding of this severity or above (default: low, any finding)",
+    )
+    parser.add_argument(
+        "--no-skip",
+        action="append",
+        default=[],
+        choices=(*skips.CATEGORIES, "all"),
+        metavar="CATEGORY",
+        help=f"also scan files a skip rule leaves out ({', '.join(skips.CATEGORIES)}, all); repeatable",
+    )
     parser.add_argument("--list-skips", action="store_true", help="print the skip rules as JSON and exit")
 
 
@@ -61,6 +76,5 @@ def run(args: argparse.Namespace) -> int:
         for skipped in collected.skipped:
             counts[skipped.category] = counts.get(skipped.category, 0) + 1
         listed = ", ".join(f"{n} {category}" for category, n in counts.items())
-        print(f"secdash scan: skipped {len(collected.skipped)} files ({listed}); --no-skip CATEGORY scans them",
-              file=sys.stderr)
+        print(f"secdash scan: skipped {len(collected.skipped)} files ({listed}); --no-skip CATEGORY scans them", file=sys.stderr)
     return report.exit_code(result, args.fail_on)

@@ -41,7 +41,10 @@ app = rx.App(
     toaster=rx.toast.provider(
         # Top right, below the sticky bar: at the bottom a toast covered the chat composers and the floating
         # chat button (on a phone sonner spreads it across the screen's width).
-        visible_toasts=1, position="top-right", rich_colors=True, close_button=True,
+        visible_toasts=1,
+        position="top-right",
+        rich_colors=True,
+        close_button=True,
         offset=rx.Var.create({"top": "4.5rem", "right": "1.5rem"}).to(str),
         hotkey=rx.Var.create(["F8"]).to(str),  # sonner takes a key list; the spec's viewport hotkey
         toast_options=rx.toast.options(duration=5000, style={"maxWidth": "420px"}),
@@ -104,9 +107,7 @@ app.add_page(
     on_load=AuthState.check_auth,
 )
 for _route, (_title, _what) in PENDING_MODULES.items():
-    app.add_page(
-        shell(pending_module(_route), _route), route=_route, title=f"{_title} - SecDash", on_load=AuthState.check_auth
-    )
+    app.add_page(shell(pending_module(_route), _route), route=_route, title=f"{_title} - SecDash", on_load=AuthState.check_auth)
 app.add_page(
     shell(defense_command_content(), routes.DEFENSE_COMMAND_ROUTE),
     route=routes.DEFENSE_COMMAND_ROUTE,

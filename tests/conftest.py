@@ -12,9 +12,10 @@ from sqlmodel import SQLModel
 # Settings are read from the environment: point them at throw-away places before anything imports them.
 _TEST_DATA_DIR = Path(os.environ.setdefault("SECDASH_TEST_DATA_DIR", "/tmp/secdash-test-data")) / str(os.getpid())
 os.environ["SECDASH_DATA_DIR"] = str(_TEST_DATA_DIR)
-os.environ["SECDASH_DATABASE_URL"] = os.environ.get(
-    "SECDASH_TEST_DATABASE_URL", f"sqlite:///{_TEST_DATA_DIR / 'test.db'}"
-)
+os.environ["SECDASH_DATABASE_URL"] = os.environ.get("SECDASH_TEST_DATABASE_URL", f"sqlite:///{_TEST_DATA_DIR / 'test.db'}")
+# pytest-xdist: each worker empties and migrates a PostgreSQL database of its own (SQLite files are per process).
+if os.environ["SECDASH_DATABASE_URL"].startswith("postgresql") and os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["SECDASH_DATABASE_URL"] += "_" + os.environ["PYTEST_XDIST_WORKER"]
 os.environ["SECDASH_SECRET_KEY"] = "test-secret-key-that-is-long-enough-for-hs256-0123456789"
 os.environ.pop("REFLEX_REDIS_URL", None)
 os.environ.pop("SECDASH_ADMIN_EMAIL", None)
@@ -23,18 +24,29 @@ os.environ.pop("SECDASH_ADMIN_PASSWORD", None)
 from passlib.context import CryptContext  # noqa: E402
 
 from secdash.cli import migrate  # noqa: E402
-from secdash.core import security  # noqa: E402
-from secdash.core import notify  # noqa: E402
+from secdash.core import notify, security  # noqa: E402
 from secdash.core.config import get_settings  # noqa: E402
 from secdash.core.db import get_engine, session_scope  # noqa: E402
 from secdash.services import quotas  # noqa: E402
 
-
 # A cheap argon2id profile for the in-process tests (the production one costs ~0.2 s a hash and a verify, at hundreds
 # of sign-ins); tests/services/test_password_profile.py checks the production profile, and the browser tests' servers
 # run it unchanged.
-security._pwd_context = CryptContext(schemes=["argon2"], deprecated="auto", argon2__memory_cost=256,
-                                     argon2__time_cost=1, argon2__parallelism=1)
+security._pwd_context = CryptContext(
+    schemes=["argon2"], deprecated="auto", argon2__memory_cost=256, argon2__time_cost=1, argon2__parallelism=1
+)
+
+
+def _create_database_if_missing(url: str) -> None:
+    """A worker's own PostgreSQL database, made on the server the configured one lives on."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    target = make_url(url)
+    admin_url = target.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (target.database,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{target.database}"')
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +58,7 @@ def migrated_db():
     if url.startswith("postgresql"):
         from sqlalchemy import create_engine
 
+        _create_database_if_missing(url)
         engine = create_engine(url)
         with engine.begin() as conn:
             conn.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public;"))

@@ -26,8 +26,18 @@ def scan_job(*, scan_type: str = "quick", status: str = "done", **progress: int 
     """A stored scan job (kind "scan") with its progress figures in the job's own words (camelCase)."""
     from secdash.models import Job
 
-    keys = {"total_lines": "totalLines", "lines_scanned": "linesScanned", "total_files": "totalFiles",
-            "files_scanned": "filesScanned", "threats_found": "threatsFound", "vulnerabilities": "vulnerabilities",
-            "current_file": "currentFile"}
-    return Job(kind="scan", status=status, params={"scanType": scan_type},
-               progress={keys[name]: value for name, value in progress.items()})
+    keys = {
+        "total_lines": "totalLines",
+        "lines_scanned": "linesScanned",
+        "total_files": "totalFiles",
+        "files_scanned": "filesScanned",
+        "threats_found": "threatsFound",
+        "vulnerabilities": "vulnerabilities",
+        "current_file": "currentFile",
+    }
+    return Job(
+        kind="scan",
+        status=status,
+        params={"scanType": scan_type},
+        progress={keys[name]: value for name, value in progress.items()},
+    )

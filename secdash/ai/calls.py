@@ -64,8 +64,9 @@ def _ms(since: float) -> int:
 class AICalls:
     """Model calls of one user for one feature and agent, admitted, timed and recorded."""
 
-    def __init__(self, provider: Provider, *, feature: str, agent: str, user_id: int | None, record: Recorder,
-                 admit: Admission) -> None:
+    def __init__(
+        self, provider: Provider, *, feature: str, agent: str, user_id: int | None, record: Recorder, admit: Admission
+    ) -> None:
         self.provider = provider
         self.feature, self.agent, self.user_id = feature, agent, user_id
         self._record, self._admit = record, admit
@@ -100,16 +101,33 @@ class AICalls:
             return nullcontext()
         return self._admit()
 
-    async def _store(self, task: Task, outcome: str, started: float, *, first: float | None = None,
-                     usage: Usage | None = None, error: LLMError | None = None, characters: int = 0,
-                     follows: int | None = None) -> int | None:
+    async def _store(
+        self,
+        task: Task,
+        outcome: str,
+        started: float,
+        *,
+        first: float | None = None,
+        usage: Usage | None = None,
+        error: LLMError | None = None,
+        characters: int = 0,
+        follows: int | None = None,
+    ) -> int | None:
         record = CallRecord(
-            feature=self.feature, task=task.kind, agent=self.agent, user_id=self.user_id,
-            provider=self.provider.name, model=self.provider.model, outcome=outcome, total_ms=_ms(started),
+            feature=self.feature,
+            task=task.kind,
+            agent=self.agent,
+            user_id=self.user_id,
+            provider=self.provider.name,
+            model=self.provider.model,
+            outcome=outcome,
+            total_ms=_ms(started),
             first_token_ms=int((first - started) * 1000) if first is not None else None,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
-            error_kind=error.kind if error else None, characters=characters, parent_id=follows,
+            error_kind=error.kind if error else None,
+            characters=characters,
+            parent_id=follows,
         )
         call_id = await self._record(record)
         if call_id is not None:
@@ -139,19 +157,28 @@ class AICalls:
                             characters += len(text)
                         yield event
             except LLMError as exc:
-                await self._store(task, "error", started, first=first, usage=usage, error=exc,
-                                  characters=characters, follows=follows)
+                await self._store(
+                    task, "error", started, first=first, usage=usage, error=exc, characters=characters, follows=follows
+                )
                 raise
             except (GeneratorExit, asyncio.CancelledError):
-                await asyncio.shield(self._store(task, "stopped", started, first=first, usage=usage,
-                                                 characters=characters, follows=follows))
+                await asyncio.shield(
+                    self._store(task, "stopped", started, first=first, usage=usage, characters=characters, follows=follows)
+                )
                 raise
             except Exception:
-                await self._store(task, "error", started, first=first, usage=usage,
-                                  error=LLMError("internal", "internal error"), characters=characters, follows=follows)
+                await self._store(
+                    task,
+                    "error",
+                    started,
+                    first=first,
+                    usage=usage,
+                    error=LLMError("internal", "internal error"),
+                    characters=characters,
+                    follows=follows,
+                )
                 raise
-            call_id = await self._store(task, "ok", started, first=first, usage=usage, characters=characters,
-                                        follows=follows)
+            call_id = await self._store(task, "ok", started, first=first, usage=usage, characters=characters, follows=follows)
         yield Done(finish_reason=finish, call_id=call_id)
 
     async def structured(self, task: Task, schema: type[Schema], *, follows: int | None = None) -> Schema:
@@ -167,9 +194,9 @@ class AICalls:
                 await asyncio.shield(self._store(task, "stopped", started, follows=follows))
                 raise
             except Exception:
-                await self._store(task, "error", started, error=LLMError("internal", "internal error"),
-                                  follows=follows)
+                await self._store(task, "error", started, error=LLMError("internal", "internal error"), follows=follows)
                 raise
-            await self._store(task, "ok", started, usage=result.usage,
-                              characters=len(result.value.model_dump_json()), follows=follows)
+            await self._store(
+                task, "ok", started, usage=result.usage, characters=len(result.value.model_dump_json()), follows=follows
+            )
         return result.value

@@ -58,12 +58,24 @@ _END = re.compile(r"^=== END FILE ===[ \t]*\r?\n?$")
 _PATH_PART = re.compile(r"^[A-Za-z0-9._-]+$")
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^\r\n]*)\r?\n?$")
 _MAY_BE_FENCE = re.compile(r"^ *(?:$|`{1,2}$|~{1,2}$|```|~~~)")  # the start of a line that may still be a fence
-_INFO_KEY = re.compile(r"""(?:^|[\s{,])(?:title|file|filename|name|path)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s,}]+))""",
-                       re.IGNORECASE)
+_INFO_KEY = re.compile(
+    r"""(?:^|[\s{,])(?:title|file|filename|name|path)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s,}]+))""", re.IGNORECASE
+)
 _HAS_EXTENSION = re.compile(r"\.[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*$")
 _NAMES_WITHOUT_EXTENSION = {"Dockerfile", "Makefile", "Procfile"}
-_NOT_FILES = {"node.js", "vue.js", "next.js", "nuxt.js", "react.js", "express.js", "three.js", "d3.js", "chart.js",
-              "asp.net", "socket.io"}  # names of things, in a heading before a code block
+_NOT_FILES = {
+    "node.js",
+    "vue.js",
+    "next.js",
+    "nuxt.js",
+    "react.js",
+    "express.js",
+    "three.js",
+    "d3.js",
+    "chart.js",
+    "asp.net",
+    "socket.io",
+}  # names of things, in a heading before a code block
 _DECORATIONS = (  # around a path alone on a line: comments, headings, list items, labels
     re.compile(r"^<!--\s*(.*?)\s*-->$"),
     re.compile(r"^/\*\s*(.*?)\s*\*/$"),
@@ -102,12 +114,16 @@ def tool_file_reason(path: str) -> str | None:
     parts = path.split("/")
     for index, part in enumerate(parts):
         if part.startswith(".") and part.lower() not in INERT_DOT_NAMES:
-            return (f"{part} is a dot {'file' if index == len(parts) - 1 else 'folder'}: tools such as git, editors, shells "
-                    "and package managers load or run those by themselves (a .git/config can run a command on "
-                    "`git status`), so a project never holds one")
+            return (
+                f"{part} is a dot {'file' if index == len(parts) - 1 else 'folder'}: tools such as git, editors, shells "
+                "and package managers load or run those by themselves (a .git/config can run a command on "
+                "`git status`), so a project never holds one"
+            )
     if parts[-1].lower() == _REPOSITORY_HEAD:
-        return ("a file named HEAD makes its folder look like a bare git repository, whose config git would obey on "
-                "`git status` there, so a project never holds one")
+        return (
+            "a file named HEAD makes its folder look like a bare git repository, whose config git would obey on "
+            "`git status` there, so a project never holds one"
+        )
     return None
 
 
@@ -181,13 +197,18 @@ class _Fence:
 
     def closed_by(self, line: str) -> bool:
         fence = _FENCE.match(line)
-        return bool(fence and not fence.group("info").strip() and fence.group("fence")[0] == self.char
-                    and len(fence.group("fence")) >= self.length and len(fence.group("indent")) <= max(3, self.indent))
+        return bool(
+            fence
+            and not fence.group("info").strip()
+            and fence.group("fence")[0] == self.char
+            and len(fence.group("fence")) >= self.length
+            and len(fence.group("indent")) <= max(3, self.indent)
+        )
 
     def dedent(self, text: str) -> str:
         """Content indented like its fence (a block in a list item) loses that indentation."""
         spaces = len(text) - len(text.lstrip(" "))
-        return text[min(spaces, self.indent):]
+        return text[min(spaces, self.indent) :]
 
 
 class FileStreamParser:

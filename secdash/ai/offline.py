@@ -68,7 +68,8 @@ PHRASE_BONUS = 1.0  # a multi-word keyword or alias found verbatim
 FOCUS_BONUS = 0.25  # the agent's focus topics break ties
 MAX_ACTIONS = 8
 
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again all also am an and any anyone anything are as at be been before being below between both
 but by can cannot could did do does doing done each even every few for from further get gets give got had has have
 having he her here hers him his how i if in into is it its itself just know let like me might more most much must my
@@ -76,7 +77,8 @@ need no nor not now of off on once only or other our ours ourselves out over own
 someone something still such tell than that the their theirs them then there these they this those through to too
 under until us very want was we we'll we're we've were what what's when where which while who whom why will with
 would you your yours
-""".split())
+""".split()
+)
 _WORD = re.compile(r"[a-z0-9]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEM_LOCK = threading.Lock()
@@ -110,8 +112,10 @@ class _Index:
         frequency = Counter(term for freq in self.freqs for term in freq)
         count = len(self.entries)
         self.idf = {term: math.log((count - df + 0.5) / (df + 0.5) + 1) for term, df in frequency.items()}
-        self.phrases = [tuple(p.lower() for p in (*entry.keywords, *ALIASES.get(entry.id, ()))
-                              if " " in p or not p.isalnum()) for entry in self.entries]
+        self.phrases = [
+            tuple(p.lower() for p in (*entry.keywords, *ALIASES.get(entry.id, ())) if " " in p or not p.isalnum())
+            for entry in self.entries
+        ]
 
     def scores(self, text: str, query: list[str]) -> list[float]:
         terms = set(query)
@@ -169,9 +173,9 @@ def retrieve(question: str, agent: AgentProfile, limit: int = 2, situation: Situ
 
 # --- live facts in answers ------------------------------------------------------------------------
 
+
 def _header_fix(finding: str) -> str:
-    return next((fix for prefix, fix in HEADER_FIXES if finding.startswith(prefix)),
-                "send the recommended security headers")
+    return next((fix for prefix, fix in HEADER_FIXES if finding.startswith(prefix)), "send the recommended security headers")
 
 
 def _finding_fix(finding: EventFact, agent: AgentProfile) -> str:
@@ -201,8 +205,10 @@ def _status_fix(site: SiteFact) -> str | None:
     """What to do about the site's availability or TLS, if anything."""
     if site.status == "critical":
         if site.last_error:
-            return (f"{site.name} cannot be checked ({clip(site.last_error, 100)}): make sure the server is up and "
-                    "reachable from SecDash, then watch the next check")
+            return (
+                f"{site.name} cannot be checked ({clip(site.last_error, 100)}): make sure the server is up and "
+                "reachable from SecDash, then watch the next check"
+            )
         if site.status_code and site.status_code >= 500:
             return f"{site.name} answers HTTP {site.status_code}: check the application's logs and its host"
     if site.status_code and 400 <= site.status_code < 500:
@@ -241,21 +247,31 @@ def _site_facts(site: SiteFact, situation: Situation) -> list[str]:
     lines = [f"- {LIVE} {site.name} ({site.url}): {site_line(site)}"]
     missing = headers_missing(site)
     if missing:
-        lines.append(f"- {LIVE} Security headers of {site.name}, grade {site.grade}"
-                     + (f" ({site.score}/100)" if site.score is not None else "") + f": {'; '.join(missing)}")
+        lines.append(
+            f"- {LIVE} Security headers of {site.name}, grade {site.grade}"
+            + (f" ({site.score}/100)" if site.score is not None else "")
+            + f": {'; '.join(missing)}"
+        )
     if site.recent_checks:
-        checks = ", ".join(f"{STATUS_LABELS.get(c.status, c.status)}"
-                           + (f" {c.response_ms} ms" if c.response_ms is not None else "")
-                           + (f" ({clip(c.error, 60)})" if c.error else "") for c in site.recent_checks)
+        checks = ", ".join(
+            f"{STATUS_LABELS.get(c.status, c.status)}"
+            + (f" {c.response_ms} ms" if c.response_ms is not None else "")
+            + (f" ({clip(c.error, 60)})" if c.error else "")
+            for c in site.recent_checks
+        )
         lines.append(f"- {LIVE} Recent checks, newest first: {checks}")
     events, findings = situation.events_of(site), situation.findings_of(site)
     for event in events:
-        lines.append(f"- {LIVE} Open {event_label(event)} ({event.severity}, {when(event.created_at)}): "
-                     f"{clip(event.description)}")
+        lines.append(
+            f"- {LIVE} Open {event_label(event)} ({event.severity}, {when(event.created_at)}): {clip(event.description)}"
+        )
     for finding in findings:
         where = f" at {finding.file}:{finding.line}" if finding.file else ""
-        lines.append(f"- {LIVE} Open {event_label(finding)} ({finding.severity}){where}"
-                     + (f" [{finding.rule}]" if finding.rule else "") + f": {clip(finding_text(finding))}")
+        lines.append(
+            f"- {LIVE} Open {event_label(finding)} ({finding.severity}){where}"
+            + (f" [{finding.rule}]" if finding.rule else "")
+            + f": {clip(finding_text(finding))}"
+        )
     if not events and not findings:
         lines.append(f"- {LIVE} No open security events or code findings for {site.name}")
     return lines
@@ -268,8 +284,10 @@ def _site_actions(site: SiteFact, situation: Situation, agent: AgentProfile) -> 
         actions.append(status)
     for finding in site.findings:
         actions.append(f"{finding.rsplit(' (-', 1)[0]}: {_header_fix(finding)}")
-    for finding in sorted(situation.findings_of(site), key=lambda f: ("high", "medium", "low").index(f.severity)
-                          if f.severity in ("high", "medium", "low") else 3):
+    for finding in sorted(
+        situation.findings_of(site),
+        key=lambda f: ("high", "medium", "low").index(f.severity) if f.severity in ("high", "medium", "low") else 3,
+    ):
         where = f"{finding.file}:{finding.line}" if finding.file else event_label(finding)
         actions.append(f"{where} ({clip(finding_text(finding), 80)}): {_finding_fix(finding, agent)}")
     for event in situation.events_of(site):
@@ -279,13 +297,18 @@ def _site_actions(site: SiteFact, situation: Situation, agent: AgentProfile) -> 
 
 def _no_site_lines(question: str, agent: AgentProfile, situation: Situation | None) -> list[str]:
     if situation is None:
-        return ["No live data was available for this answer, so I cannot say how the site is doing. "
-                "Open the Dashboard for its status and grade, or ask again in a moment.",
-                "", "**What keeps a site safe** (from the knowledge base):",
-                *[f"{n}. {step}" for n, step in enumerate(BY_ID["site_status"].mitigations, start=1)]]
+        return [
+            "No live data was available for this answer, so I cannot say how the site is doing. "
+            "Open the Dashboard for its status and grade, or ask again in a moment.",
+            "",
+            "**What keeps a site safe** (from the knowledge base):",
+            *[f"{n}. {step}" for n, step in enumerate(BY_ID["site_status"].mitigations, start=1)],
+        ]
     if agent.id in PLATFORM_AGENT_IDS:
-        return [f"- {LIVE} No site named {agent.platform} is monitored, so I have no live data on it. "
-                "Add it on the Dashboard (Sites) and I will report its status, grade and findings."]
+        return [
+            f"- {LIVE} No site named {agent.platform} is monitored, so I have no live data on it. "
+            "Add it on the Dashboard (Sites) and I will report its status, grade and findings."
+        ]
     return [f"- {LIVE} No monitored site matches; add sites on the Dashboard to have them watched."]
 
 
@@ -293,8 +316,11 @@ def _other_platforms_named(question: str, agent: AgentProfile, situation: Situat
     """Platform names in the question whose site is not in this agent's view."""
     lowered = question.lower()
     mine = {site.name.lower() for site in situation.sites}
-    return [AGENTS[other].platform for other in PLATFORM_AGENT_IDS
-            if other != agent.id and other not in mine and re.search(rf"(?<![a-z0-9]){other}(?![a-z0-9])", lowered)]
+    return [
+        AGENTS[other].platform
+        for other in PLATFORM_AGENT_IDS
+        if other != agent.id and other not in mine and re.search(rf"(?<![a-z0-9]){other}(?![a-z0-9])", lowered)
+    ]
 
 
 def _site_report(question: str, agent: AgentProfile, situation: Situation | None) -> list[str]:
@@ -305,32 +331,42 @@ def _site_report(question: str, agent: AgentProfile, situation: Situation | None
     elsewhere = _other_platforms_named(question, agent, situation)
     if elsewhere and not named:
         others = " and ".join(elsewhere)
-        return [f"I watch {agent.platform} only, so I have no live data on {others}. Ask Defense Command (it sees "
-                f"every site) or the {others} agent."]
+        return [
+            f"I watch {agent.platform} only, so I have no live data on {others}. Ask Defense Command (it sees "
+            f"every site) or the {others} agent."
+        ]
     targets = named or situation.sites
     lines: list[str] = []
     if len(targets) == 1:
         site = targets[0]
-        lines += [f"### Is {site.name} safe? {_verdict(site, situation.events_of(site), situation.findings_of(site))}",
-                  f"Live data from SecDash's monitor and scanner (lines marked {LIVE}):", *_site_facts(site, situation)]
+        lines += [
+            f"### Is {site.name} safe? {_verdict(site, situation.events_of(site), situation.findings_of(site))}",
+            f"Live data from SecDash's monitor and scanner (lines marked {LIVE}):",
+            *_site_facts(site, situation),
+        ]
         actions = _site_actions(site, situation, agent)
     else:
-        lines += [f"### {len(targets)} monitored sites", f"Live data from SecDash's monitor and scanner "
-                  f"(lines marked {LIVE}):"]
-        ranked = sorted(targets, key=lambda s: (("critical", "warning", "secure").index(s.status)
-                                                if s.status in ("critical", "warning", "secure") else 3, s.name))
+        lines += [f"### {len(targets)} monitored sites", f"Live data from SecDash's monitor and scanner (lines marked {LIVE}):"]
+        ranked = sorted(
+            targets,
+            key=lambda s: (
+                ("critical", "warning", "secure").index(s.status) if s.status in ("critical", "warning", "secure") else 3,
+                s.name,
+            ),
+        )
         for site in ranked:
             extras = [plural(len(situation.findings_of(site)), "open code finding")] if situation.findings_of(site) else []
             extras += [plural(len(situation.events_of(site)), "open event")] if situation.events_of(site) else []
-            lines.append(f"- {LIVE} **{site.name}**: {site_line(site)}"
-                         + (f", {plural(len(site.findings), 'header finding')}" if site.findings else "")
-                         + (f", {', '.join(extras)}" if extras else ""))
+            lines.append(
+                f"- {LIVE} **{site.name}**: {site_line(site)}"
+                + (f", {plural(len(site.findings), 'header finding')}" if site.findings else "")
+                + (f", {', '.join(extras)}" if extras else "")
+            )
         unsited = [e for e in situation.events if e.site is None]
         if unsited:
             lines.append(f"- {LIVE} {plural(len(unsited), 'open event')} not tied to a site")
         actions = [f"{site.name}: {action}" for site in ranked for action in _site_actions(site, situation, agent)]
-    hidden = max(situation.open_events - len(situation.events), 0) + max(
-        situation.open_findings - len(situation.findings), 0)
+    hidden = max(situation.open_events - len(situation.events), 0) + max(situation.open_findings - len(situation.findings), 0)
     if hidden:
         lines.append(f"- {LIVE} {hidden} more open events and findings are listed on the Dashboard")
     if actions:
@@ -352,14 +388,18 @@ def _live_context(agent: AgentProfile, situation: Situation | None) -> list[str]
         lines.append(f"- {LIVE} {site.name}: {site_line(site)}")
     if len(situation.sites) > 4:
         counts = Counter(site.label for site in situation.sites[4:])
-        lines.append(f"- {LIVE} and {len(situation.sites) - 4} more sites: "
-                     + ", ".join(f"{n} {label}" for label, n in sorted(counts.items())))
+        lines.append(
+            f"- {LIVE} and {len(situation.sites) - 4} more sites: "
+            + ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
+        )
     open_events = max(situation.open_events, len(situation.events))
     open_findings = max(situation.open_findings, len(situation.findings))
     if open_events or open_findings:
         ask = f"is {situation.sites[0].name} safe?" if len(situation.sites) == 1 else "are our sites safe?"
-        lines.append(f"- {LIVE} Open: {plural(open_events, 'security event')}, {plural(open_findings, 'code finding')} "
-                     f"(ask \"{ask}\" for each with what to do)")
+        lines.append(
+            f"- {LIVE} Open: {plural(open_events, 'security event')}, {plural(open_findings, 'code finding')} "
+            f'(ask "{ask}" for each with what to do)'
+        )
     return lines
 
 
@@ -389,8 +429,10 @@ def compose_answer(question: str, agent: AgentProfile, situation: Situation | No
     main = found[0]
     judged = threat.judge(question, situation)
     if judged.mode == "active" and main.id in CONTAINMENT:
-        lines += [f"**This reads as an attack going on now (threat level {judged.level}). Contain first:** "
-                  f"{CONTAINMENT[main.id]}.", ""]
+        lines += [
+            f"**This reads as an attack going on now (threat level {judged.level}). Contain first:** {CONTAINMENT[main.id]}.",
+            "",
+        ]
     lines += [f"### {main.title}", main.summary, "", "**Recommended actions:**"]
     lines += [f"{n}. {step}" for n, step in enumerate(main.mitigations, start=1)]
     for extra in found[1:]:

@@ -38,8 +38,7 @@ def _error(exc: Exception, timeout: float) -> LLMError:
 def _usage(usage: object | None) -> Usage | None:
     if usage is None:
         return None
-    return Usage(prompt_tokens=getattr(usage, "prompt_tokens", None),
-                 completion_tokens=getattr(usage, "completion_tokens", None))
+    return Usage(prompt_tokens=getattr(usage, "prompt_tokens", None), completion_tokens=getattr(usage, "completion_tokens", None))
 
 
 def _unsupported(exc: Exception) -> bool:
@@ -65,7 +64,8 @@ class OpenAICompatibleProvider:
         if self.stream_usage:
             try:
                 return await self.client.chat.completions.create(
-                    model=self.model, messages=messages, stream=True, stream_options={"include_usage": True})
+                    model=self.model, messages=messages, stream=True, stream_options={"include_usage": True}
+                )
             except Exception as exc:
                 if not _unsupported(exc):
                     raise _error(exc, self.timeout) from None
@@ -115,14 +115,16 @@ class OpenAICompatibleProvider:
         if self.json_schema:
             try:
                 response = await self.client.chat.completions.create(
-                    model=self.model, messages=task.messages(), response_format=response_format(schema))
+                    model=self.model, messages=task.messages(), response_format=response_format(schema)
+                )
             except Exception as exc:
                 if not _unsupported(exc):
                     raise _error(exc, self.timeout) from None
         if response is None:
             try:
                 response = await self.client.chat.completions.create(
-                    model=self.model, messages=task.messages(extra_system=schema_instructions(schema)))
+                    model=self.model, messages=task.messages(extra_system=schema_instructions(schema))
+                )
             except Exception as exc:
                 raise _error(exc, self.timeout) from None
             self.json_schema = False  # refused with the schema mode, accepted without it

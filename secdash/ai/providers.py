@@ -26,7 +26,9 @@ def get_provider(settings: Settings) -> Provider:
     key = (settings.LLM_BASE_URL, settings.LLM_API_KEY, settings.LLM_MODEL, settings.LLM_TIMEOUT_SECONDS, loop_id)
     if key not in _clients:
         _clients[key] = OpenAICompatibleProvider(
-            base_url=settings.LLM_BASE_URL or None, api_key=settings.LLM_API_KEY, model=settings.LLM_MODEL,
+            base_url=settings.LLM_BASE_URL or None,
+            api_key=settings.LLM_API_KEY,
+            model=settings.LLM_MODEL,
             timeout=settings.LLM_TIMEOUT_SECONDS,
         )
     return _clients[key]

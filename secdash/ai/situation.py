@@ -156,8 +156,9 @@ class Situation:
     def sites_named(self, text: str) -> tuple[SiteFact, ...]:
         """The sites whose name the text mentions as a word (case-insensitive)."""
         lowered = text.lower()
-        return tuple(site for site in self.sites
-                     if re.search(rf"(?<![a-z0-9]){re.escape(site.name.lower())}(?![a-z0-9])", lowered))
+        return tuple(
+            site for site in self.sites if re.search(rf"(?<![a-z0-9]){re.escape(site.name.lower())}(?![a-z0-9])", lowered)
+        )
 
     def events_of(self, site: SiteFact) -> tuple[EventFact, ...]:
         return tuple(event for event in self.events if event.site == site.name)
@@ -225,8 +226,10 @@ def _event_line(event: EventFact) -> str:
     where = f" at {event.file}:{event.line}" if event.file else ""
     rule = f", rule {event.rule}" if event.rule else ""
     site = f" on {event.site}" if event.site else ""
-    return (f"- [{event_label(event)}] {event.severity}{site}{rule}{where}, opened {when(event.created_at)}: "
-            f"{clip(finding_text(event))}")
+    return (
+        f"- [{event_label(event)}] {event.severity}{site}{rule}{where}, opened {when(event.created_at)}: "
+        f"{clip(finding_text(event))}"
+    )
 
 
 def _fit(lines: list[str], budget: int) -> list[str]:
@@ -247,10 +250,16 @@ def render(situation: Situation, max_chars: int = MAX_CONTEXT_CHARS) -> str:
     total_sites = max(len(situation.sites), situation.sites_total)
     open_events = max(situation.open_events, len(situation.events))
     open_findings = max(situation.open_findings, len(situation.findings))
-    labels = ", ".join(f"{sum(1 for s in situation.sites if s.label == label)} {label}"
-                       for label in ("ALERT", "CHECKING", "SECURE") if any(s.label == label for s in situation.sites))
-    summary = (f"Summary: {total_sites} site(s) monitored" + (f" ({labels})" if labels else "")
-               + f"; {open_events} open security events; {open_findings} open code findings.")
+    labels = ", ".join(
+        f"{sum(1 for s in situation.sites if s.label == label)} {label}"
+        for label in ("ALERT", "CHECKING", "SECURE")
+        if any(s.label == label for s in situation.sites)
+    )
+    summary = (
+        f"Summary: {total_sites} site(s) monitored"
+        + (f" ({labels})" if labels else "")
+        + f"; {open_events} open security events; {open_findings} open code findings."
+    )
     site_lines: list[str] = []
     for site in situation.sites[:MAX_SITES_RENDERED]:
         entry = f"- [site {site.name}] {clip(site.url, 100)}: {site_line(site)}"
@@ -258,9 +267,12 @@ def render(situation: Situation, max_chars: int = MAX_CONTEXT_CHARS) -> str:
         if missing:
             entry += f"\n  header findings: {'; '.join(missing)}"
         if site.recent_checks:
-            checks = ", ".join(f"{STATUS_LABELS.get(c.status, c.status)}"
-                               + (f"/{c.response_ms}ms" if c.response_ms is not None else "")
-                               + (f"/{clip(c.error, 40)}" if c.error else "") for c in site.recent_checks)
+            checks = ", ".join(
+                f"{STATUS_LABELS.get(c.status, c.status)}"
+                + (f"/{c.response_ms}ms" if c.response_ms is not None else "")
+                + (f"/{clip(c.error, 40)}" if c.error else "")
+                for c in site.recent_checks
+            )
             entry += f"\n  recent checks, newest first: {checks}"
         site_lines.append(entry)
     room = max_chars - len(summary) - 200
@@ -269,8 +281,10 @@ def render(situation: Situation, max_chars: int = MAX_CONTEXT_CHARS) -> str:
     lines += kept
     if total_sites > len(kept):
         lines.append(f"- ... {total_sites - len(kept)} more sites not listed")
-    for title, items, total in (("Open security events", situation.events, open_events),
-                                ("Open code findings", situation.findings, open_findings)):
+    for title, items, total in (
+        ("Open security events", situation.events, open_events),
+        ("Open code findings", situation.findings, open_findings),
+    ):
         lines.append(f"{title} ({total} open)" + (":" if total else ": none"))
         kept = _fit([_event_line(event) for event in items[:MAX_ITEMS_RENDERED]], room // 4)
         lines += kept

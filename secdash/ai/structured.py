@@ -21,14 +21,17 @@ FORMAT_MESSAGE = "The AI model's answer was not in the expected format"
 
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     """The `response_format` of the OpenAI JSON-schema mode (not strict: optional fields keep defaults)."""
-    return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(),
-                                                   "strict": False}}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},
+    }
 
 
 def schema_instructions(schema: type[BaseModel]) -> str:
     """What a server without JSON-schema mode is told instead (appended to the system prompt)."""
-    return ("Answer only with one JSON object that matches this JSON schema, without any other text:\n"
-            + json.dumps(schema.model_json_schema(), separators=(",", ":")))
+    return "Answer only with one JSON object that matches this JSON schema, without any other text:\n" + json.dumps(
+        schema.model_json_schema(), separators=(",", ":")
+    )
 
 
 def _candidates(text: str) -> list[str]:
@@ -39,7 +42,7 @@ def _candidates(text: str) -> list[str]:
         found.append(fence.group(1).strip())
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
-        found.append(text[start:end + 1])
+        found.append(text[start : end + 1])
     if start >= 0:
         found.append(text[start:])  # an object cut short: json-repair closes it
     return found

@@ -53,26 +53,109 @@ def _words(*patterns: str) -> re.Pattern[str]:
 
 # 1. Topic: (level, pattern); alternatives ending in \b are whole words, the others are prefixes.
 TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("critical", _words(r"breach", r"ransom", r"exfiltrat", r"compromised\b", r"data leak", r"leaked data",
-                        r"data (?:was |were |got )?stolen", r"stole (?:our|the) data", r"hacked\b", r"rootkit",
-                        r"backdoor", r"wiper\b")),
-    ("high", _words(r"d?dos\b", r"denial of service", r"flood", r"traffic spike", r"spiked?\b",
-                    r"requests? (?:per|a|an|/)\s*(?:second|sec|s|minute|min|hour)\b", r"[rq]ps\b",
-                    r"sql ?injection", r"sqli\b", r"inject", r"xss\b", r"cross.site scripting", r"malware",
-                    r"virus", r"trojan", r"worm\b", r"spyware", r"web ?shell", r"infected\b", r"brute.?forc",
-                    r"failed (?:log.?ins?|sign.?ins?|logins?|passwords?|authentication)",
-                    r"log.?in failures?", r"wrong passwords?", r"password (?:guess|spray)",
-                    r"guess(?:ing|es|ed)? (?:the )?passwords?", r"spraying\b", r"credential stuff", r"phish",
-                    r"spoof", r"impersonat", r"pretend(?:s|ing|ed)? to be", r"exploit", r"attack", r"intru",
-                    r"botnet", r"ssrf\b", r"remote code execution", r"rce\b", r"malicious", r"hijack",
-                    r"takeover", r"(?:aws|api|secret|access) keys?\b", r"leaked (?:key|token|secret|password)",
-                    r"hard.?coded")),
-    ("medium", _words(r"suspicious", r"port ?scan", r"scanning", r"vulnerab", r"misconfig", r"weak passwords?",
-                      r"outdated", r"cve\b", r"cve-", r"anomal", r"unusual", r"unpatched", r"expired? certificate",
-                      r"certificate expir", r"expir(?:es|ing|ed)\b", r"missing headers?", r"headers? missing",
-                      r"debug mode", r"publicly (?:readable|accessible|open)", r"open bucket", r"exposed\b",
-                      r"down\b", r"outage", r"offline\b", r"unavailable", r"unreachable", r"enumerat", r"scrap(?:e|ing|ed|er)",
-                      r"bots?\b", r"spam", r"locked out", r"lockouts?\b")),
+    (
+        "critical",
+        _words(
+            r"breach",
+            r"ransom",
+            r"exfiltrat",
+            r"compromised\b",
+            r"data leak",
+            r"leaked data",
+            r"data (?:was |were |got )?stolen",
+            r"stole (?:our|the) data",
+            r"hacked\b",
+            r"rootkit",
+            r"backdoor",
+            r"wiper\b",
+        ),
+    ),
+    (
+        "high",
+        _words(
+            r"d?dos\b",
+            r"denial of service",
+            r"flood",
+            r"traffic spike",
+            r"spiked?\b",
+            r"requests? (?:per|a|an|/)\s*(?:second|sec|s|minute|min|hour)\b",
+            r"[rq]ps\b",
+            r"sql ?injection",
+            r"sqli\b",
+            r"inject",
+            r"xss\b",
+            r"cross.site scripting",
+            r"malware",
+            r"virus",
+            r"trojan",
+            r"worm\b",
+            r"spyware",
+            r"web ?shell",
+            r"infected\b",
+            r"brute.?forc",
+            r"failed (?:log.?ins?|sign.?ins?|logins?|passwords?|authentication)",
+            r"log.?in failures?",
+            r"wrong passwords?",
+            r"password (?:guess|spray)",
+            r"guess(?:ing|es|ed)? (?:the )?passwords?",
+            r"spraying\b",
+            r"credential stuff",
+            r"phish",
+            r"spoof",
+            r"impersonat",
+            r"pretend(?:s|ing|ed)? to be",
+            r"exploit",
+            r"attack",
+            r"intru",
+            r"botnet",
+            r"ssrf\b",
+            r"remote code execution",
+            r"rce\b",
+            r"malicious",
+            r"hijack",
+            r"takeover",
+            r"(?:aws|api|secret|access) keys?\b",
+            r"leaked (?:key|token|secret|password)",
+            r"hard.?coded",
+        ),
+    ),
+    (
+        "medium",
+        _words(
+            r"suspicious",
+            r"port ?scan",
+            r"scanning",
+            r"vulnerab",
+            r"misconfig",
+            r"weak passwords?",
+            r"outdated",
+            r"cve\b",
+            r"cve-",
+            r"anomal",
+            r"unusual",
+            r"unpatched",
+            r"expired? certificate",
+            r"certificate expir",
+            r"expir(?:es|ing|ed)\b",
+            r"missing headers?",
+            r"headers? missing",
+            r"debug mode",
+            r"publicly (?:readable|accessible|open)",
+            r"open bucket",
+            r"exposed\b",
+            r"down\b",
+            r"outage",
+            r"offline\b",
+            r"unavailable",
+            r"unreachable",
+            r"enumerat",
+            r"scrap(?:e|ing|ed|er)",
+            r"bots?\b",
+            r"spam",
+            r"locked out",
+            r"lockouts?\b",
+        ),
+    ),
 )
 
 # 2. Mode.
@@ -81,36 +164,81 @@ _FILLER = re.compile(r"^(?:(?:so|and|but|ok|okay|hi|hey|hello|please|well|also|t
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|how|how's|is|are|am|was|were|do|does|did|why|when|where|which|who|whom|whose|any|"
     r"anything|explain|describe|tell|show|list|give|help|define|compare|summari[sz]e|teach|suggest|recommend|"
-    r"i (?:want|would like|wonder|need) to (?:know|understand|learn))\b", re.IGNORECASE)
+    r"i (?:want|would like|wonder|need) to (?:know|understand|learn))\b",
+    re.IGNORECASE,
+)
 _HYPOTHETICAL = re.compile(
     r"^(?:can|could|would|should|might|may|will|shall)\b|(?<![a-z])(?:risks?|risky|if|in case|what if|prevent\w*|"
     r"protect\w*|avoid\w*|defend\w*|best practices?|hypothetical\w*|theoretical\w*|in general|how to|could|might|"
-    r"would|ever)\b", re.IGNORECASE)
+    r"would|ever)\b",
+    re.IGNORECASE,
+)
 # Strong signs of "now": count in statements and in questions.
 _STRONG = _words(
     r"\d[\d,.]*\s*(?:k|m|x|%|\+)?\s+(?:\w+\s+){0,2}?(?:failed|log.?ins?|sign.?ins?|attempts?|requests?|reqs?|"
     r"connections?|hits?|packets?|queries|errors?|bots?|ips?|addresses|emails?|messages?|accounts?|passwords?|"
     r"sessions?|calls?|users?|times|hosts?|machines?|servers?|files?)\b",
     r"\d[\d,.]*\s*(?:k|m)?\s*(?:[rq]ps|req/s|/s|/sec|/min|(?:per|a|an) (?:second|sec|minute|min|hour|hr|day))\b",
-    r"\d+(?:\.\d+)?\s*x\b", r"(?:tens of )?(?:thousands|hundreds|millions|dozens|billions) of",
+    r"\d+(?:\.\d+)?\s*x\b",
+    r"(?:tens of )?(?:thousands|hundreds|millions|dozens|billions) of",
     r"(?:we|i)(?:'re| are| am|'m)? (?:see|seeing|get|getting|got|observe|observing|notice|noticing|detect|detecting)\b",
-    r"(?:are|do) we (?:see|seeing|get|getting)\b", r"we(?:'ve| have) (?:got|been getting|been seeing)\b",
+    r"(?:are|do) we (?:see|seeing|get|getting)\b",
+    r"we(?:'ve| have) (?:got|been getting|been seeing)\b",
 )
 # Weak signs of "now": count in statements only.
 _WEAK = _words(
-    r"right now", r"now\b", r"currently", r"at the moment", r"as we speak", r"on.?going", r"in progress",
-    r"still\b", r"keeps?\b", r"continu", r"today\b", r"this (?:morning|evening|afternoon)", r"tonight",
-    r"live\b", r"(?:is|are|went|goes|going) down\b", r"(?:is|are) offline", r"(?:is|are|got|was|were) hit\b",
-    r"hit by", r"under attack", r"being attacked", r"(?:is|are) being", r"(?:is|are) happening",
-    r"can(?:'t|not) keep up", r"overloaded", r"(?:lots|tons|loads|a lot|a flood|a wave|a burst|a spike) of",
+    r"right now",
+    r"now\b",
+    r"currently",
+    r"at the moment",
+    r"as we speak",
+    r"on.?going",
+    r"in progress",
+    r"still\b",
+    r"keeps?\b",
+    r"continu",
+    r"today\b",
+    r"this (?:morning|evening|afternoon)",
+    r"tonight",
+    r"live\b",
+    r"(?:is|are|went|goes|going) down\b",
+    r"(?:is|are) offline",
+    r"(?:is|are|got|was|were) hit\b",
+    r"hit by",
+    r"under attack",
+    r"being attacked",
+    r"(?:is|are) being",
+    r"(?:is|are) happening",
+    r"can(?:'t|not) keep up",
+    r"overloaded",
+    r"(?:lots|tons|loads|a lot|a flood|a wave|a burst|a spike) of",
     r"many\b",
     r"(?:attacking|encrypting|spreading|scanning|scraping|guessing|probing|targeting|trying|spamming|"
     r"brute.?forcing|exfiltrating|stealing|leaking|dumping|flooding|hitting|hammering|crashing|failing|"
     r"enumerating|sending|posting|slamming|overwhelming)\b",
 )
-_HARM = _words(r"down\b", r"outage", r"offline\b", r"unavailable", r"unreachable", r"crash", r"can(?:'t|not) keep up",
-               r"overloaded", r"overwhelm", r"not loading", r"encrypt", r"ransom", r"exfiltrat", r"stol(?:e|en)\b",
-               r"steal", r"leak", r"dumped", r"deleted", r"defaced", r"wiped")
+_HARM = _words(
+    r"down\b",
+    r"outage",
+    r"offline\b",
+    r"unavailable",
+    r"unreachable",
+    r"crash",
+    r"can(?:'t|not) keep up",
+    r"overloaded",
+    r"overwhelm",
+    r"not loading",
+    r"encrypt",
+    r"ransom",
+    r"exfiltrat",
+    r"stol(?:e|en)\b",
+    r"steal",
+    r"leak",
+    r"dumped",
+    r"deleted",
+    r"defaced",
+    r"wiped",
+)
 
 
 @dataclass(frozen=True)
@@ -168,12 +296,16 @@ def situation_floor(situation: Situation | None, text: str = "") -> tuple[str, l
         elif site.status == "warning" and site.probed:
             floor = highest(floor, "medium")
             reasons.append(f"{site.name} is CHECKING" + (f" (grade {site.grade})" if site.grade else ""))
-    attacks = [e for e in situation.events if e.event_type == "attack_detected" and e.severity == "high"
-               and (e.site in names or len(sites) == len(situation.sites))]
+    attacks = [
+        e
+        for e in situation.events
+        if e.event_type == "attack_detected" and e.severity == "high" and (e.site in names or len(sites) == len(situation.sites))
+    ]
     if attacks:
         floor = highest(floor, "medium")
-        reasons.append(f"{len(attacks)} open high-severity attack event(s)"
-                       + (f" on {attacks[0].site}" if attacks[0].site else ""))
+        reasons.append(
+            f"{len(attacks)} open high-severity attack event(s)" + (f" on {attacks[0].site}" if attacks[0].site else "")
+        )
     return floor, reasons
 
 
@@ -212,8 +344,9 @@ def judge(text: str, situation: Situation | None = None) -> Judgement:
     floor, why = situation_floor(situation, text or "")
     if LEVELS.index(floor) > LEVELS.index(level):
         reasons += why
-    return Judgement(level=highest(level, floor), mode=mode, topic_level=topic_level, floor=floor, hits=tuple(hits),
-                     reasons=tuple(reasons))
+    return Judgement(
+        level=highest(level, floor), mode=mode, topic_level=topic_level, floor=floor, hits=tuple(hits), reasons=tuple(reasons)
+    )
 
 
 def with_model(judgement: Judgement, model_level: str) -> str:

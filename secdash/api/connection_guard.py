@@ -45,8 +45,7 @@ class LiveChannelGuard:
             if "sid" not in query and not self.connects.hit(self.per_minute, address):
                 return await _refuse_http(send)
             return await self.app(scope, receive, send)
-        if self.open[address] >= self.settings.WS_CONNECTIONS_PER_CLIENT or not self.connects.hit(
-                self.per_minute, address):
+        if self.open[address] >= self.settings.WS_CONNECTIONS_PER_CLIENT or not self.connects.hit(self.per_minute, address):
             return await _refuse_websocket(receive, send)
         self.open[address] += 1
         try:
@@ -65,7 +64,15 @@ async def _refuse_websocket(receive, send) -> None:
 
 async def _refuse_http(send) -> None:
     body = b'{"message":"Too many connections from this address. Try again in a minute."}'
-    await send({"type": "http.response.start", "status": 429,
-                "headers": [(b"content-type", b"application/json"), (b"retry-after", b"60"),
-                            (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"60"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

@@ -50,8 +50,11 @@ async def health() -> HealthPublic:
 
 
 @fallback_router.api_route(
-    "/api/{rest:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"], include_in_schema=False,
-    response_model=None, status_code=404,
+    "/api/{rest:path}",
+    methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+    include_in_schema=False,
+    response_model=None,
+    status_code=404,
 )
 async def unknown_api_path(rest: str) -> JSONResponse:
     """No route has this path (a path with routes but not this method is the request guard's 405)."""
@@ -68,8 +71,12 @@ def methods_by_path(api: FastAPI) -> Callable[[str], frozenset[str]]:
         if not table:
             for context in iter_route_contexts(api.routes):
                 route = context.original_route
-                if (isinstance(route, Route) and route.methods and route.endpoint is not unknown_api_path
-                        and (context.path or "").startswith("/api/")):
+                if (
+                    isinstance(route, Route)
+                    and route.methods
+                    and route.endpoint is not unknown_api_path
+                    and (context.path or "").startswith("/api/")
+                ):
                     regex, _, convertors = compile_path(context.path)
                     table.append((regex, bool(convertors), frozenset(route.methods)))
         fixed: set[str] = set()
@@ -149,16 +156,28 @@ def create_api() -> FastAPI:
     api.trusted_proxies = tuple(getattr(settings, "trusted_proxies", ()))
     api.openapi = _true_openapi(api)  # type: ignore[method-assign]
     # Outermost first: SecurityHeaders wraps the whole stack (SecDashAPI), then this guard.
-    api.add_middleware(RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS,
-                       methods_of=methods_by_path(api))
+    api.add_middleware(
+        RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS, methods_of=methods_by_path(api)
+    )
     api.add_exception_handler(DomainError, _domain_error)
     api.add_exception_handler(LLMError, _llm_error)
     api.add_exception_handler(RequestValidationError, _validation_error)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(Exception, _unexpected_error)
     routers = (
-        health_router, auth.router, history.router, dashboard.router, defense.router, jobs.router, demo_sites_router,
-        ai_systems.router, battle.router, fixes.router, code_project.router, artifacts.router, preview.router,
+        health_router,
+        auth.router,
+        history.router,
+        dashboard.router,
+        defense.router,
+        jobs.router,
+        demo_sites_router,
+        ai_systems.router,
+        battle.router,
+        fixes.router,
+        code_project.router,
+        artifacts.router,
+        preview.router,
         alerting.router,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last

@@ -121,8 +121,13 @@ async def _reject(send: Send, status: int, message: str, extra: list[tuple[bytes
 class SecurityHeaders:
     """Adds the security headers to every HTTP response that does not set them itself."""
 
-    def __init__(self, app: ASGIApp, build_dir: Path | None = None, recheck_seconds: float = 2.0,
-                 trusted_proxies: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = ()) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        build_dir: Path | None = None,
+        recheck_seconds: float = 2.0,
+        trusted_proxies: tuple[Any, ...] | Callable[[], tuple[Any, ...]] = (),
+    ) -> None:
         self.app = app
         self.build_dir = build_dir
         self.recheck_seconds = recheck_seconds
@@ -232,9 +237,14 @@ def _is_json(content_type: bytes | None) -> bool:
 class RequestGuard:
     """Methods, body size and body text checks, before anything else reads the request."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int = 256 * 1024, prefix: str = "/api/",
-                 body_caps: tuple[tuple[re.Pattern[str], int], ...] = (),
-                 methods_of: Callable[[str], frozenset[str]] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int = 256 * 1024,
+        prefix: str = "/api/",
+        body_caps: tuple[tuple[re.Pattern[str], int], ...] = (),
+        methods_of: Callable[[str], frozenset[str]] | None = None,
+    ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.prefix = prefix
@@ -319,4 +329,3 @@ def _check_json(body: bytes) -> str | None:
     except ValueError:
         return None
     return _text_problem(parsed)
-

@@ -125,8 +125,15 @@ SIGNED_IN_ERRORS = errors(400, 401, 413)
 MODEL_ERRORS = errors(429, 502, 503, 504)
 
 
-def text(max_length: int, description: str = "", default: str = "", *, required: bool = False,
-         not_blank: bool = False, min_length: int = 0) -> Any:
+def text(
+    max_length: int,
+    description: str = "",
+    default: str = "",
+    *,
+    required: bool = False,
+    not_blank: bool = False,
+    min_length: int = 0,
+) -> Any:
     """A text field of a request body whose length the service checks: one rule and one message for
     the API and the UI (which calls the same service). The limits are documented here (maxLength; a
     required field, a text that may not be blank or empty), not enforced by pydantic, whose message would
@@ -145,8 +152,9 @@ def integer_text(minimum: int, maximum: int) -> WithJsonSchema:
     """How a query parameter the service reads from text (in its own words) is documented: an integer from
     `minimum` to `maximum`, or empty for the default as when left out (the service may accept more: leading
     zeros, spaces)."""
-    return WithJsonSchema({"anyOf": [{"type": "integer", "minimum": minimum, "maximum": maximum},
-                                     {"type": "string", "enum": [""]}]})
+    return WithJsonSchema(
+        {"anyOf": [{"type": "integer", "minimum": minimum, "maximum": maximum}, {"type": "string", "enum": [""]}]}
+    )
 
 
 def choice_text(values: Iterable[str | None]) -> WithJsonSchema:
@@ -155,4 +163,3 @@ def choice_text(values: Iterable[str | None]) -> WithJsonSchema:
     choices = list(values)
     kinds = ["string", "null"] if None in choices else "string"
     return WithJsonSchema({"type": kinds, "enum": choices})
-

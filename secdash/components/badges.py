@@ -45,8 +45,11 @@ def event_severity_badge(severity: rx.Var[str]) -> rx.Component:
     """Security-event severity: high red, medium amber, low blue."""
     return rx.el.span(
         severity,
-        class_name=rx.match(severity, *[(k, f"{_BADGE} {v}") for k, v in _EVENT_SEVERITY],
-                            f"{_BADGE} bg-sky-500/15 text-sky-300 border-sky-500/40"),
+        class_name=rx.match(
+            severity,
+            *[(k, f"{_BADGE} {v}") for k, v in _EVENT_SEVERITY],
+            f"{_BADGE} bg-sky-500/15 text-sky-300 border-sky-500/40",
+        ),
     )
 
 
@@ -61,6 +64,9 @@ def agent_status_badge(status: rx.Var[str]) -> rx.Component:
     """Agent status: monitoring green (also when there is no record), fighting red, analyzing yellow, secured blue."""
     return rx.el.span(
         status,
-        class_name=rx.match(status, *[(k, f"{_BADGE} {v}") for k, v in _AGENT_STATUS],
-                            f"{_BADGE} bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
+        class_name=rx.match(
+            status,
+            *[(k, f"{_BADGE} {v}") for k, v in _AGENT_STATUS],
+            f"{_BADGE} bg-emerald-500/15 text-emerald-300 border-emerald-500/40",
+        ),
     )

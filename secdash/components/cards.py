@@ -8,11 +8,15 @@ CARD = "rounded-xl border border-slate-800 bg-slate-900/60 p-4"
 
 
 def card(*children, title: str = "", extra: rx.Component | None = None, **props) -> rx.Component:
-    header = rx.el.div(
-        rx.el.h3(title, class_name="font-semibold text-slate-100"),
-        extra or rx.fragment(),
-        class_name="mb-3 flex items-center justify-between gap-2",
-    ) if title else rx.fragment()
+    header = (
+        rx.el.div(
+            rx.el.h3(title, class_name="font-semibold text-slate-100"),
+            extra or rx.fragment(),
+            class_name="mb-3 flex items-center justify-between gap-2",
+        )
+        if title
+        else rx.fragment()
+    )
     return rx.el.section(header, *children, class_name=props.pop("class_name", CARD), **props)
 
 

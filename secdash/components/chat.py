@@ -21,8 +21,11 @@ _BADGE = "inline-flex rounded border px-1.5 py-0.5 text-[10px] font-bold upperca
 def threat_badge(level) -> rx.Component:
     return rx.cond(
         level != "",
-        rx.el.span(level, class_name=rx.match(level, *[(k, f"{_BADGE} {v}") for k, v in THREAT_CLASSES], _BADGE),
-                   data_testid="threat-badge"),
+        rx.el.span(
+            level,
+            class_name=rx.match(level, *[(k, f"{_BADGE} {v}") for k, v in THREAT_CLASSES], _BADGE),
+            data_testid="threat-badge",
+        ),
         rx.fragment(),
     )
 
@@ -47,17 +50,21 @@ def bubble(line: ChatLine, show_threat: bool = False) -> rx.Component:
     agent = line.sender == "agent"
     return rx.el.div(
         rx.el.div(
-            rx.cond(agent, safe_markdown(line.text),
-                    rx.el.p(line.text, class_name="whitespace-pre-wrap")),
+            rx.cond(agent, safe_markdown(line.text), rx.el.p(line.text, class_name="whitespace-pre-wrap")),
             rx.el.div(
-                rx.el.span(line.time, class_name=rx.cond(agent, "font-mono text-[10px] text-slate-400",
-                                                         "font-mono text-[10px] text-cyan-50")),
+                rx.el.span(
+                    line.time,
+                    class_name=rx.cond(agent, "font-mono text-[10px] text-slate-400", "font-mono text-[10px] text-cyan-50"),
+                ),
                 threat_badge(line.threat_level) if show_threat else rx.fragment(),
                 engine_label(line.engine),
                 class_name="mt-1 flex items-center gap-2",
             ),
-            class_name=rx.cond(agent, "max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
-                               "max-w-[85%] rounded-lg bg-cyan-700 px-3 py-2 text-sm text-white"),
+            class_name=rx.cond(
+                agent,
+                "max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
+                "max-w-[85%] rounded-lg bg-cyan-700 px-3 py-2 text-sm text-white",
+            ),
         ),
         class_name=rx.cond(agent, "flex justify-start", "flex justify-end"),
         data_testid=rx.cond(agent, "agent-message", "user-message"),
@@ -71,10 +78,13 @@ def streaming_bubble(partial) -> rx.Component:
             rx.cond(
                 partial != "",
                 safe_markdown(partial),
-                rx.el.span(rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400"),
-                           rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:150ms]"),
-                           rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:300ms]"),
-                           class_name="flex gap-1 py-1", aria_label="Agent is typing"),
+                rx.el.span(
+                    rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400"),
+                    rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:150ms]"),
+                    rx.el.span(class_name="h-2 w-2 animate-bounce rounded-full bg-slate-400 [animation-delay:300ms]"),
+                    class_name="flex gap-1 py-1",
+                    aria_label="Agent is typing",
+                ),
             ),
             class_name="max-w-[85%] rounded-lg bg-slate-800 px-3 py-2 text-sm text-slate-100",
         ),
@@ -91,32 +101,58 @@ def composer(*, state, busy, can_send, placeholder: str, stop=None, waiting=None
     While a reply streams (`busy`) the box is read-only and aria-busy, never disabled: a disabled box loses the
     keyboard focus (to <body>) after every message. The server refuses a second send meanwhile (StreamGuard);
     a send by the button gives the focus back to the box."""
-    send_button = rx.el.button(rx.icon("send", class_name="w-4 h-4"), type="button",
-                               on_click=[state.send, rx.set_focus(input_id)],
-                               disabled=~can_send, aria_label="Send",
-                               class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 disabled:opacity-40")
-    button = send_button if stop is None else rx.cond(
-        waiting,
-        rx.el.button(rx.icon("square", class_name="w-4 h-4"), type="button", on_click=stop, aria_label="Stop",
-                     class_name="rounded-md border border-red-500/60 px-3 py-2 text-red-300"),
-        send_button,
+    send_button = rx.el.button(
+        rx.icon("send", class_name="w-4 h-4"),
+        type="button",
+        on_click=[state.send, rx.set_focus(input_id)],
+        disabled=~can_send,
+        aria_label="Send",
+        class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950 disabled:opacity-40",
+    )
+    button = (
+        send_button
+        if stop is None
+        else rx.cond(
+            waiting,
+            rx.el.button(
+                rx.icon("square", class_name="w-4 h-4"),
+                type="button",
+                on_click=stop,
+                aria_label="Stop",
+                class_name="rounded-md border border-red-500/60 px-3 py-2 text-red-300",
+            ),
+            send_button,
+        )
     )
     length = state.draft.length()
     counter = rx.cond(
         length > COUNTER_FROM,
-        rx.el.p(length.to_string(), f" / {MAX_MESSAGE_LENGTH:,} characters",
-                rx.cond(length > MAX_MESSAGE_LENGTH, " (too long to send)", ""),
-                class_name=rx.cond(length > MAX_MESSAGE_LENGTH, "text-red-300", "text-slate-400") + " mt-1 text-right text-xs",
-                aria_live="polite", data_testid="chat-counter"),
+        rx.el.p(
+            length.to_string(),
+            f" / {MAX_MESSAGE_LENGTH:,} characters",
+            rx.cond(length > MAX_MESSAGE_LENGTH, " (too long to send)", ""),
+            class_name=rx.cond(length > MAX_MESSAGE_LENGTH, "text-red-300", "text-slate-400") + " mt-1 text-right text-xs",
+            aria_live="polite",
+            data_testid="chat-counter",
+        ),
         rx.fragment(),
     )
     return rx.el.div(
         rx.el.div(
-            rx.el.input(id=input_id, name=input_id, value=state.draft, on_change=state.set_draft,
-                        on_key_down=state.key_down, placeholder=placeholder, read_only=busy, aria_busy=busy,
-                        auto_complete="off", aria_label=placeholder,
-                        class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
-                        "text-slate-100 read-only:opacity-60"),
+            rx.el.input(
+                id=input_id,
+                name=input_id,
+                value=state.draft,
+                on_change=state.set_draft,
+                on_key_down=state.key_down,
+                placeholder=placeholder,
+                read_only=busy,
+                aria_busy=busy,
+                auto_complete="off",
+                aria_label=placeholder,
+                class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
+                "text-slate-100 read-only:opacity-60",
+            ),
             button,
             class_name="flex gap-2",
         ),

@@ -16,18 +16,26 @@ _ESCAPE_CLOSES = rx.Var(
 def chat_widget() -> rx.Component:
     panel = rx.el.div(
         rx.el.div(
-            rx.el.span(rx.icon("shield", class_name="w-4 h-4 text-cyan-300"), "Defense Command",
-                       class_name="flex items-center gap-2 font-semibold"),
-            rx.el.button(rx.icon("x", class_name="w-4 h-4"), on_click=[ChatWidgetState.toggle, rx.set_focus(TOGGLE_ID)],
-                         aria_label="Close chat",
-                         class_name="rounded p-1 hover:bg-slate-800"),
+            rx.el.span(
+                rx.icon("shield", class_name="w-4 h-4 text-cyan-300"),
+                "Defense Command",
+                class_name="flex items-center gap-2 font-semibold",
+            ),
+            rx.el.button(
+                rx.icon("x", class_name="w-4 h-4"),
+                on_click=[ChatWidgetState.toggle, rx.set_focus(TOGGLE_ID)],
+                aria_label="Close chat",
+                class_name="rounded p-1 hover:bg-slate-800",
+            ),
             class_name="flex items-center justify-between border-b border-slate-800 px-3 py-2",
         ),
         rx.auto_scroll(
             rx.cond(
                 (ChatWidgetState.lines.length() == 0) & ~ChatWidgetState.streaming,
-                rx.el.p("Ask the defense assistant about threats, headers or incidents.",
-                        class_name="p-4 text-center text-sm text-slate-400"),
+                rx.el.p(
+                    "Ask the defense assistant about threats, headers or incidents.",
+                    class_name="p-4 text-center text-sm text-slate-400",
+                ),
                 rx.fragment(),
             ),
             rx.foreach(ChatWidgetState.lines, lambda line: bubble(line)),
@@ -38,9 +46,15 @@ def chat_widget() -> rx.Component:
             aria_label="Conversation",
         ),
         rx.el.div(
-            composer(state=ChatWidgetState, busy=ChatWidgetState.streaming, can_send=ChatWidgetState.can_send,
-                     placeholder="Message defense command",
-                     stop=ChatWidgetState.stop, waiting=ChatWidgetState.streaming, input_id=INPUT_ID),
+            composer(
+                state=ChatWidgetState,
+                busy=ChatWidgetState.streaming,
+                can_send=ChatWidgetState.can_send,
+                placeholder="Message defense command",
+                stop=ChatWidgetState.stop,
+                waiting=ChatWidgetState.streaming,
+                input_id=INPUT_ID,
+            ),
             class_name="border-t border-slate-800 p-3",
         ),
         # 600 px high as the spec says, but never taller or wider than the screen it opens on. While the phone

@@ -30,7 +30,6 @@ def not_yet_available(title: str, what: str) -> rx.Component:
                 "No data is shown here until this module is running on real sources.",
                 class_name="text-slate-400 text-sm",
             ),
-            class_name="flex flex-col items-center gap-3 rounded-xl border border-dashed "
-            "border-slate-700 bg-slate-900/60 p-10",
+            class_name="flex flex-col items-center gap-3 rounded-xl border border-dashed border-slate-700 bg-slate-900/60 p-10",
         ),
     )

@@ -41,8 +41,10 @@ def _nav_link(route: str, label: str, icon: str, active_route: str, vertical: bo
 def _nav_links(active_route: str, vertical: bool = False) -> rx.Component:
     return rx.el.nav(
         *[_nav_link(route, label, icon, active_route, vertical) for route, label, icon in NAV_ITEMS],
-        *[rx.cond(AuthState.is_admin, _nav_link(route, label, icon, active_route, vertical), rx.fragment())
-          for route, label, icon in ADMIN_NAV_ITEMS],
+        *[
+            rx.cond(AuthState.is_admin, _nav_link(route, label, icon, active_route, vertical), rx.fragment())
+            for route, label, icon in ADMIN_NAV_ITEMS
+        ],
         aria_label="Main navigation",
         class_name="flex flex-col gap-1" if vertical else "hidden xl:flex items-center gap-0.5",
     )
@@ -111,8 +113,12 @@ def shell(content: rx.Component, active_route: str) -> rx.Component:
         rx.el.div(
             nav_bar(active_route),
             # Room below the content for the floating chat button on small screens.
-            rx.el.main(content, class_name="mx-auto max-w-7xl px-4 pt-6 pb-6" if active_route in OWN_CHAT_ROUTES
-                       else "mx-auto max-w-7xl px-4 pt-6 pb-24 lg:pb-6"),
+            rx.el.main(
+                content,
+                class_name="mx-auto max-w-7xl px-4 pt-6 pb-6"
+                if active_route in OWN_CHAT_ROUTES
+                else "mx-auto max-w-7xl px-4 pt-6 pb-24 lg:pb-6",
+            ),
             widget_closer() if active_route in OWN_CHAT_ROUTES else chat_widget(),
             class_name="min-h-screen bg-slate-950 text-slate-100",
         ),

@@ -95,8 +95,12 @@ def _pool(pool: Pool) -> ProcessPool:
         running = _pools.get(pool.name)
         if running is None or not running.active:
             # spawn: a worker starts clean, without the server's threads, locks or open connections.
-            running = ProcessPool(max_workers=pool.workers, initializer=_start_worker, initargs=(pool.memory_mb,),
-                                  context=multiprocessing.get_context("spawn"))
+            running = ProcessPool(
+                max_workers=pool.workers,
+                initializer=_start_worker,
+                initargs=(pool.memory_mb,),
+                context=multiprocessing.get_context("spawn"),
+            )
             _pools[pool.name] = running
         return running
 

@@ -83,12 +83,8 @@ class Settings(BaseSettings):
     LOGIN_IP_WINDOW_SECONDS: int = Field(
         60, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_IP_WINDOW_SECONDS", "LOGIN_IP_WINDOW_SECONDS")
     )
-    LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(
-        50, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT")
-    )
-    LOGIN_ACCOUNT_WINDOW_SECONDS: int = Field(
-        900, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_WINDOW_SECONDS")
-    )
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(50, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT"))
+    LOGIN_ACCOUNT_WINDOW_SECONDS: int = Field(900, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_WINDOW_SECONDS"))
     # Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs); empty: none.
     TRUSTED_PROXIES: str = Field("", validation_alias=AliasChoices("SECDASH_TRUSTED_PROXIES"))
     # A session unused (by the user, not by background refreshes) this long is signed out.
@@ -121,9 +117,7 @@ class Settings(BaseSettings):
     @property
     def login_attempt_retention_seconds(self) -> int:
         """How long a failed login matters: the longest of the lockout windows."""
-        return max(
-            self.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS, self.LOGIN_IP_WINDOW_SECONDS, self.LOGIN_ACCOUNT_WINDOW_SECONDS
-        )
+        return max(self.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS, self.LOGIN_IP_WINDOW_SECONDS, self.LOGIN_ACCOUNT_WINDOW_SECONDS)
 
     @property
     def database_url(self) -> str:
@@ -154,8 +148,10 @@ class Settings(BaseSettings):
         """The allowed browser origins; never a wildcard, since requests carry credentials."""
         listed = [o.strip().rstrip("/") for o in self.CORS_ALLOWED_ORIGINS.split(",") if o.strip()]
         if any(o in ("*", "null") or "*" in o for o in listed):
-            raise ValueError("REFLEX_CORS_ALLOWED_ORIGINS must list exact origins (https://host[:port]); "
-                             "'*' and 'null' are refused because the app's requests carry credentials")
+            raise ValueError(
+                "REFLEX_CORS_ALLOWED_ORIGINS must list exact origins (https://host[:port]); "
+                "'*' and 'null' are refused because the app's requests carry credentials"
+            )
         return listed or [f"http://127.0.0.1:{self.PORT}", f"http://localhost:{self.PORT}"]
 
     @property

@@ -84,9 +84,7 @@ def create_access_token(*, user_id: int, session_id: str, ttl_seconds: int, secr
 def decode_access_token(token: str, *, secret: str) -> TokenClaims:
     """Verify signature (HS256 only), expiry and required claims; raise InvalidToken otherwise."""
     try:
-        payload = jwt.decode(
-            token, secret, algorithms=[ALGORITHM], options={"require": _REQUIRED_CLAIMS}
-        )
+        payload = jwt.decode(token, secret, algorithms=[ALGORITHM], options={"require": _REQUIRED_CLAIMS})
         return TokenClaims(
             user_id=int(payload["sub"]),
             session_id=str(payload["sid"]),

@@ -201,7 +201,12 @@ async def _facts(request: Request, slug: str, endpoint: str, body: bytes) -> tup
 
 
 async def _arrive(
-    request: Request, facts: RequestFacts, client: str, mark: DrillMark | None, *, monitor: bool = False,
+    request: Request,
+    facts: RequestFacts,
+    client: str,
+    mark: DrillMark | None,
+    *,
+    monitor: bool = False,
 ) -> tuple[int | None, tuple[str, int] | None]:
     """Log the request as it arrives (status 0), then apply the site's current defense to it: the id of the log
     row and the refusing rule (if any). Rate limits count this client's requests logged before this one, so

@@ -26,15 +26,23 @@ _KINDS: dict[str, JobKind] = {}
 
 
 def register(
-    name: str, *, topic: str | None = None, shared: bool = False, requeue_on_interrupt: bool = False,
+    name: str,
+    *,
+    topic: str | None = None,
+    shared: bool = False,
+    requeue_on_interrupt: bool = False,
     max_attempts: int = 1,
 ) -> Callable[[Handler], Handler]:
     """Decorator: `handler` runs the jobs of kind `name`."""
 
     def decorate(handler: Handler) -> Handler:
         _KINDS[name] = JobKind(
-            name=name, handler=handler, topic=topic or f"jobs:{name}", shared=shared,
-            requeue_on_interrupt=requeue_on_interrupt, max_attempts=max(1, max_attempts),
+            name=name,
+            handler=handler,
+            topic=topic or f"jobs:{name}",
+            shared=shared,
+            requeue_on_interrupt=requeue_on_interrupt,
+            max_attempts=max(1, max_attempts),
         )
         return handler
 

@@ -25,6 +25,7 @@ from secdash.models.jobs import FINISHED_STATUSES, JobLevel, JobStatus
 
 log = logging.getLogger(__name__)
 
+
 def worker_id() -> str:
     """This process, as host:pid (read when asked: server workers are forked after this module is imported)."""
     return f"{socket.gethostname()[:40]}:{os.getpid()}"

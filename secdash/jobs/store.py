@@ -255,7 +255,8 @@ async def requeue_forgotten(older_than: timedelta, *, now: datetime | None = Non
     moment = now or utcnow()
     async with session_scope() as session:
         result = await session.exec(  # type: ignore[call-overload]
-            update(Job).execution_options(synchronize_session=False)
+            update(Job)
+            .execution_options(synchronize_session=False)
             .where(col(Job.status) == JobStatus.queued.value, col(Job.heartbeat_at) < moment - older_than)
             .values(heartbeat_at=moment)
             .returning(Job.id)

@@ -109,8 +109,9 @@ class NotificationDelivery(SQLModel, table=True):
     subject: str = Field(default="", max_length=200)
     title: str = Field(default="", max_length=250)
     body: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
-    outcome: DeliveryOutcome = _enum(DeliveryOutcome, name="ck_notification_deliveries_outcome", length=16,
-                                     default=DeliveryOutcome.pending)
+    outcome: DeliveryOutcome = _enum(
+        DeliveryOutcome, name="ck_notification_deliveries_outcome", length=16, default=DeliveryOutcome.pending
+    )
     attempts: int = 0
     error: str | None = Field(default=None, max_length=1000)
     job_id: int | None = Field(default=None, foreign_key="jobs.id", ondelete="SET NULL")

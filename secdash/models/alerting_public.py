@@ -29,9 +29,17 @@ class ChannelPublic(PublicModel):
     @classmethod
     def of(cls, row: NotificationChannel) -> ChannelPublic:
         assert row.id is not None
-        return cls(id=row.id, name=row.name, service=row.service, url=row.url_masked, enabled=row.enabled,
-                   allow_private=row.allow_private, last_test_at=row.last_test_at, last_test_ok=row.last_test_ok,
-                   created_at=row.created_at)
+        return cls(
+            id=row.id,
+            name=row.name,
+            service=row.service,
+            url=row.url_masked,
+            enabled=row.enabled,
+            allow_private=row.allow_private,
+            last_test_at=row.last_test_at,
+            last_test_ok=row.last_test_ok,
+            created_at=row.created_at,
+        )
 
 
 class RulePublic(PublicModel):
@@ -43,8 +51,13 @@ class RulePublic(PublicModel):
 
     @classmethod
     def of(cls, row: NotificationRule, label: str) -> RulePublic:
-        return cls(kind=row.kind, label=label, enabled=row.enabled, channel_ids=list(row.channel_ids or []),
-                   params=dict(row.params or {}))
+        return cls(
+            kind=row.kind,
+            label=label,
+            enabled=row.enabled,
+            channel_ids=list(row.channel_ids or []),
+            params=dict(row.params or {}),
+        )
 
 
 class AlertingSettingsPublic(PublicModel):
@@ -56,8 +69,13 @@ class AlertingSettingsPublic(PublicModel):
 
     @classmethod
     def of(cls, row: AlertingSettings) -> AlertingSettingsPublic:
-        return cls(reminder_minutes=row.reminder_minutes, recovery_seconds=row.recovery_seconds,
-                   quiet_enabled=row.quiet_enabled, quiet_start=row.quiet_start, quiet_end=row.quiet_end)
+        return cls(
+            reminder_minutes=row.reminder_minutes,
+            recovery_seconds=row.recovery_seconds,
+            quiet_enabled=row.quiet_enabled,
+            quiet_start=row.quiet_start,
+            quiet_end=row.quiet_end,
+        )
 
 
 class RulesPublic(PublicModel):
@@ -81,6 +99,16 @@ class DeliveryPublic(PublicModel):
     @classmethod
     def of(cls, row: NotificationDelivery) -> DeliveryPublic:
         assert row.id is not None
-        return cls(id=row.id, channel_id=row.channel_id, channel_name=row.channel_name, kind=row.kind,
-                   title=row.title, body=row.body, outcome=row.outcome, attempts=row.attempts, error=row.error,
-                   created_at=row.created_at, finished_at=row.finished_at)
+        return cls(
+            id=row.id,
+            channel_id=row.channel_id,
+            channel_name=row.channel_name,
+            kind=row.kind,
+            title=row.title,
+            body=row.body,
+            outcome=row.outcome,
+            attempts=row.attempts,
+            error=row.error,
+            created_at=row.created_at,
+            finished_at=row.finished_at,
+        )

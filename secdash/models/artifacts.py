@@ -51,8 +51,7 @@ class Artifact(SQLModel, table=True):
     name: str = Field(default="", max_length=100)
     version: int = 0  # the newest version's number (0 until the first one exists)
     html_content: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
-    status: ArtifactStatus = _enum(ArtifactStatus, name="ck_artifacts_status", length=16,
-                                   default=ArtifactStatus.generating)
+    status: ArtifactStatus = _enum(ArtifactStatus, name="ck_artifacts_status", length=16, default=ArtifactStatus.generating)
     job_id: int | None = Field(default=None, foreign_key="jobs.id", ondelete="SET NULL")
     prompt: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]  # of the generation running or last run
     draft: str | None = Field(default=None, sa_type=Text)  # type: ignore[call-overload]  # HTML streamed so far
@@ -75,7 +74,6 @@ class ArtifactVersion(SQLModel, table=True):
     html_content: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
     changes: str = Field(default="", max_length=500)
     prompt: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
-    source: VersionSource = _enum(VersionSource, name="ck_artifact_versions_source", length=16,
-                                  default=VersionSource.model)
+    source: VersionSource = _enum(VersionSource, name="ck_artifact_versions_source", length=16, default=VersionSource.model)
     findings: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column("findings", JSON, nullable=False))
     created_at: datetime = _ts(default_factory=utcnow)

@@ -44,10 +44,23 @@ class ArtifactPublic(PublicModel):
     def of(cls, row: Artifact, findings: list[dict[str, Any]] | None = None) -> ArtifactPublic:
         assert row.id is not None
         generating = row.status == ArtifactStatus.generating
-        return cls(id=row.id, name=row.name, version=row.version, html_content=row.html_content,
-                   updated_at=row.updated_at, created_at=row.created_at, status=row.status, generating=generating,
-                   draft=row.draft if generating else None, prompt=row.prompt, error=row.error, engine=row.engine,
-                   model=row.model, current=row.current_of is not None, findings=findings_of(findings))
+        return cls(
+            id=row.id,
+            name=row.name,
+            version=row.version,
+            html_content=row.html_content,
+            updated_at=row.updated_at,
+            created_at=row.created_at,
+            status=row.status,
+            generating=generating,
+            draft=row.draft if generating else None,
+            prompt=row.prompt,
+            error=row.error,
+            engine=row.engine,
+            model=row.model,
+            current=row.current_of is not None,
+            findings=findings_of(findings),
+        )
 
 
 class ArtifactSummaryPublic(PublicModel):
@@ -63,8 +76,14 @@ class ArtifactSummaryPublic(PublicModel):
     @classmethod
     def of(cls, row: Artifact) -> ArtifactSummaryPublic:
         assert row.id is not None
-        return cls(id=row.id, name=row.name, version=row.version, updated_at=row.updated_at, status=row.status,
-                   current=row.current_of is not None)
+        return cls(
+            id=row.id,
+            name=row.name,
+            version=row.version,
+            updated_at=row.updated_at,
+            status=row.status,
+            current=row.current_of is not None,
+        )
 
 
 class ArtifactVersionPublic(PublicModel):
@@ -83,8 +102,16 @@ class ArtifactVersionPublic(PublicModel):
     @classmethod
     def of(cls, row: ArtifactVersion) -> ArtifactVersionPublic:
         assert row.id is not None
-        return cls(id=row.id, version=row.version, html_content=row.html_content, changes=row.changes,
-                   prompt=row.prompt, created_at=row.created_at, source=row.source, findings=findings_of(row.findings))
+        return cls(
+            id=row.id,
+            version=row.version,
+            html_content=row.html_content,
+            changes=row.changes,
+            prompt=row.prompt,
+            created_at=row.created_at,
+            source=row.source,
+            findings=findings_of(row.findings),
+        )
 
 
 class ArtifactVersionNotePublic(PublicModel):

@@ -44,4 +44,3 @@ class HistoryLog(SQLModel, table=True):
     timestamp: datetime = _ts(default_factory=utcnow, index=True)
     # Entries only admins may read, whatever their category (alerting's: channel names, hosts, masked URLs).
     admin_only: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
-

@@ -37,7 +37,12 @@ def _enum(enum: type[StrEnum], *, name: str, length: int, **kwargs: Any) -> Any:
     back as the enum's members (equal to their text). kwargs go to Field (default, index, nullable...).
     """
     column_type = SAEnum(
-        enum, name=name, native_enum=False, create_constraint=True, validate_strings=True, length=length,
+        enum,
+        name=name,
+        native_enum=False,
+        create_constraint=True,
+        validate_strings=True,
+        length=length,
         values_callable=enum_values,
     )
     return Field(sa_type=column_type, **kwargs)  # type: ignore[call-overload]

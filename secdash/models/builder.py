@@ -59,8 +59,7 @@ class CodeProject(SQLModel, table=True):
     name: str = Field(default="", max_length=100)
     description: str = Field(default="", max_length=500)
     prompt: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
-    status: ProjectStatus = _enum(ProjectStatus, name="ck_code_projects_status", length=16,
-                                  default=ProjectStatus.planning)
+    status: ProjectStatus = _enum(ProjectStatus, name="ck_code_projects_status", length=16, default=ProjectStatus.planning)
     job_id: int | None = Field(default=None, foreign_key="jobs.id", ondelete="SET NULL")
     engine: str = Field(default="", max_length=32)
     model: str = Field(default="", max_length=100)

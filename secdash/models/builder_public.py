@@ -19,9 +19,16 @@ class ProjectFilePublic(PublicModel):
     @classmethod
     def of(cls, row: ProjectFile) -> ProjectFilePublic:
         assert row.id is not None
-        return cls(id=row.id, filename=row.filename, language=row.language, description=row.description,
-                   content=row.content, change=row.change,
-                   previous=row.previous if row.change == FileChange.updated else None, complete=row.complete)
+        return cls(
+            id=row.id,
+            filename=row.filename,
+            language=row.language,
+            description=row.description,
+            content=row.content,
+            change=row.change,
+            previous=row.previous if row.change == FileChange.updated else None,
+            complete=row.complete,
+        )
 
 
 class CodeProjectPublic(PublicModel):
@@ -44,11 +51,19 @@ class CodeProjectPublic(PublicModel):
     def of(cls, project: CodeProject, files: list[ProjectFile]) -> CodeProjectPublic:
         assert project.id is not None
         return cls(
-            id=project.id, name=project.name, description=project.description, status=project.status,
-            created_at=project.created_at, updated_at=project.updated_at,
-            files=[ProjectFilePublic.of(row) for row in files], current=project.current_of is not None,
+            id=project.id,
+            name=project.name,
+            description=project.description,
+            status=project.status,
+            created_at=project.created_at,
+            updated_at=project.updated_at,
+            files=[ProjectFilePublic.of(row) for row in files],
+            current=project.current_of is not None,
             building=project.status in (ProjectStatus.planning, ProjectStatus.building, ProjectStatus.testing),
-            snapshot_of=project.snapshot_of, engine=project.engine, model=project.model, error=project.error,
+            snapshot_of=project.snapshot_of,
+            engine=project.engine,
+            model=project.model,
+            error=project.error,
             checks=project.checks or {},
         )
 

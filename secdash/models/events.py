@@ -71,8 +71,9 @@ class SecurityEvent(SQLModel, table=True):
     resolved_by: str | None = Field(default=None, max_length=254)
     resolution_note: str | None = Field(default=None, max_length=2000)
     # How an admin closed it (None: open, or closed by the system's own evidence); accepted risks may expire.
-    disposition: Disposition | None = _enum(Disposition, name="ck_security_events_disposition", length=16,
-                                            default=None, nullable=True)
+    disposition: Disposition | None = _enum(
+        Disposition, name="ck_security_events_disposition", length=16, default=None, nullable=True
+    )
     accepted_until: datetime | None = _ts(default=None, nullable=True)
     ai_action: str | None = Field(default=None, max_length=500)
     source_ip: str | None = Field(default=None, max_length=64)

@@ -38,11 +38,27 @@ class FixPublic(PublicModel):
     def of(cls, fix: Fix, *, site: str, served: bool) -> FixPublic:
         assert fix.id is not None
         return cls(
-            id=fix.id, problem_id=fix.event_id, kind=fix.kind, status=fix.status, site=site, file=fix.file, rule=fix.rule,
-            diff=fix.diff, change=fix.change or {}, explanation=fix.explanation, risk=fix.risk,
-            verification=fix.verification or {}, error=fix.error, provider=fix.provider, model=fix.model,
-            job_id=fix.job_id, served=served, created_at=fix.created_at, updated_at=fix.updated_at,
-            applied_at=fix.applied_at, verified_at=fix.verified_at,
+            id=fix.id,
+            problem_id=fix.event_id,
+            kind=fix.kind,
+            status=fix.status,
+            site=site,
+            file=fix.file,
+            rule=fix.rule,
+            diff=fix.diff,
+            change=fix.change or {},
+            explanation=fix.explanation,
+            risk=fix.risk,
+            verification=fix.verification or {},
+            error=fix.error,
+            provider=fix.provider,
+            model=fix.model,
+            job_id=fix.job_id,
+            served=served,
+            created_at=fix.created_at,
+            updated_at=fix.updated_at,
+            applied_at=fix.applied_at,
+            verified_at=fix.verified_at,
         )
 
 

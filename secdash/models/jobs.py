@@ -41,8 +41,11 @@ class Job(SQLModel, table=True):
     __table_args__ = (
         # "Only one at a time" rules (one scan) are held by the database: at most one active job per key.
         Index(
-            "uq_jobs_one_active_per_key", "singleton_key", unique=True,
-            sqlite_where=text(_ACTIVE_SQL), postgresql_where=text(_ACTIVE_SQL),
+            "uq_jobs_one_active_per_key",
+            "singleton_key",
+            unique=True,
+            sqlite_where=text(_ACTIVE_SQL),
+            postgresql_where=text(_ACTIVE_SQL),
         ),
         Index("ix_jobs_kind_created", "kind", "created_at"),
         Index("ix_jobs_status_heartbeat", "status", "heartbeat_at"),

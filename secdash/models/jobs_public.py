@@ -29,10 +29,20 @@ class JobPublic(PublicModel):
     def of(cls, job: Job) -> JobPublic:
         assert job.id is not None
         return cls(
-            id=job.id, kind=job.kind, status=JobStatus(job.status), params=job.params or {},
-            progress=job.progress or {}, result=job.result or {}, error=job.error, owner=job.owner_email,
-            stop_requested=job.stop_requested, worker=job.worker, log_seq=job.log_seq, created_at=job.created_at,
-            started_at=job.started_at, finished_at=job.finished_at,
+            id=job.id,
+            kind=job.kind,
+            status=JobStatus(job.status),
+            params=job.params or {},
+            progress=job.progress or {},
+            result=job.result or {},
+            error=job.error,
+            owner=job.owner_email,
+            stop_requested=job.stop_requested,
+            worker=job.worker,
+            log_seq=job.log_seq,
+            created_at=job.created_at,
+            started_at=job.started_at,
+            finished_at=job.finished_at,
         )
 
 
@@ -71,9 +81,21 @@ class ScanPublic(PublicModel):
     @classmethod
     def of(cls, scan: ScanView, agents: int) -> ScanPublic:
         return cls(
-            job_id=scan.id, scan_type=scan.scan_type, status=scan.status, job_status=JobStatus(scan.job_status),
-            lines_scanned=scan.lines_scanned, total_lines=scan.total_lines, files_scanned=scan.files_scanned,
-            total_files=scan.total_files, current_file=scan.current_file, threats_found=scan.threats_found,
-            vulnerabilities=scan.vulnerabilities, agents_scanning=agents, started_by=scan.started_by,
-            started_at=scan.started_at, finished_at=scan.finished_at, error=scan.error, worker=scan.worker,
+            job_id=scan.id,
+            scan_type=scan.scan_type,
+            status=scan.status,
+            job_status=JobStatus(scan.job_status),
+            lines_scanned=scan.lines_scanned,
+            total_lines=scan.total_lines,
+            files_scanned=scan.files_scanned,
+            total_files=scan.total_files,
+            current_file=scan.current_file,
+            threats_found=scan.threats_found,
+            vulnerabilities=scan.vulnerabilities,
+            agents_scanning=agents,
+            started_by=scan.started_by,
+            started_at=scan.started_at,
+            finished_at=scan.finished_at,
+            error=scan.error,
+            worker=scan.worker,
         )

@@ -12,8 +12,12 @@ from secdash.models.jobs import Job, JobStatus
 
 # The scan's own words for the job states (what the Security Scan tab and its tests have always used).
 SCAN_STATUS = {
-    JobStatus.queued: "running", JobStatus.running: "running", JobStatus.stopping: "running",
-    JobStatus.done: "complete", JobStatus.stopped: "stopped", JobStatus.failed: "failed",
+    JobStatus.queued: "running",
+    JobStatus.running: "running",
+    JobStatus.stopping: "running",
+    JobStatus.done: "complete",
+    JobStatus.stopped: "stopped",
+    JobStatus.failed: "failed",
     JobStatus.interrupted: "failed",
 }
 
@@ -46,13 +50,22 @@ class ScanView(BaseModel):
         assert job.id is not None
         progress = job.progress or {}
         return cls(
-            id=job.id, scan_type=(job.params or {}).get("scanType", "quick"), status=SCAN_STATUS[JobStatus(job.status)],
-            job_status=job.status, started_at=as_utc(job.started_at or job.created_at),
-            finished_at=as_utc(job.finished_at) if job.finished_at else None, started_by=job.owner_email,
-            total_files=progress.get("totalFiles", 0), total_lines=progress.get("totalLines", 0),
-            files_scanned=progress.get("filesScanned", 0), lines_scanned=progress.get("linesScanned", 0),
-            current_file=progress.get("currentFile", ""), threats_found=progress.get("threatsFound", 0),
-            vulnerabilities=progress.get("vulnerabilities", 0), stop_requested=job.stop_requested, error=job.error,
+            id=job.id,
+            scan_type=(job.params or {}).get("scanType", "quick"),
+            status=SCAN_STATUS[JobStatus(job.status)],
+            job_status=job.status,
+            started_at=as_utc(job.started_at or job.created_at),
+            finished_at=as_utc(job.finished_at) if job.finished_at else None,
+            started_by=job.owner_email,
+            total_files=progress.get("totalFiles", 0),
+            total_lines=progress.get("totalLines", 0),
+            files_scanned=progress.get("filesScanned", 0),
+            lines_scanned=progress.get("linesScanned", 0),
+            current_file=progress.get("currentFile", ""),
+            threats_found=progress.get("threatsFound", 0),
+            vulnerabilities=progress.get("vulnerabilities", 0),
+            stop_requested=job.stop_requested,
+            error=job.error,
             worker=job.worker,
         )
 

@@ -13,33 +13,61 @@ from secdash.state.ai_systems import ActivityRow, AiSystemsState, PlatformView, 
 
 def profile_mark() -> rx.Component:
     """Every figure nothing measures carries this mark."""
-    return rx.el.span("profile", class_name="rounded border border-slate-600 bg-slate-500/10 px-1 text-[10px] "
-                      "font-normal leading-4 text-slate-400")
+    return rx.el.span(
+        "profile",
+        class_name="rounded border border-slate-600 bg-slate-500/10 px-1 text-[10px] font-normal leading-4 text-slate-400",
+    )
 
 
 def _systems_badge() -> rx.Component:
     base = "inline-flex items-center gap-2 rounded-full border px-3 py-1 text-sm font-semibold"
     return rx.el.span(
-        rx.cond(AiSystemsState.operational, rx.icon("circle-check", class_name="h-4 w-4"),
-                rx.icon("triangle-alert", class_name="h-4 w-4")),
+        rx.cond(
+            AiSystemsState.operational,
+            rx.icon("circle-check", class_name="h-4 w-4"),
+            rx.icon("triangle-alert", class_name="h-4 w-4"),
+        ),
         AiSystemsState.status_label,
-        class_name=rx.cond(AiSystemsState.operational,
-                           f"{base} border-emerald-500/40 bg-emerald-500/10 text-emerald-300",
-                           f"{base} border-amber-500/40 bg-amber-500/10 text-amber-300"),
-        role="status", data_testid="systems-badge",
+        class_name=rx.cond(
+            AiSystemsState.operational,
+            f"{base} border-emerald-500/40 bg-emerald-500/10 text-emerald-300",
+            f"{base} border-amber-500/40 bg-amber-500/10 text-amber-300",
+        ),
+        role="status",
+        data_testid="systems-badge",
     )
 
 
 def _summary() -> rx.Component:
     return rx.el.div(
-        stat_card("Total Data", AiSystemsState.total_data, "database", "text-cyan-300",
-                  note=rx.el.div(profile_mark(), class_name="mt-1")),
-        stat_card("Code Lines", AiSystemsState.code_lines_millions, "code", "text-emerald-300",
-                  note=rx.el.p(AiSystemsState.code_lines, class_name="mt-1 text-xs text-slate-400")),
-        stat_card("AI Models", AiSystemsState.ai_models.to_string(), "brain", "text-violet-300",
-                  note=rx.el.p("one agent per platform", class_name="mt-1 text-xs text-slate-400")),
-        stat_card("Active Users", AiSystemsState.active_users, "users", "text-amber-300",
-                  note=rx.el.div(profile_mark(), class_name="mt-1")),
+        stat_card(
+            "Total Data",
+            AiSystemsState.total_data,
+            "database",
+            "text-cyan-300",
+            note=rx.el.div(profile_mark(), class_name="mt-1"),
+        ),
+        stat_card(
+            "Code Lines",
+            AiSystemsState.code_lines_millions,
+            "code",
+            "text-emerald-300",
+            note=rx.el.p(AiSystemsState.code_lines, class_name="mt-1 text-xs text-slate-400"),
+        ),
+        stat_card(
+            "AI Models",
+            AiSystemsState.ai_models.to_string(),
+            "brain",
+            "text-violet-300",
+            note=rx.el.p("one agent per platform", class_name="mt-1 text-xs text-slate-400"),
+        ),
+        stat_card(
+            "Active Users",
+            AiSystemsState.active_users,
+            "users",
+            "text-amber-300",
+            note=rx.el.div(profile_mark(), class_name="mt-1"),
+        ),
         class_name="grid grid-cols-2 gap-3 lg:grid-cols-4",
         data_testid="ai-summary",
     )
@@ -47,8 +75,9 @@ def _summary() -> rx.Component:
 
 def _figure(label: str, value, profile: bool = False, testid: str = "", note=None) -> rx.Component:
     return rx.el.div(
-        rx.el.dt(label, profile_mark() if profile else rx.fragment(),
-                 class_name="flex items-center gap-1 text-xs text-slate-400"),
+        rx.el.dt(
+            label, profile_mark() if profile else rx.fragment(), class_name="flex items-center gap-1 text-xs text-slate-400"
+        ),
         rx.el.dd(value, class_name="font-semibold text-slate-100 tabular-nums", data_testid=testid or None),
         rx.el.dd(note, class_name="text-[11px] text-slate-400") if note is not None else rx.fragment(),
         class_name="min-w-0",
@@ -65,7 +94,11 @@ def _bar(label: str, percent, text, colour: str, profile: bool = False) -> rx.Co
         rx.el.div(
             rx.el.div(class_name=f"h-full rounded-full {colour}", style={"width": percent.to_string() + "%"}),
             class_name="mt-1 h-2 w-full overflow-hidden rounded-full bg-slate-800",
-            role="progressbar", aria_label=label, aria_valuenow=percent, aria_valuemin=0, aria_valuemax=100,
+            role="progressbar",
+            aria_label=label,
+            aria_valuenow=percent,
+            aria_valuemin=0,
+            aria_valuemax=100,
         ),
     )
 
@@ -80,9 +113,14 @@ def _activity(row: ActivityRow) -> rx.Component:
 
 
 def _online_dot(state) -> rx.Component:
-    return rx.el.span(class_name=rx.match(
-        state, ("up", "h-2.5 w-2.5 rounded-full bg-emerald-400"), ("down", "h-2.5 w-2.5 rounded-full bg-red-500"),
-        "h-2.5 w-2.5 rounded-full bg-slate-500"))
+    return rx.el.span(
+        class_name=rx.match(
+            state,
+            ("up", "h-2.5 w-2.5 rounded-full bg-emerald-400"),
+            ("down", "h-2.5 w-2.5 rounded-full bg-red-500"),
+            "h-2.5 w-2.5 rounded-full bg-slate-500",
+        )
+    )
 
 
 def _platform(p: PlatformView) -> rx.Component:
@@ -94,8 +132,12 @@ def _platform(p: PlatformView) -> rx.Component:
                 class_name="min-w-0",
             ),
             rx.el.div(
-                rx.el.span(_online_dot(p.online), p.status_label,
-                           class_name="flex items-center gap-1.5 text-sm text-slate-200", data_testid="platform-online"),
+                rx.el.span(
+                    _online_dot(p.online),
+                    p.status_label,
+                    class_name="flex items-center gap-1.5 text-sm text-slate-200",
+                    data_testid="platform-online",
+                ),
                 agent_status_badge(p.agent_status),
                 class_name="flex flex-wrap items-center justify-end gap-2",
             ),
@@ -132,9 +174,16 @@ def _platform(p: PlatformView) -> rx.Component:
         ),
         rx.el.div(
             rx.el.span("ML frameworks", profile_mark(), class_name="flex items-center gap-1 text-xs text-slate-400"),
-            rx.el.div(rx.foreach(p.frameworks, lambda name: rx.el.span(
-                name, class_name="rounded-md border border-violet-500/40 bg-violet-500/10 px-2 py-0.5 text-xs "
-                "text-violet-200")), class_name="flex flex-wrap gap-1"),
+            rx.el.div(
+                rx.foreach(
+                    p.frameworks,
+                    lambda name: rx.el.span(
+                        name,
+                        class_name="rounded-md border border-violet-500/40 bg-violet-500/10 px-2 py-0.5 text-xs text-violet-200",
+                    ),
+                ),
+                class_name="flex flex-wrap gap-1",
+            ),
             class_name="mt-3 flex flex-col gap-1",
         ),
         rx.el.div(
@@ -173,18 +222,23 @@ def _training() -> rx.Component:
     return card(
         rx.el.div(
             rx.el.table(
-                rx.el.thead(rx.el.tr(
-                    rx.el.th("Platform", class_name=head), rx.el.th("Specialization", class_name=head + " max-sm:hidden"),
-                    rx.el.th("Samples", class_name=head + " text-right"),
-                    rx.el.th("Features", class_name=head + " text-right"),
-                    rx.el.th("Storage", class_name=head + " text-right"),
-                )),
+                rx.el.thead(
+                    rx.el.tr(
+                        rx.el.th("Platform", class_name=head),
+                        rx.el.th("Specialization", class_name=head + " max-sm:hidden"),
+                        rx.el.th("Samples", class_name=head + " text-right"),
+                        rx.el.th("Features", class_name=head + " text-right"),
+                        rx.el.th("Storage", class_name=head + " text-right"),
+                    )
+                ),
                 rx.el.tbody(rx.foreach(AiSystemsState.training, _training_row)),
                 class_name="w-full text-xs text-slate-200 sm:text-sm",
             ),
             class_name="overflow-x-auto",
         ),
-        title="Training Data Overview", extra=profile_mark(), data_testid="training-overview",
+        title="Training Data Overview",
+        extra=profile_mark(),
+        data_testid="training-overview",
     )
 
 
@@ -202,14 +256,18 @@ def ai_systems_content() -> rx.Component:
                 _summary(),
                 rx.cond(
                     AiSystemsState.platforms.length() > 0,
-                    rx.el.div(rx.foreach(AiSystemsState.platforms, _platform),
-                              class_name="grid grid-cols-1 gap-4 xl:grid-cols-2"),
+                    rx.el.div(
+                        rx.foreach(AiSystemsState.platforms, _platform), class_name="grid grid-cols-1 gap-4 xl:grid-cols-2"
+                    ),
                     rx.el.p("No platforms", class_name="p-6 text-center text-slate-400"),
                 ),
                 _training(),
-                rx.el.p("Updated ", AiSystemsState.updated_label, ". Figures marked profile are fixed display "
-                        "figures of each platform's profile; everything else is measured.",
-                        class_name="text-xs text-slate-400"),
+                rx.el.p(
+                    "Updated ",
+                    AiSystemsState.updated_label,
+                    ". Figures marked profile are fixed display figures of each platform's profile; everything else is measured.",
+                    class_name="text-xs text-slate-400",
+                ),
                 class_name="flex flex-col gap-4",
             ),
         ),

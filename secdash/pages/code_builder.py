@@ -39,10 +39,15 @@ EMPTY_LOG = "Connected to secure development environment..."
 
 def status_badge() -> rx.Component:
     status = CodeBuilderState.project.status
-    return rx.el.span(status.upper(),
-                      class_name=rx.match(status, *[(k, f"{_BADGE} {v}") for k, v in STATUS_CLASSES],
-                                          f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40"),
-                      data_testid="project-status")
+    return rx.el.span(
+        status.upper(),
+        class_name=rx.match(
+            status,
+            *[(k, f"{_BADGE} {v}") for k, v in STATUS_CLASSES],
+            f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40",
+        ),
+        data_testid="project-status",
+    )
 
 
 def _header() -> rx.Component:
@@ -53,24 +58,55 @@ def _header() -> rx.Component:
             class_name="flex flex-wrap items-center gap-3",
         ),
         rx.el.div(
-            rx.cond(CodeBuilderState.has_project,
-                    rx.el.button(rx.icon("save", class_name="h-4 w-4"), "Save", on_click=CodeBuilderState.save,
-                                 type="button", disabled=CodeBuilderState.building, class_name=_QUIET),
-                    rx.fragment()),
-            rx.cond(CodeBuilderState.has_files,
-                    rx.fragment(
-                        rx.el.button(rx.icon("eye", class_name="h-4 w-4"), "Preview",
-                                     on_click=CodeBuilderState.open_preview, type="button", class_name=_QUIET),
-                        rx.el.button(rx.icon("download", class_name="h-4 w-4"), "Download",
-                                     on_click=CodeBuilderState.download_all, type="button", class_name=_QUIET),
+            rx.cond(
+                CodeBuilderState.has_project,
+                rx.el.button(
+                    rx.icon("save", class_name="h-4 w-4"),
+                    "Save",
+                    on_click=CodeBuilderState.save,
+                    type="button",
+                    disabled=CodeBuilderState.building,
+                    class_name=_QUIET,
+                ),
+                rx.fragment(),
+            ),
+            rx.cond(
+                CodeBuilderState.has_files,
+                rx.fragment(
+                    rx.el.button(
+                        rx.icon("eye", class_name="h-4 w-4"),
+                        "Preview",
+                        on_click=CodeBuilderState.open_preview,
+                        type="button",
+                        class_name=_QUIET,
                     ),
-                    rx.fragment()),
-            rx.el.a(rx.icon("folder-open", class_name="h-4 w-4"), "Projects", href="#" + PROJECT_LIST_ID,
-                    class_name=_QUIET),  # the list is below the builder: on a phone, a long way down
-            rx.el.button(rx.icon("trash-2", class_name="h-4 w-4"), "Clear All",
-                         on_click=CodeBuilderState.open_clear_dialog, type="button", class_name=_DANGER),
-            rx.el.button(rx.icon("plus", class_name="h-4 w-4"), "New Project", on_click=CodeBuilderState.new_project,
-                         type="button", class_name=_PRIMARY),
+                    rx.el.button(
+                        rx.icon("download", class_name="h-4 w-4"),
+                        "Download",
+                        on_click=CodeBuilderState.download_all,
+                        type="button",
+                        class_name=_QUIET,
+                    ),
+                ),
+                rx.fragment(),
+            ),
+            rx.el.a(
+                rx.icon("folder-open", class_name="h-4 w-4"), "Projects", href="#" + PROJECT_LIST_ID, class_name=_QUIET
+            ),  # the list is below the builder: on a phone, a long way down
+            rx.el.button(
+                rx.icon("trash-2", class_name="h-4 w-4"),
+                "Clear All",
+                on_click=CodeBuilderState.open_clear_dialog,
+                type="button",
+                class_name=_DANGER,
+            ),
+            rx.el.button(
+                rx.icon("plus", class_name="h-4 w-4"),
+                "New Project",
+                on_click=CodeBuilderState.new_project,
+                type="button",
+                class_name=_PRIMARY,
+            ),
             class_name="flex flex-wrap gap-2",
         ),
         class_name="mb-4 flex flex-wrap items-center justify-between gap-3",
@@ -83,58 +119,95 @@ def _header() -> rx.Component:
 def _log_line(line: BuildLine) -> rx.Component:
     return rx.el.li(
         rx.el.span(line.time, class_name="mr-2 shrink-0 text-slate-400"),
-        rx.el.span(line.message, class_name=rx.match(line.type, *[(k, f"{v} {_LOG_TEXT}") for k, v in LOG_CLASSES],
-                                                     f"text-slate-300 {_LOG_TEXT}")),
-        class_name="flex gap-1", data_testid="log-line", data_type=line.type,
+        rx.el.span(
+            line.message,
+            class_name=rx.match(line.type, *[(k, f"{v} {_LOG_TEXT}") for k, v in LOG_CLASSES], f"text-slate-300 {_LOG_TEXT}"),
+        ),
+        class_name="flex gap-1",
+        data_testid="log-line",
+        data_type=line.type,
     )
 
 
 def _log() -> rx.Component:
     building_badge = rx.cond(
         CodeBuilderState.building,
-        rx.el.span(rx.icon("loader-circle", class_name="h-3.5 w-3.5 animate-spin"), "BUILDING",
-                   class_name=f"{_BADGE} gap-1 bg-yellow-500/15 text-yellow-300 border-yellow-500/40",
-                   data_testid="building-badge"),
+        rx.el.span(
+            rx.icon("loader-circle", class_name="h-3.5 w-3.5 animate-spin"),
+            "BUILDING",
+            class_name=f"{_BADGE} gap-1 bg-yellow-500/15 text-yellow-300 border-yellow-500/40",
+            data_testid="building-badge",
+        ),
         rx.fragment(),
     )
     return card(
         rx.el.div(  # column-reverse keeps the newest line in view as lines arrive (no script needed)
             rx.el.ol(
-                rx.cond(CodeBuilderState.log.length() > 0, rx.foreach(CodeBuilderState.log, _log_line),
-                        rx.el.li(EMPTY_LOG, class_name="text-slate-400")),
-                class_name="flex flex-col gap-1", aria_live="polite", aria_label="Build log", data_testid="build-log",
+                rx.cond(
+                    CodeBuilderState.log.length() > 0,
+                    rx.foreach(CodeBuilderState.log, _log_line),
+                    rx.el.li(EMPTY_LOG, class_name="text-slate-400"),
+                ),
+                class_name="flex flex-col gap-1",
+                aria_live="polite",
+                aria_label="Build log",
+                data_testid="build-log",
             ),
             class_name="flex h-72 flex-col-reverse overflow-y-auto rounded-md border border-slate-800 bg-slate-950/80 "
-                       "p-2 font-mono text-xs lg:h-[26rem]",
-            tab_index=0, role="region", aria_label="Build progress log",
+            "p-2 font-mono text-xs lg:h-[26rem]",
+            tab_index=0,
+            role="region",
+            aria_label="Build progress log",
         ),
-        title="Build Progress", extra=building_badge,
+        title="Build Progress",
+        extra=building_badge,
     )
 
 
 def _prompt() -> rx.Component:
     label = rx.cond(CodeBuilderState.has_project, "Continue", "Build")
     return card(
-        rx.el.label("Describe what to build" + rx.cond(CodeBuilderState.has_project, " or change", ""),
-                    html_for="builder-prompt", class_name="mb-1 block text-sm text-slate-300"),
+        rx.el.label(
+            "Describe what to build" + rx.cond(CodeBuilderState.has_project, " or change", ""),
+            html_for="builder-prompt",
+            class_name="mb-1 block text-sm text-slate-300",
+        ),
         rx.el.textarea(
-            id="builder-prompt", value=CodeBuilderState.prompt, on_change=CodeBuilderState.set_prompt,
+            id="builder-prompt",
+            value=CodeBuilderState.prompt,
+            on_change=CodeBuilderState.set_prompt,
             on_key_down=CodeBuilderState.key_down,
-            placeholder=rx.cond(CodeBuilderState.has_project, "Change something: e.g. make it dark, add a footer...",
-                                "e.g. a landing page for a coffee shop called Bean There"),
+            placeholder=rx.cond(
+                CodeBuilderState.has_project,
+                "Change something: e.g. make it dark, add a footer...",
+                "e.g. a landing page for a coffee shop called Bean There",
+            ),
             class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
-                       f"text-slate-100 {_FOCUS}",
+            f"text-slate-100 {_FOCUS}",
             data_testid="builder-prompt",
         ),
         rx.el.div(
             rx.el.span("Ctrl+Enter to send", class_name="text-xs text-slate-400"),
-            rx.cond(CodeBuilderState.building,
-                    rx.el.button(rx.icon("square", class_name="h-4 w-4"), "Stop",
-                                 on_click=CodeBuilderState.stop_build, type="button", class_name=_DANGER),
-                    rx.fragment()),
-            rx.el.button(rx.icon("hammer", class_name="h-4 w-4"), label, on_click=CodeBuilderState.submit,
-                         type="button", disabled=~CodeBuilderState.can_send, class_name=_PRIMARY,
-                         data_testid="builder-send"),
+            rx.cond(
+                CodeBuilderState.building,
+                rx.el.button(
+                    rx.icon("square", class_name="h-4 w-4"),
+                    "Stop",
+                    on_click=CodeBuilderState.stop_build,
+                    type="button",
+                    class_name=_DANGER,
+                ),
+                rx.fragment(),
+            ),
+            rx.el.button(
+                rx.icon("hammer", class_name="h-4 w-4"),
+                label,
+                on_click=CodeBuilderState.submit,
+                type="button",
+                disabled=~CodeBuilderState.can_send,
+                class_name=_PRIMARY,
+                data_testid="builder-send",
+            ),
             class_name="mt-2 flex items-center justify-end gap-2 [&>span]:mr-auto",
         ),
     )
@@ -149,21 +222,28 @@ def _project_card() -> rx.Component:
         rx.cond(
             CodeBuilderState.has_project,
             rx.el.div(
-                rx.el.h2(project.name, class_name="break-words text-lg font-semibold text-slate-100",
-                         data_testid="project-name"),
+                rx.el.h2(project.name, class_name="break-words text-lg font-semibold text-slate-100", data_testid="project-name"),
                 rx.el.p(project.description, class_name="break-words text-sm text-slate-300"),
-                rx.el.p("Started ", project.started,
-                        rx.cond(project.engine != "", rx.el.span(" · ", project.engine), ""),
-                        class_name="text-xs text-slate-400"),
-                rx.cond(project.checks != "", rx.el.p("Checks: ", project.checks, class_name="text-xs text-slate-300",
-                                                      data_testid="project-checks"), rx.fragment()),
-                rx.cond(project.error != "", rx.el.p(project.error, class_name="text-sm text-red-300",
-                                                     role="alert"), rx.fragment()),
+                rx.el.p(
+                    "Started ",
+                    project.started,
+                    rx.cond(project.engine != "", rx.el.span(" · ", project.engine), ""),
+                    class_name="text-xs text-slate-400",
+                ),
+                rx.cond(
+                    project.checks != "",
+                    rx.el.p("Checks: ", project.checks, class_name="text-xs text-slate-300", data_testid="project-checks"),
+                    rx.fragment(),
+                ),
+                rx.cond(
+                    project.error != "", rx.el.p(project.error, class_name="text-sm text-red-300", role="alert"), rx.fragment()
+                ),
                 class_name="flex flex-col gap-1",
             ),
             rx.el.p("No project yet: describe one and press Build.", class_name="text-sm text-slate-400"),
         ),
-        title="Project", data_testid="project-card",
+        title="Project",
+        data_testid="project-card",
     )
 
 
@@ -174,72 +254,117 @@ def _file_row(row: FileRow) -> rx.Component:
             rx.el.div(
                 rx.el.span(row.filename, class_name="break-all font-mono text-sm text-cyan-200"),
                 rx.el.span(row.language, class_name="text-[11px] uppercase text-slate-400"),
-                rx.match(row.change, *[(k, rx.el.span(v, class_name="text-[11px] text-emerald-300"))
-                                       for k, v in CHANGE_LABELS], rx.fragment()),
-                rx.cond(row.writing, rx.el.span("writing...", class_name="text-[11px] text-yellow-300"),
-                        rx.fragment()),
+                rx.match(
+                    row.change,
+                    *[(k, rx.el.span(v, class_name="text-[11px] text-emerald-300")) for k, v in CHANGE_LABELS],
+                    rx.fragment(),
+                ),
+                rx.cond(row.writing, rx.el.span("writing...", class_name="text-[11px] text-yellow-300"), rx.fragment()),
                 rx.el.span(row.size, class_name="ml-auto text-[11px] text-slate-400"),
                 class_name="flex w-full flex-wrap items-center gap-2",
             ),
-            rx.cond(row.description != "", rx.el.p(row.description, class_name="text-left text-xs text-slate-400"),
-                    rx.fragment()),
-            on_click=CodeBuilderState.select_file(row.filename), type="button", aria_pressed=selected,
-            class_name=rx.cond(selected, f"w-full rounded-md bg-cyan-500/10 p-2 ring-1 ring-cyan-500/40 {_FOCUS}",
-                               f"w-full rounded-md p-2 hover:bg-slate-800 {_FOCUS}"),
+            rx.cond(
+                row.description != "", rx.el.p(row.description, class_name="text-left text-xs text-slate-400"), rx.fragment()
+            ),
+            on_click=CodeBuilderState.select_file(row.filename),
+            type="button",
+            aria_pressed=selected,
+            class_name=rx.cond(
+                selected,
+                f"w-full rounded-md bg-cyan-500/10 p-2 ring-1 ring-cyan-500/40 {_FOCUS}",
+                f"w-full rounded-md p-2 hover:bg-slate-800 {_FOCUS}",
+            ),
         ),
-        data_testid="file-row", data_file=row.filename,
+        data_testid="file-row",
+        data_file=row.filename,
     )
 
 
 def _files() -> rx.Component:
     return card(
-        rx.cond(CodeBuilderState.has_files,
-                rx.el.ul(rx.foreach(CodeBuilderState.files, _file_row), class_name="flex flex-col gap-1"),
-                rx.el.p("No files yet.", class_name="text-sm text-slate-400")),
-        title="Files", data_testid="file-list",
+        rx.cond(
+            CodeBuilderState.has_files,
+            rx.el.ul(rx.foreach(CodeBuilderState.files, _file_row), class_name="flex flex-col gap-1"),
+            rx.el.p("No files yet.", class_name="text-sm text-slate-400"),
+        ),
+        title="Files",
+        data_testid="file-list",
     )
 
 
 def _diff_line(line: DiffLine) -> rx.Component:
-    return rx.el.div(line.text, class_name=rx.match(line.kind, *[(k, f"{v} px-1") for k, v in DIFF_CLASSES],
-                                                    "text-slate-300 px-1"), data_kind=line.kind)
+    return rx.el.div(
+        line.text,
+        class_name=rx.match(line.kind, *[(k, f"{v} px-1") for k, v in DIFF_CLASSES], "text-slate-300 px-1"),
+        data_kind=line.kind,
+    )
 
 
 def _viewer() -> rx.Component:
     mode = CodeBuilderState.viewer_mode
     tabs = rx.el.div(
-        rx.cond(CodeBuilderState.selected_changed,
-                rx.el.div(
-                    rx.el.button("Code", on_click=CodeBuilderState.set_viewer_mode("code"), type="button",
-                                 aria_pressed=mode == "code", class_name=rx.cond(mode == "code", _PRIMARY, _QUIET)),
-                    rx.el.button("Changes", on_click=CodeBuilderState.set_viewer_mode("changes"), type="button",
-                                 aria_pressed=mode == "changes", class_name=rx.cond(mode == "changes", _PRIMARY, _QUIET),
-                                 data_testid="show-changes"),
-                    class_name="flex gap-1"),
-                rx.fragment()),
-        rx.cond(CodeBuilderState.selected_file != "",
-                rx.el.button(rx.icon("file-down", class_name="h-4 w-4"), "Download file",
-                             on_click=CodeBuilderState.download_file(CodeBuilderState.selected_file), type="button",
-                             class_name=_QUIET, data_testid="download-file"),
-                rx.fragment()),
+        rx.cond(
+            CodeBuilderState.selected_changed,
+            rx.el.div(
+                rx.el.button(
+                    "Code",
+                    on_click=CodeBuilderState.set_viewer_mode("code"),
+                    type="button",
+                    aria_pressed=mode == "code",
+                    class_name=rx.cond(mode == "code", _PRIMARY, _QUIET),
+                ),
+                rx.el.button(
+                    "Changes",
+                    on_click=CodeBuilderState.set_viewer_mode("changes"),
+                    type="button",
+                    aria_pressed=mode == "changes",
+                    class_name=rx.cond(mode == "changes", _PRIMARY, _QUIET),
+                    data_testid="show-changes",
+                ),
+                class_name="flex gap-1",
+            ),
+            rx.fragment(),
+        ),
+        rx.cond(
+            CodeBuilderState.selected_file != "",
+            rx.el.button(
+                rx.icon("file-down", class_name="h-4 w-4"),
+                "Download file",
+                on_click=CodeBuilderState.download_file(CodeBuilderState.selected_file),
+                type="button",
+                class_name=_QUIET,
+                data_testid="download-file",
+            ),
+            rx.fragment(),
+        ),
         class_name="flex flex-wrap gap-2",
     )
     body = rx.cond(
         mode == "changes",
-        rx.el.div(rx.foreach(CodeBuilderState.viewer_diff, _diff_line),
-                  class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
-                             "bg-slate-950/80 py-2 font-mono text-xs", data_testid="file-diff", tab_index=0),
-        rx.el.pre(CodeBuilderState.viewer_content,
-                  class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
-                             "bg-slate-950/80 p-2 font-mono text-xs text-slate-200",
-                  data_testid="file-viewer", tab_index=0, aria_label="File content"),
+        rx.el.div(
+            rx.foreach(CodeBuilderState.viewer_diff, _diff_line),
+            class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
+            "bg-slate-950/80 py-2 font-mono text-xs",
+            data_testid="file-diff",
+            tab_index=0,
+        ),
+        rx.el.pre(
+            CodeBuilderState.viewer_content,
+            class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
+            "bg-slate-950/80 p-2 font-mono text-xs text-slate-200",
+            data_testid="file-viewer",
+            tab_index=0,
+            aria_label="File content",
+        ),
     )
     return card(
-        rx.cond(CodeBuilderState.selected_file != "",
-                rx.el.div(tabs, body, class_name="flex flex-col gap-2"),
-                rx.el.p("Select a file to see its content.", class_name="text-sm text-slate-400")),
-        title="Viewer", extra=rx.el.span(CodeBuilderState.selected_file, class_name="break-all font-mono text-xs "
-                                                                                     "text-slate-400"),
+        rx.cond(
+            CodeBuilderState.selected_file != "",
+            rx.el.div(tabs, body, class_name="flex flex-col gap-2"),
+            rx.el.p("Select a file to see its content.", class_name="text-sm text-slate-400"),
+        ),
+        title="Viewer",
+        extra=rx.el.span(CodeBuilderState.selected_file, class_name="break-all font-mono text-xs text-slate-400"),
     )
 
 
@@ -251,18 +376,27 @@ def _preview_dialog() -> rx.Component:
         dialog_content(
             rx.el.div(
                 rx.dialog.title("Preview: ", CodeBuilderState.project.name, class_name="text-slate-100"),
-                rx.dialog.close(rx.el.button(rx.icon("x", class_name="h-4 w-4"), type="button", aria_label="Close",
-                                             class_name=_QUIET)),
+                rx.dialog.close(
+                    rx.el.button(rx.icon("x", class_name="h-4 w-4"), type="button", aria_label="Close", class_name=_QUIET)
+                ),
                 class_name="mb-2 flex items-center justify-between gap-2",
             ),
-            rx.el.p("Runs in an isolated sandbox: no access to SecDash, your session or the network.",
-                    class_name="mb-2 text-xs text-slate-400"),
-            rx.cond(CodeBuilderState.preview_url != "",
-                    rx.el.iframe(src=CodeBuilderState.preview_url, sandbox="allow-scripts", title="Project preview",
-                                 referrer_policy="no-referrer",
-                                 class_name="h-[70vh] w-full rounded-md border border-slate-700 bg-white",
-                                 data_testid="preview-frame"),
-                    rx.fragment()),
+            rx.el.p(
+                "Runs in an isolated sandbox: no access to SecDash, your session or the network.",
+                class_name="mb-2 text-xs text-slate-400",
+            ),
+            rx.cond(
+                CodeBuilderState.preview_url != "",
+                rx.el.iframe(
+                    src=CodeBuilderState.preview_url,
+                    sandbox="allow-scripts",
+                    title="Project preview",
+                    referrer_policy="no-referrer",
+                    class_name="h-[70vh] w-full rounded-md border border-slate-700 bg-white",
+                    data_testid="preview-frame",
+                ),
+                rx.fragment(),
+            ),
             class_name="max-w-[min(96vw,1100px)] bg-slate-900",
         ),
         open=CodeBuilderState.preview_open,
@@ -276,12 +410,20 @@ def _clear_dialog() -> rx.Component:
             rx.alert_dialog.title("Clear All Projects?"),
             rx.alert_dialog.description(
                 "This action will permanently delete all your code projects and cannot be undone. All files, build "
-                "logs, and project data will be removed.", class_name="text-sm text-slate-300"),
+                "logs, and project data will be removed.",
+                class_name="text-sm text-slate-300",
+            ),
             rx.el.div(
                 rx.alert_dialog.cancel(rx.el.button("Cancel", type="button", class_name=_QUIET)),
-                rx.alert_dialog.action(rx.el.button("Delete All Projects", type="button",
-                                                    on_click=CodeBuilderState.clear_all, class_name=_DANGER,
-                                                    data_testid="confirm-clear")),
+                rx.alert_dialog.action(
+                    rx.el.button(
+                        "Delete All Projects",
+                        type="button",
+                        on_click=CodeBuilderState.clear_all,
+                        class_name=_DANGER,
+                        data_testid="confirm-clear",
+                    )
+                ),
                 class_name="mt-4 flex justify-end gap-2",
             ),
             class_name="bg-slate-900",

@@ -33,21 +33,30 @@ def top_bar() -> rx.Component:
         rx.el.div(
             rx.el.h1("SecDash Security Command", class_name="text-xl font-bold text-slate-50"),
             rx.el.span(
-                rx.el.span(class_name="h-2 w-2 rounded-full bg-red-500 animate-pulse"), "LIVE",
+                rx.el.span(class_name="h-2 w-2 rounded-full bg-red-500 animate-pulse"),
+                "LIVE",
                 class_name="flex items-center gap-1.5 rounded-md border border-red-500/40 bg-red-500/10 px-2 py-0.5 "
-                "text-xs font-bold text-red-300"),
-            rx.el.span(rx.icon("lock", class_name="w-3 h-3"), "Encrypted",
-                       class_name="flex items-center gap-1 rounded-md border border-emerald-500/40 bg-emerald-500/10 "
-                       "px-2 py-0.5 text-xs font-semibold text-emerald-300"),
+                "text-xs font-bold text-red-300",
+            ),
+            rx.el.span(
+                rx.icon("lock", class_name="w-3 h-3"),
+                "Encrypted",
+                class_name="flex items-center gap-1 rounded-md border border-emerald-500/40 bg-emerald-500/10 "
+                "px-2 py-0.5 text-xs font-semibold text-emerald-300",
+            ),
             class_name="flex flex-wrap items-center gap-3",
         ),
         rx.el.div(
-            rx.el.span(utc_clock(), " UTC",
-                       class_name="whitespace-nowrap font-mono text-sm text-cyan-300", data_testid="utc-clock"),
+            rx.el.span(
+                utc_clock(), " UTC", class_name="whitespace-nowrap font-mono text-sm text-cyan-300", data_testid="utc-clock"
+            ),
             rx.el.span("Welcome, ", AuthState.display_first_name, class_name="whitespace-nowrap text-sm text-slate-300"),
-            rx.el.button(rx.icon("log-out", class_name="w-4 h-4"), "Logout", on_click=AuthState.logout,
-                         class_name="flex items-center gap-1 rounded-md border border-slate-700 px-3 py-1.5 text-sm "
-                         "hover:bg-slate-800"),
+            rx.el.button(
+                rx.icon("log-out", class_name="w-4 h-4"),
+                "Logout",
+                on_click=AuthState.logout,
+                class_name="flex items-center gap-1 rounded-md border border-slate-700 px-3 py-1.5 text-sm hover:bg-slate-800",
+            ),
             class_name="flex flex-wrap items-center gap-x-4 gap-y-2",
         ),
         class_name="mb-4 flex flex-wrap items-center justify-between gap-3 rounded-xl border border-slate-800 "
@@ -67,7 +76,8 @@ def tab_list() -> rx.Component:
     return rx.el.nav(
         *[
             rx.el.button(
-                rx.icon(icon, class_name="w-4 h-4 shrink-0"), label,
+                rx.icon(icon, class_name="w-4 h-4 shrink-0"),
+                label,
                 on_click=DashboardState.set_tab(key),
                 role="tab",
                 id=_tab_id(key),
@@ -94,8 +104,11 @@ def _header_test(test: rx.Var) -> rx.Component:
     return rx.el.li(
         rx.el.span(test["title"], class_name="text-slate-200"),
         rx.el.span(test["result"], class_name="text-slate-400 break-all"),
-        rx.el.span(test["modifier"], class_name=rx.cond(test["passed"] == "pass", "text-emerald-300 text-right",
-                                                         "text-red-300 text-right"), title=test["passed"]),
+        rx.el.span(
+            test["modifier"],
+            class_name=rx.cond(test["passed"] == "pass", "text-emerald-300 text-right", "text-red-300 text-right"),
+            title=test["passed"],
+        ),
         class_name="grid grid-cols-[minmax(0,9rem)_1fr_2.5rem] gap-2 py-0.5",
         data_testid="header-test",
     )
@@ -106,7 +119,8 @@ def _header_tests(site: SiteView) -> rx.Component:
     return rx.el.details(
         rx.el.summary(site.tests_summary, class_name="cursor-pointer text-xs text-cyan-300"),
         rx.el.ul(rx.foreach(site.tests, _header_test), class_name="mt-1 text-[11px] divide-y divide-slate-800"),
-        class_name="mt-1", data_testid="header-tests",
+        class_name="mt-1",
+        data_testid="header-tests",
     )
 
 
@@ -122,20 +136,32 @@ def _site_row(site: SiteView) -> rx.Component:
             class_name="flex items-start justify-between gap-2",
         ),
         rx.el.dl(
-            rx.el.div(rx.el.dt("Response", class_name="text-slate-400",
-                               title="Total time: every redirect and the whole page, as a visitor waits for it"),
-                      rx.el.dd(site.response_time, data_testid="site-response")),
-            rx.el.div(rx.el.dt("TLS", class_name="text-slate-400"),
-                      rx.el.dd(site.tls, title=site.tls_title, data_testid="site-tls")),
+            rx.el.div(
+                rx.el.dt(
+                    "Response",
+                    class_name="text-slate-400",
+                    title="Total time: every redirect and the whole page, as a visitor waits for it",
+                ),
+                rx.el.dd(site.response_time, data_testid="site-response"),
+            ),
+            rx.el.div(
+                rx.el.dt("TLS", class_name="text-slate-400"), rx.el.dd(site.tls, title=site.tls_title, data_testid="site-tls")
+            ),
             rx.el.div(rx.el.dt("Grade", class_name="text-slate-400"), rx.el.dd(site.grade, class_name="font-bold")),
             rx.el.div(rx.el.dt("Checked", class_name="text-slate-400"), rx.el.dd(site.checked)),
             class_name="mt-2 grid grid-cols-4 gap-2 text-xs text-slate-300",
         ),
-        rx.cond(site.timing != "", rx.el.p(site.timing, class_name="mt-1 text-xs text-slate-400",
-                                           data_testid="site-timing"), rx.fragment()),
+        rx.cond(
+            site.timing != "",
+            rx.el.p(site.timing, class_name="mt-1 text-xs text-slate-400", data_testid="site-timing"),
+            rx.fragment(),
+        ),
         rx.cond(site.error != "", rx.el.p(site.error, class_name="mt-1 text-xs text-red-300"), rx.fragment()),
-        rx.cond(site.findings != "", rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate",
-                                            title=site.findings), rx.fragment()),
+        rx.cond(
+            site.findings != "",
+            rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate", title=site.findings),
+            rx.fragment(),
+        ),
         rx.cond(site.tests_summary != "", _header_tests(site), rx.fragment()),
         rx.el.div(
             response_chart(site.chart, height=90, data_testid="response-chart"),
@@ -145,8 +171,9 @@ def _site_row(site: SiteView) -> rx.Component:
         ),
         rx.cond(
             AuthState.is_admin,
-            rx.el.button("Edit", on_click=OverviewTab.open_site_dialog(site.id),
-                         class_name="mt-1 text-xs text-cyan-300 hover:underline"),
+            rx.el.button(
+                "Edit", on_click=OverviewTab.open_site_dialog(site.id), class_name="mt-1 text-xs text-cyan-300 hover:underline"
+            ),
             rx.fragment(),
         ),
         class_name="min-w-0 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
@@ -173,8 +200,7 @@ def _alert_row(alert: EventView) -> rx.Component:
         rx.el.div(
             event_severity_badge(alert.severity),
             rx.el.span(alert.site, class_name="text-sm text-slate-300"),
-            rx.cond(alert.resolved, pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
-                    rx.fragment()),
+            rx.cond(alert.resolved, pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"), rx.fragment()),
             rx.el.span(alert.created, class_name="ml-auto font-mono text-xs text-slate-400"),
             class_name="flex flex-wrap items-center gap-2",
         ),
@@ -188,8 +214,12 @@ def _sample_alerts() -> rx.Component:
     return rx.el.ul(
         *[
             rx.el.li(
-                rx.el.div(event_severity_badge(sev), rx.el.span(site, class_name="text-sm text-slate-400"), sample_mark(),
-                          class_name="flex items-center gap-2"),
+                rx.el.div(
+                    event_severity_badge(sev),
+                    rx.el.span(site, class_name="text-sm text-slate-400"),
+                    sample_mark(),
+                    class_name="flex items-center gap-2",
+                ),
                 rx.el.p(text, class_name="mt-1 text-sm text-slate-400"),
                 class_name="border-b border-slate-800 py-2 last:border-0",
             )
@@ -202,11 +232,18 @@ def dashboard_tab() -> rx.Component:
     return rx.el.div(
         rx.el.div(
             stat_card("Sites Monitored", OverviewTab.sites_count, "globe"),
-            stat_card("Threats Blocked", OverviewTab.threats_blocked, "shield-ban", "text-emerald-300",
-                      note=rx.el.p("Real blocks only (simulated activity is not counted)",
-                                   title="Requests a defense really blocked. Simulated AI activity is marked "
-                                   "simulated and never counted.",
-                                   class_name="mt-1 text-xs text-slate-400", data_testid="threats-blocked-note")),
+            stat_card(
+                "Threats Blocked",
+                OverviewTab.threats_blocked,
+                "shield-ban",
+                "text-emerald-300",
+                note=rx.el.p(
+                    "Real blocks only (simulated activity is not counted)",
+                    title="Requests a defense really blocked. Simulated AI activity is marked simulated and never counted.",
+                    class_name="mt-1 text-xs text-slate-400",
+                    data_testid="threats-blocked-note",
+                ),
+            ),
             stat_card("Defense System", "ACTIVE", "shield-check", "text-emerald-300"),
             stat_card("System Health", "99.9%", "heart-pulse", "text-cyan-300"),
             class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
@@ -219,16 +256,25 @@ def dashboard_tab() -> rx.Component:
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",
-                extra=rx.cond(AuthState.is_admin, rx.el.button(
-                    rx.icon("plus", class_name="w-4 h-4"), "Add site", on_click=OverviewTab.open_site_dialog(0),
-                    class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
-                    "hover:bg-slate-800"), rx.fragment()),
+                extra=rx.cond(
+                    AuthState.is_admin,
+                    rx.el.button(
+                        rx.icon("plus", class_name="w-4 h-4"),
+                        "Add site",
+                        on_click=OverviewTab.open_site_dialog(0),
+                        class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
+                        "hover:bg-slate-800",
+                    ),
+                    rx.fragment(),
+                ),
                 class_name="min-w-0 rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
             ),
             card(
-                rx.cond(OverviewTab.activities.length() > 0,
-                        rx.el.ul(rx.foreach(OverviewTab.activities, _activity_row)),
-                        rx.el.p("No AI activity yet.", class_name="text-slate-400")),
+                rx.cond(
+                    OverviewTab.activities.length() > 0,
+                    rx.el.ul(rx.foreach(OverviewTab.activities, _activity_row)),
+                    rx.el.p("No AI activity yet.", class_name="text-slate-400"),
+                ),
                 title="AI Activity",
             ),
             class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
@@ -239,12 +285,18 @@ def dashboard_tab() -> rx.Component:
                     OverviewTab.simulation_on,
                     rx.el.div(
                         rx.el.p(OverviewTab.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
-                        rx.el.p(OverviewTab.active_users, " active users · ", OverviewTab.bandwidth, " MB/s",
-                                class_name="text-sm text-slate-400"),
+                        rx.el.p(
+                            OverviewTab.active_users,
+                            " active users · ",
+                            OverviewTab.bandwidth,
+                            " MB/s",
+                            class_name="text-sm text-slate-400",
+                        ),
                     ),
                     rx.el.p("Traffic simulation is off.", class_name="text-slate-400"),
                 ),
-                title="Traffic", extra=simulated_mark(),
+                title="Traffic",
+                extra=simulated_mark(),
             ),
             card(
                 rx.el.div(
@@ -253,16 +305,19 @@ def dashboard_tab() -> rx.Component:
                     rx.el.span(OverviewTab.user_blocked, " blocked", class_name="text-red-300"),
                     class_name="flex flex-wrap gap-4 text-sm",
                 ),
-                title="User Scan", extra=simulated_mark(),
+                title="User Scan",
+                extra=simulated_mark(),
             ),
             card(
-                rx.cond(OverviewTab.alerts.length() > 0,
-                        rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)),
-                        _sample_alerts()),
+                rx.cond(OverviewTab.alerts.length() > 0, rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)), _sample_alerts()),
                 title="Security Alerts",
-                extra=rx.el.span(OverviewTab.active_alerts, " active", class_name="text-xs text-red-300",
-                                 title="Open (unresolved) events; the list shows the 5 newest",
-                                 data_testid="active-alerts"),
+                extra=rx.el.span(
+                    OverviewTab.active_alerts,
+                    " active",
+                    class_name="text-xs text-red-300",
+                    title="Open (unresolved) events; the list shows the 5 newest",
+                    data_testid="active-alerts",
+                ),
             ),
             class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
         ),
@@ -273,13 +328,23 @@ def _remove_confirmation() -> rx.Component:
     """Remove asks first, naming the site; only "Remove site" removes it."""
     return rx.el.div(
         rx.el.p("Remove ", OverviewTab.site_form_name, "?", class_name="font-semibold text-red-300"),
-        rx.el.p("Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
-                class_name="text-sm text-slate-300"),
+        rx.el.p(
+            "Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
+            class_name="text-sm text-slate-300",
+        ),
         rx.el.div(
-            rx.el.button("Keep site", type="button", on_click=OverviewTab.keep_site,
-                         class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
-            rx.el.button("Remove site", type="button", on_click=OverviewTab.delete_site(OverviewTab.editing_site_id),
-                         class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500"),
+            rx.el.button(
+                "Keep site",
+                type="button",
+                on_click=OverviewTab.keep_site,
+                class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
+            ),
+            rx.el.button(
+                "Remove site",
+                type="button",
+                on_click=OverviewTab.delete_site(OverviewTab.editing_site_id),
+                class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500",
+            ),
             class_name="flex gap-2",
         ),
         role="alert",
@@ -293,24 +358,44 @@ def site_dialog() -> rx.Component:
             rx.dialog.title(rx.cond(OverviewTab.editing_site_id > 0, "Edit site", "Add site")),
             rx.el.form(
                 rx.el.label("Name", html_for="site-name", class_name="text-sm"),
-                rx.el.input(id="site-name", name="name", default_value=OverviewTab.site_form_name,
-                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
+                rx.el.input(
+                    id="site-name",
+                    name="name",
+                    default_value=OverviewTab.site_form_name,
+                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                ),
                 rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
-                rx.el.input(id="site-url", name="url", default_value=OverviewTab.site_form_url,
-                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2"),
-                rx.el.label(rx.el.input(type="checkbox", name="allow_private"),
-                            " Allow a private or local address (only for hosts you own)",
-                            class_name="flex items-center gap-2 text-sm text-slate-300"),
+                rx.el.input(
+                    id="site-url",
+                    name="url",
+                    default_value=OverviewTab.site_form_url,
+                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                ),
+                rx.el.label(
+                    rx.el.input(type="checkbox", name="allow_private"),
+                    " Allow a private or local address (only for hosts you own)",
+                    class_name="flex items-center gap-2 text-sm text-slate-300",
+                ),
                 rx.cond(
                     OverviewTab.confirm_remove,
                     _remove_confirmation(),
                     rx.el.div(
-                        rx.cond(OverviewTab.editing_site_id > 0,
-                                rx.el.button("Remove", type="button", on_click=OverviewTab.ask_remove_site,
-                                             class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300"),
-                                rx.fragment()),
-                        rx.el.button("Cancel", type="button", on_click=OverviewTab.close_site_dialog,
-                                     class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
+                        rx.cond(
+                            OverviewTab.editing_site_id > 0,
+                            rx.el.button(
+                                "Remove",
+                                type="button",
+                                on_click=OverviewTab.ask_remove_site,
+                                class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300",
+                            ),
+                            rx.fragment(),
+                        ),
+                        rx.el.button(
+                            "Cancel",
+                            type="button",
+                            on_click=OverviewTab.close_site_dialog,
+                            class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
+                        ),
                         rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
                         class_name="mt-3 flex gap-2",
                     ),

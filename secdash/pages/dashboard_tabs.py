@@ -32,8 +32,10 @@ def _feed_row(entry: FeedView) -> rx.Component:
         rx.el.span(entry.time, class_name="font-mono text-xs text-slate-400"),
         rx.el.span(entry.ip, class_name="font-mono text-sm text-slate-300"),
         rx.el.span(entry.site, class_name="text-sm text-cyan-300"),
-        rx.el.span(entry.action, class_name=rx.cond(entry.action == "signup", "text-sm text-emerald-300 font-semibold",
-                                                    "text-sm text-slate-400")),
+        rx.el.span(
+            entry.action,
+            class_name=rx.cond(entry.action == "signup", "text-sm text-emerald-300 font-semibold", "text-sm text-slate-400"),
+        ),
         class_name="flex flex-wrap items-center gap-3 border-b border-slate-800 py-1.5 last:border-0",
     )
 
@@ -43,9 +45,12 @@ def traffic_tab() -> rx.Component:
         TrafficTab.simulation_on,
         rx.el.div(
             rx.el.div(
-                rx.el.h2("Live Traffic", class_name="text-lg font-semibold"), simulated_mark(),
-                rx.el.span("No real traffic source is connected yet; these figures come from the server's simulation.",
-                           class_name="text-xs text-slate-400"),
+                rx.el.h2("Live Traffic", class_name="text-lg font-semibold"),
+                simulated_mark(),
+                rx.el.span(
+                    "No real traffic source is connected yet; these figures come from the server's simulation.",
+                    class_name="text-xs text-slate-400",
+                ),
                 class_name="mb-3 flex flex-wrap items-center gap-2",
             ),
             rx.el.div(
@@ -60,20 +65,23 @@ def traffic_tab() -> rx.Component:
                 card(
                     rx.el.p(TrafficTab.total_signups, class_name="text-3xl font-bold text-emerald-300"),
                     rx.el.p("total signups · ", TrafficTab.signups_today, " today", class_name="text-sm text-slate-400"),
-                    title="Signups", extra=simulated_mark(),
+                    title="Signups",
+                    extra=simulated_mark(),
                 ),
                 class_name="mt-4 grid gap-4 xl:grid-cols-2",
             ),
             rx.el.div(
-                *[
-                    card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name)
-                    for name in SITE_NAMES
-                ],
+                *[card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name) for name in SITE_NAMES],
                 class_name="mt-4 grid gap-4 md:grid-cols-2",
             ),
         ),
-        card(rx.el.p("Traffic simulation is off (SECDASH_SIMULATION=off) and no real traffic source is connected.",
-                     class_name="text-slate-400"), title="Live Traffic"),
+        card(
+            rx.el.p(
+                "Traffic simulation is off (SECDASH_SIMULATION=off) and no real traffic source is connected.",
+                class_name="text-slate-400",
+            ),
+            title="Live Traffic",
+        ),
     )
 
 
@@ -89,8 +97,9 @@ def _user_scan_row(scan: dict) -> rx.Component:
 
 def users_tab() -> rx.Component:
     return rx.el.div(
-        rx.el.div(rx.el.h2("User Scan", class_name="text-lg font-semibold"), simulated_mark(),
-                  class_name="mb-3 flex items-center gap-2"),
+        rx.el.div(
+            rx.el.h2("User Scan", class_name="text-lg font-semibold"), simulated_mark(), class_name="mb-3 flex items-center gap-2"
+        ),
         rx.el.div(
             stat_card("Clean", UserScanTab.user_clean, "user-check", "text-emerald-300"),
             stat_card("Suspicious", UserScanTab.user_suspicious, "user-search", "text-amber-300"),
@@ -98,18 +107,22 @@ def users_tab() -> rx.Component:
             class_name="grid grid-cols-3 gap-3",
         ),
         card(
-            rx.cond(UserScanTab.recent_user_scans.length() > 0,
-                    rx.el.ul(rx.foreach(UserScanTab.recent_user_scans, _user_scan_row)),
-                    rx.el.p("No user scanned yet.", class_name="text-slate-400")),
-            title="Recent Scans", extra=simulated_mark(), class_name="mt-4 rounded-xl border border-slate-800 "
-            "bg-slate-900/60 p-4",
+            rx.cond(
+                UserScanTab.recent_user_scans.length() > 0,
+                rx.el.ul(rx.foreach(UserScanTab.recent_user_scans, _user_scan_row)),
+                rx.el.p("No user scanned yet.", class_name="text-slate-400"),
+            ),
+            title="Recent Scans",
+            extra=simulated_mark(),
+            class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
         ),
     )
 
 
 def _scan_figure(label: str, value) -> rx.Component:
-    return rx.el.div(rx.el.div(label, class_name="text-xs text-slate-400"),
-                     rx.el.div(value, class_name="text-lg font-semibold text-slate-100"))
+    return rx.el.div(
+        rx.el.div(label, class_name="text-xs text-slate-400"), rx.el.div(value, class_name="text-lg font-semibold text-slate-100")
+    )
 
 
 def _scan_log() -> rx.Component:
@@ -118,10 +131,14 @@ def _scan_log() -> rx.Component:
         ScanTab.scan_log.length() > 0,
         rx.el.div(
             rx.el.div("Scan log", class_name="mb-1 text-xs text-slate-400"),
-            rx.el.ol(rx.foreach(ScanTab.scan_log, lambda line: log_line(line, wrap="break-all")),
-                     class_name="max-h-48 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/60 p-2 "
-                     "font-mono text-xs", aria_live="polite", aria_label="Scan log", tab_index=0,  # scrolls: keyboard too
-                     data_testid="scan-log"),
+            rx.el.ol(
+                rx.foreach(ScanTab.scan_log, lambda line: log_line(line, wrap="break-all")),
+                class_name="max-h-48 overflow-y-auto rounded-md border border-slate-800 bg-slate-950/60 p-2 font-mono text-xs",
+                aria_live="polite",
+                aria_label="Scan log",
+                tab_index=0,  # scrolls: keyboard too
+                data_testid="scan-log",
+            ),
             class_name="mt-3",
         ),
         rx.fragment(),
@@ -130,8 +147,12 @@ def _scan_log() -> rx.Component:
 
 def scan_tab() -> rx.Component:
     idle = rx.el.div(
-        rx.el.p("Scan the configured code (", ScanTab.target_files, " files) for secrets and vulnerabilities.",
-                class_name="text-slate-400"),
+        rx.el.p(
+            "Scan the configured code (",
+            ScanTab.target_files,
+            " files) for secrets and vulnerabilities.",
+            class_name="text-slate-400",
+        ),
         rx.el.div(
             *[
                 rx.el.button(
@@ -150,14 +171,21 @@ def scan_tab() -> rx.Component:
             ],
             class_name="mt-3 grid gap-3 md:grid-cols-2",
         ),
-        rx.cond(AuthState.is_admin, rx.fragment(),
-                rx.el.p("Only administrators may start or stop scans.", class_name="mt-2 text-xs text-slate-400")),
+        rx.cond(
+            AuthState.is_admin,
+            rx.fragment(),
+            rx.el.p("Only administrators may start or stop scans.", class_name="mt-2 text-xs text-slate-400"),
+        ),
     )
     progress = rx.el.div(
-        rx.el.div(class_name="h-full rounded-full bg-cyan-400 transition-all",
-                  style={"width": ScanTab.scan_percent.to_string() + "%"}),
+        rx.el.div(
+            class_name="h-full rounded-full bg-cyan-400 transition-all", style={"width": ScanTab.scan_percent.to_string() + "%"}
+        ),
         class_name="h-2 w-full rounded-full bg-slate-800",
-        role="progressbar", aria_valuenow=ScanTab.scan_percent, aria_valuemin=0, aria_valuemax=100,
+        role="progressbar",
+        aria_valuenow=ScanTab.scan_percent,
+        aria_valuemin=0,
+        aria_valuemax=100,
         aria_label="Scan progress",
     )
     figures = rx.el.div(
@@ -170,12 +198,19 @@ def scan_tab() -> rx.Component:
         class_name="mt-3 grid grid-cols-2 gap-3 md:grid-cols-3",
     )
     running = rx.el.div(
-        rx.el.div(rx.el.span(ScanTab.scan_type, " scan running: ", ScanTab.scan_percent, "%"),
-                  rx.cond(AuthState.is_admin,
-                          rx.el.button("Stop Scan", on_click=ScanTab.stop_scan,
-                                       class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300"),
-                          rx.fragment()),
-                  class_name="mb-2 flex items-center justify-between capitalize"),
+        rx.el.div(
+            rx.el.span(ScanTab.scan_type, " scan running: ", ScanTab.scan_percent, "%"),
+            rx.cond(
+                AuthState.is_admin,
+                rx.el.button(
+                    "Stop Scan",
+                    on_click=ScanTab.stop_scan,
+                    class_name="rounded-md border border-red-500/50 px-3 py-1.5 text-sm text-red-300",
+                ),
+                rx.fragment(),
+            ),
+            class_name="mb-2 flex items-center justify-between capitalize",
+        ),
         progress,
         rx.el.p("Current file: ", ScanTab.scan_current_file, class_name="mt-2 font-mono text-xs text-slate-400"),
         figures,
@@ -188,17 +223,20 @@ def scan_tab() -> rx.Component:
             ("stopped", rx.el.h3("Scan stopped", class_name="text-lg font-semibold text-amber-300")),
             rx.el.h3(ScanTab.scan_error, class_name="text-lg font-semibold text-red-300"),
         ),
-        rx.cond(ScanTab.scan_outcome != "",
-                rx.el.p(ScanTab.scan_outcome, class_name="mb-2 text-sm text-amber-300",
-                        data_testid="scan-outcome"),
-                rx.fragment()),
+        rx.cond(
+            ScanTab.scan_outcome != "",
+            rx.el.p(ScanTab.scan_outcome, class_name="mb-2 text-sm text-amber-300", data_testid="scan-outcome"),
+            rx.fragment(),
+        ),
         progress,
         figures,
         _scan_log(),
-        rx.el.p("Findings are listed in the Problem Database with file, line and rule.",
-                class_name="mt-2 text-sm text-slate-400"),
-        rx.el.button("New scan", on_click=ScanTab.new_scan,
-                     class_name="mt-3 rounded-md border border-slate-700 px-3 py-1.5 text-sm"),
+        rx.el.p(
+            "Findings are listed in the Problem Database with file, line and rule.", class_name="mt-2 text-sm text-slate-400"
+        ),
+        rx.el.button(
+            "New scan", on_click=ScanTab.new_scan, class_name="mt-3 rounded-md border border-slate-700 px-3 py-1.5 text-sm"
+        ),
     )
     return card(
         rx.match(ScanTab.scan_status, ("idle", idle), ("running", running), finished),
@@ -210,8 +248,11 @@ def _agent_row(agent: dict) -> rx.Component:
     return rx.el.li(
         rx.el.span(agent["name"], class_name="text-sm font-semibold text-slate-100"),
         agent_status_badge(agent["status"]),
-        rx.el.span(agent["blocked"], rx.cond(agent["blocked"] == "1", " threat blocked", " threats blocked"),
-                   class_name="basis-full text-xs text-slate-400"),
+        rx.el.span(
+            agent["blocked"],
+            rx.cond(agent["blocked"] == "1", " threat blocked", " threats blocked"),
+            class_name="basis-full text-xs text-slate-400",
+        ),
         class_name="flex flex-wrap items-center justify-between gap-x-2 gap-y-1 rounded-lg border border-slate-800 "
         "bg-slate-950/60 px-3 py-2",
         data_testid="defense-agent",
@@ -231,17 +272,28 @@ def defense_tab() -> rx.Component:
             title="AI Defense Mode",
         ),
         card(
-            rx.cond(DefenseTab.activities.length() > 0,
-                    rx.el.ul(rx.foreach(DefenseTab.activities, lambda a: rx.el.li(
-                        rx.el.div(pill(a.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
-                                  rx.el.span(a.target, class_name="text-sm"),
-                                  rx.cond(a.simulated, simulated_mark(), rx.fragment()),
-                                  rx.el.span(a.created, class_name="ml-auto font-mono text-xs text-slate-400"),
-                                  class_name="flex items-center gap-2"),
-                        rx.el.p(a.description, class_name="text-sm text-slate-400"),
-                        class_name="border-b border-slate-800 py-2 last:border-0"))),
-                    rx.el.p("No AI activity yet.", class_name="text-slate-400")),
-            title="Defense Activity", class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
+            rx.cond(
+                DefenseTab.activities.length() > 0,
+                rx.el.ul(
+                    rx.foreach(
+                        DefenseTab.activities,
+                        lambda a: rx.el.li(
+                            rx.el.div(
+                                pill(a.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
+                                rx.el.span(a.target, class_name="text-sm"),
+                                rx.cond(a.simulated, simulated_mark(), rx.fragment()),
+                                rx.el.span(a.created, class_name="ml-auto font-mono text-xs text-slate-400"),
+                                class_name="flex items-center gap-2",
+                            ),
+                            rx.el.p(a.description, class_name="text-sm text-slate-400"),
+                            class_name="border-b border-slate-800 py-2 last:border-0",
+                        ),
+                    )
+                ),
+                rx.el.p("No AI activity yet.", class_name="text-slate-400"),
+            ),
+            title="Defense Activity",
+            class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
         ),
     )
 
@@ -250,8 +302,10 @@ def defense_tab() -> rx.Component:
 # the card; then type and action.
 _TABLE = "w-full max-md:block"
 _BODY = "max-md:flex max-md:flex-col max-md:gap-2"
-_ROW = ("border-b border-slate-800 align-top max-md:flex max-md:flex-wrap max-md:items-center max-md:gap-x-3 "
-        "max-md:gap-y-1 max-md:rounded-lg max-md:border max-md:bg-slate-950/60 max-md:p-3")
+_ROW = (
+    "border-b border-slate-800 align-top max-md:flex max-md:flex-wrap max-md:items-center max-md:gap-x-3 "
+    "max-md:gap-y-1 max-md:rounded-lg max-md:border max-md:bg-slate-950/60 max-md:p-3"
+)
 _CELL = "pr-3 max-md:p-0"
 _PROBLEM_CELL = "pr-3 max-md:w-full max-md:p-0"
 
@@ -263,12 +317,17 @@ def _problem_row(event: EventView) -> rx.Component:
         rx.el.td(event_severity_badge(event.severity), class_name=_CELL),
         rx.el.td(
             rx.el.div(event.description, class_name="text-sm text-slate-200"),
-            rx.cond(event.location != "", rx.el.div(event.location, " · ", event.rule,
-                                                    class_name="font-mono text-xs text-slate-400"), rx.fragment()),
-            rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"),
-                    rx.fragment()),
-            rx.cond(event.reopened != "", rx.el.div("Reopened: ", event.reopened, class_name="text-xs text-amber-300",
-                                                    data_testid="reopened"), rx.fragment()),
+            rx.cond(
+                event.location != "",
+                rx.el.div(event.location, " · ", event.rule, class_name="font-mono text-xs text-slate-400"),
+                rx.fragment(),
+            ),
+            rx.cond(event.resolution != "", rx.el.div(event.resolution, class_name="text-xs text-emerald-400"), rx.fragment()),
+            rx.cond(
+                event.reopened != "",
+                rx.el.div("Reopened: ", event.reopened, class_name="text-xs text-amber-300", data_testid="reopened"),
+                rx.fragment(),
+            ),
             class_name=_PROBLEM_CELL,
         ),
         rx.el.td(event.event_type, class_name=f"text-xs text-slate-400 {_CELL}"),
@@ -277,17 +336,24 @@ def _problem_row(event: EventView) -> rx.Component:
                 rx.cond(
                     event.resolved,
                     pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
-                    rx.cond(AuthState.is_admin,
-                            rx.el.button("Resolve", on_click=ProblemsTab.open_resolve(event.id),
-                                         class_name="rounded-md border border-slate-700 px-2 py-1 text-xs "
-                                         "hover:bg-slate-800"),
-                            pill("Open", "bg-red-500/15 text-red-300 border-red-500/40")),
+                    rx.cond(
+                        AuthState.is_admin,
+                        rx.el.button(
+                            "Resolve",
+                            on_click=ProblemsTab.open_resolve(event.id),
+                            class_name="rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800",
+                        ),
+                        pill("Open", "bg-red-500/15 text-red-300 border-red-500/40"),
+                    ),
                 ),
                 rx.cond(
                     ~event.resolved & (event.event_type == "vulnerability_detected"),
-                    rx.link("Fix", href=FIX_MODE_ROUTE, aria_label="Fix this problem in Fix Mode",
-                            class_name="rounded-md border border-cyan-700 px-2 py-1 text-xs text-cyan-300 "
-                            "hover:bg-slate-800"),
+                    rx.link(
+                        "Fix",
+                        href=FIX_MODE_ROUTE,
+                        aria_label="Fix this problem in Fix Mode",
+                        class_name="rounded-md border border-cyan-700 px-2 py-1 text-xs text-cyan-300 hover:bg-slate-800",
+                    ),
                     rx.fragment(),
                 ),
                 class_name="flex items-center gap-2",
@@ -302,18 +368,23 @@ def _problem_row(event: EventView) -> rx.Component:
 def _sample_problem_rows() -> list[rx.Component]:
     return [
         rx.el.tr(
-            rx.el.td(sample_mark(), class_name=f"py-2 {_CELL}"), rx.el.td(site, class_name=f"text-sm text-slate-400 {_CELL}"),
+            rx.el.td(sample_mark(), class_name=f"py-2 {_CELL}"),
+            rx.el.td(site, class_name=f"text-sm text-slate-400 {_CELL}"),
             rx.el.td(event_severity_badge(sev), class_name=_CELL),
             rx.el.td(text, class_name=f"text-sm text-slate-400 {_PROBLEM_CELL}"),
-            rx.el.td(kind, class_name=f"text-xs text-slate-400 {_CELL}"), rx.el.td("", class_name="max-md:hidden"),
+            rx.el.td(kind, class_name=f"text-xs text-slate-400 {_CELL}"),
+            rx.el.td("", class_name="max-md:hidden"),
             class_name=_ROW,
         )
         for sev, text, site, kind in SAMPLE_PROBLEMS
     ]
 
 
-DISPOSITION_CHOICES = (("fixed", "Fixed"), ("false_positive", "False positive (nothing was wrong)"),
-                       ("accepted_risk", "Accepted risk (the note gives the reason)"))
+DISPOSITION_CHOICES = (
+    ("fixed", "Fixed"),
+    ("false_positive", "False positive (nothing was wrong)"),
+    ("accepted_risk", "Accepted risk (the note gives the reason)"),
+)
 ACCEPTANCE_CHOICES = (("", "No end date"), ("30", "For 30 days"), ("90", "For 90 days"), ("365", "For a year"))
 
 
@@ -321,39 +392,68 @@ def resolve_dialog() -> rx.Component:
     return rx.dialog.root(
         dialog_content(
             rx.dialog.title("Resolve security event"),
-            rx.el.textarea(placeholder="Note: what was done, or why the risk is accepted", value=ProblemsTab.resolve_note,
-                           on_change=ProblemsTab.set_resolve_note, aria_label="Resolution note",
-                           class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2"),
-            rx.el.p(ProblemsTab.resolve_note.length().to_string(), f" / {MAX_NOTE_LENGTH:,} characters",
-                    class_name=rx.cond(ProblemsTab.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300",
-                                       "text-slate-400") + " mt-1 text-right text-xs",
-                    aria_live="polite", data_testid="note-counter"),
+            rx.el.textarea(
+                placeholder="Note: what was done, or why the risk is accepted",
+                value=ProblemsTab.resolve_note,
+                on_change=ProblemsTab.set_resolve_note,
+                aria_label="Resolution note",
+                class_name="mt-2 min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2",
+            ),
+            rx.el.p(
+                ProblemsTab.resolve_note.length().to_string(),
+                f" / {MAX_NOTE_LENGTH:,} characters",
+                class_name=rx.cond(ProblemsTab.resolve_note.length() > MAX_NOTE_LENGTH, "text-red-300", "text-slate-400")
+                + " mt-1 text-right text-xs",
+                aria_live="polite",
+                data_testid="note-counter",
+            ),
             rx.el.fieldset(
                 rx.el.legend("How was it closed?", class_name="text-sm text-slate-300"),
-                *[rx.el.label(
-                    rx.el.input(type="radio", name="disposition", value=value,
-                                checked=ProblemsTab.resolve_disposition == value,
-                                on_change=ProblemsTab.set_resolve_disposition,
-                                class_name="h-4 w-4 accent-cyan-500", data_testid=f"disposition-{value}"),
-                    label, class_name="flex items-center gap-2 text-sm text-slate-300",
-                ) for value, label in DISPOSITION_CHOICES],
+                *[
+                    rx.el.label(
+                        rx.el.input(
+                            type="radio",
+                            name="disposition",
+                            value=value,
+                            checked=ProblemsTab.resolve_disposition == value,
+                            on_change=ProblemsTab.set_resolve_disposition,
+                            class_name="h-4 w-4 accent-cyan-500",
+                            data_testid=f"disposition-{value}",
+                        ),
+                        label,
+                        class_name="flex items-center gap-2 text-sm text-slate-300",
+                    )
+                    for value, label in DISPOSITION_CHOICES
+                ],
                 class_name="mt-2 flex flex-col gap-1",
             ),
             rx.cond(
                 ProblemsTab.resolve_disposition == "accepted_risk",
-                rx.el.select(*[rx.el.option(label, value=value) for value, label in ACCEPTANCE_CHOICES],
-                             value=ProblemsTab.resolve_until_days, on_change=ProblemsTab.set_resolve_until_days,
-                             aria_label="Accepted until", class_name=_SELECT + " mt-2"),
+                rx.el.select(
+                    *[rx.el.option(label, value=value) for value, label in ACCEPTANCE_CHOICES],
+                    value=ProblemsTab.resolve_until_days,
+                    on_change=ProblemsTab.set_resolve_until_days,
+                    aria_label="Accepted until",
+                    class_name=_SELECT + " mt-2",
+                ),
                 rx.fragment(),
             ),
-            rx.el.p("A later scan keeps a false positive or an accepted risk closed while the flagged code is "
-                    "unchanged; it reopens, saying why, when that code changes or the acceptance ends.",
-                    class_name="mt-2 text-xs text-slate-400"),
+            rx.el.p(
+                "A later scan keeps a false positive or an accepted risk closed while the flagged code is "
+                "unchanged; it reopens, saying why, when that code changes or the acceptance ends.",
+                class_name="mt-2 text-xs text-slate-400",
+            ),
             rx.el.div(
-                rx.el.button("Cancel", on_click=ProblemsTab.cancel_resolve,
-                             class_name="ml-auto rounded-md border border-slate-700 px-3 py-2"),
-                rx.el.button("Mark resolved", on_click=ProblemsTab.confirm_resolve,
-                             class_name="rounded-md bg-emerald-500 px-3 py-2 text-slate-950"),
+                rx.el.button(
+                    "Cancel",
+                    on_click=ProblemsTab.cancel_resolve,
+                    class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
+                ),
+                rx.el.button(
+                    "Mark resolved",
+                    on_click=ProblemsTab.confirm_resolve,
+                    class_name="rounded-md bg-emerald-500 px-3 py-2 text-slate-950",
+                ),
                 class_name="mt-3 flex gap-2",
             ),
         ),
@@ -364,36 +464,70 @@ def resolve_dialog() -> rx.Component:
 
 def problems_tab() -> rx.Component:
     filters = rx.el.div(
-        rx.el.select(*[rx.el.option(label, value=value) for value, label in
-                       (("all", "All severities"), ("high", "High"), ("medium", "Medium"), ("low", "Low"))],
-                     value=ProblemsTab.filter_severity, on_change=ProblemsTab.set_filter_severity,
-                     aria_label="Severity", class_name=_SELECT),
-        rx.el.select(*[rx.el.option(label, value=value) for value, label in
-                       (("all", "Open and resolved"), ("open", "Open"), ("resolved", "Resolved"),
-                        ("suppressed", "False positives and accepted risks"))],
-                     value=ProblemsTab.filter_status, on_change=ProblemsTab.set_filter_status,
-                     aria_label="Status", class_name=_SELECT),
-        rx.el.label(
-            rx.el.input(type="checkbox", checked=ProblemsTab.include_drills, on_change=ProblemsTab.set_include_drills,
-                        class_name="h-4 w-4 accent-cyan-500", data_testid="include-drills"),
-            "Include drills", class_name="flex items-center gap-2 text-sm text-slate-300",
+        rx.el.select(
+            *[
+                rx.el.option(label, value=value)
+                for value, label in (("all", "All severities"), ("high", "High"), ("medium", "Medium"), ("low", "Low"))
+            ],
+            value=ProblemsTab.filter_severity,
+            on_change=ProblemsTab.set_filter_severity,
+            aria_label="Severity",
+            class_name=_SELECT,
         ),
-        rx.el.input(placeholder="Search descriptions...", default_value=ProblemsTab.search, max_length=200,
-                    on_change=ProblemsTab.set_search.debounce(300), aria_label="Search",
-                    class_name=_SELECT + " min-w-48 flex-1"),
+        rx.el.select(
+            *[
+                rx.el.option(label, value=value)
+                for value, label in (
+                    ("all", "Open and resolved"),
+                    ("open", "Open"),
+                    ("resolved", "Resolved"),
+                    ("suppressed", "False positives and accepted risks"),
+                )
+            ],
+            value=ProblemsTab.filter_status,
+            on_change=ProblemsTab.set_filter_status,
+            aria_label="Status",
+            class_name=_SELECT,
+        ),
+        rx.el.label(
+            rx.el.input(
+                type="checkbox",
+                checked=ProblemsTab.include_drills,
+                on_change=ProblemsTab.set_include_drills,
+                class_name="h-4 w-4 accent-cyan-500",
+                data_testid="include-drills",
+            ),
+            "Include drills",
+            class_name="flex items-center gap-2 text-sm text-slate-300",
+        ),
+        rx.el.input(
+            placeholder="Search descriptions...",
+            default_value=ProblemsTab.search,
+            max_length=200,
+            on_change=ProblemsTab.set_search.debounce(300),
+            aria_label="Search",
+            class_name=_SELECT + " min-w-48 flex-1",
+        ),
         class_name="mb-3 flex flex-wrap gap-2",
     )
     table = rx.el.div(
         rx.el.table(
-            rx.el.thead(rx.el.tr(*[rx.el.th(h, class_name="pb-2 pr-3 text-left text-xs font-medium text-slate-400")
-                                   for h in ("Time", "Site", "Severity", "Problem", "Type", "Status")]),
-                        class_name="max-md:hidden"),
+            rx.el.thead(
+                rx.el.tr(
+                    *[
+                        rx.el.th(h, class_name="pb-2 pr-3 text-left text-xs font-medium text-slate-400")
+                        for h in ("Time", "Site", "Severity", "Problem", "Type", "Status")
+                    ]
+                ),
+                class_name="max-md:hidden",
+            ),
             rx.el.tbody(
                 rx.cond(
                     ProblemsTab.problems.length() > 0,
                     rx.foreach(ProblemsTab.problems, _problem_row),
                     rx.cond(
-                        (ProblemsTab.filter_severity == "all") & (ProblemsTab.filter_status == "all")
+                        (ProblemsTab.filter_severity == "all")
+                        & (ProblemsTab.filter_status == "all")
                         & (ProblemsTab.search == ""),
                         rx.fragment(*_sample_problem_rows()),
                         rx.el.tr(rx.el.td("No events match these filters.", col_span=6, class_name="py-4 text-slate-400")),
@@ -404,12 +538,17 @@ def problems_tab() -> rx.Component:
             class_name=_TABLE,
         ),
         class_name="max-h-[600px] overflow-auto",
-        tab_index=0, role="region", aria_label="Security problems",
+        tab_index=0,
+        role="region",
+        aria_label="Security problems",
     )
     return card(
         filters,
-        rx.cond(ProblemsTab.problems_loading,
-                rx.el.p("Loading security database...", class_name="p-6 text-center text-slate-400"), table),
+        rx.cond(
+            ProblemsTab.problems_loading,
+            rx.el.p("Loading security database...", class_name="p-6 text-center text-slate-400"),
+            table,
+        ),
         resolve_dialog(),
         title="Problem Database",
     )

@@ -56,9 +56,12 @@ def _more(key: str) -> rx.Component:
         rx.el.span("Showing ", shown.to_string(), " of ", total.to_string(), class_name="text-xs text-slate-400"),
         rx.cond(
             shown < total,
-            rx.el.button("Load older entries", type="button", on_click=HistoryState.load_more(key),
-                         class_name="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200 "
-                         "hover:border-cyan-500"),
+            rx.el.button(
+                "Load older entries",
+                type="button",
+                on_click=HistoryState.load_more(key),
+                class_name="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200 hover:border-cyan-500",
+            ),
             rx.fragment(),
         ),
         class_name="mt-3 flex flex-wrap items-center justify-between gap-2",
@@ -78,7 +81,9 @@ def _tab_list(key: str, entries: rx.Var[list[LogEntryView]], empty_text: str) ->
             ),
         ),
         class_name="h-[600px] overflow-y-auto pr-1",
-        tab_index=0, role="region", aria_label="Log entries",
+        tab_index=0,
+        role="region",
+        aria_label="Log entries",
     )
 
 
@@ -89,25 +94,32 @@ def history_content() -> rx.Component:
             rx.el.span(
                 rx.el.span(class_name="h-2 w-2 rounded-full bg-emerald-400 animate-pulse"),
                 "Real-time updates",
-                class_name="flex items-center gap-2 rounded-full border border-emerald-500/40 "
-                "px-3 py-1 text-sm text-emerald-300",
+                class_name="flex items-center gap-2 rounded-full border border-emerald-500/40 px-3 py-1 text-sm text-emerald-300",
             ),
             class_name="flex flex-wrap items-start justify-between gap-4",
         ),
         rx.el.section(
             rx.el.div(
                 rx.el.h2("System Activity Log", class_name="text-lg font-semibold text-slate-100"),
-                rx.el.input(type="search", placeholder="Filter by text...", default_value=HistoryState.search,
-                            on_change=HistoryState.set_search.debounce(300), aria_label="Filter logs by text",
-                            class_name="w-full max-w-xs rounded-md border border-slate-700 bg-slate-950 px-3 py-1.5 "
-                            "text-sm text-slate-100"),
+                rx.el.input(
+                    type="search",
+                    placeholder="Filter by text...",
+                    default_value=HistoryState.search,
+                    on_change=HistoryState.set_search.debounce(300),
+                    aria_label="Filter logs by text",
+                    class_name="w-full max-w-xs rounded-md border border-slate-700 bg-slate-950 px-3 py-1.5 "
+                    "text-sm text-slate-100",
+                ),
                 class_name="mb-3 flex flex-wrap items-center justify-between gap-2",
             ),
             rx.tabs.root(
                 rx.tabs.list(
                     *[
                         rx.tabs.trigger(
-                            f"{label} (", HistoryState.counts.get(key, 0).to_string(), ")", value=key,
+                            f"{label} (",
+                            HistoryState.counts.get(key, 0).to_string(),
+                            ")",
+                            value=key,
                         )
                         for key, label, _entries, _empty in TAB_SPECS
                     ],

@@ -42,8 +42,7 @@ def landing() -> rx.Component:
                 "Authorized Access Only",
                 class_name="flex items-center gap-2 text-sm text-amber-300 mt-2",
             ),
-            class_name="flex flex-col items-center gap-3 rounded-2xl border border-slate-800 "
-            "bg-slate-900/70 p-10 shadow-2xl",
+            class_name="flex flex-col items-center gap-3 rounded-2xl border border-slate-800 bg-slate-900/70 p-10 shadow-2xl",
         ),
         class_name="min-h-screen flex items-center justify-center bg-slate-950 p-4",
     )

@@ -19,17 +19,28 @@ def login_page() -> rx.Component:
                 class_name="flex flex-col items-center gap-2 mb-2",
             ),
             rx.el.label("Email", html_for="email", class_name="text-sm text-slate-300"),
-            rx.el.input(id="email", name="email", type="email", placeholder="admin@example.com",
-                        auto_complete="username", class_name=_INPUT),
+            rx.el.input(
+                id="email",
+                name="email",
+                type="email",
+                placeholder="admin@example.com",
+                auto_complete="username",
+                class_name=_INPUT,
+            ),
             rx.el.label("Password", html_for="password", class_name="text-sm text-slate-300"),
             rx.el.div(
                 rx.el.input(
-                    id="password", name="password", placeholder="Password", auto_complete="current-password",
-                    type=rx.cond(LoginState.show_password, "text", "password"), class_name=_INPUT + " pr-10",
+                    id="password",
+                    name="password",
+                    placeholder="Password",
+                    auto_complete="current-password",
+                    type=rx.cond(LoginState.show_password, "text", "password"),
+                    class_name=_INPUT + " pr-10",
                 ),
                 rx.el.button(
-                    rx.cond(LoginState.show_password, rx.icon("eye-off", class_name="w-4 h-4"),
-                            rx.icon("eye", class_name="w-4 h-4")),
+                    rx.cond(
+                        LoginState.show_password, rx.icon("eye-off", class_name="w-4 h-4"), rx.icon("eye", class_name="w-4 h-4")
+                    ),
                     type="button",
                     on_click=LoginState.toggle_password,
                     aria_label=rx.cond(LoginState.show_password, "Hide password", "Show password"),
@@ -46,8 +57,7 @@ def login_page() -> rx.Component:
             ),
             on_submit=LoginState.login,
             reset_on_submit=False,
-            class_name="flex w-full max-w-sm flex-col gap-2 rounded-2xl border border-slate-800 "
-            "bg-slate-900/80 p-8 shadow-2xl",
+            class_name="flex w-full max-w-sm flex-col gap-2 rounded-2xl border border-slate-800 bg-slate-900/80 p-8 shadow-2xl",
         ),
         class_name="min-h-screen flex items-center justify-center bg-slate-950 p-4",
     )

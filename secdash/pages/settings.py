@@ -44,8 +44,11 @@ OUTCOME_CLASSES = (
 def outcome_badge(outcome, label=None, **props) -> rx.Component:
     return rx.el.span(
         label if label is not None else outcome,
-        class_name=rx.match(outcome, *[(key, f"{_BADGE} {value}") for key, value in OUTCOME_CLASSES],
-                            f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40"),
+        class_name=rx.match(
+            outcome,
+            *[(key, f"{_BADGE} {value}") for key, value in OUTCOME_CLASSES],
+            f"{_BADGE} bg-slate-500/15 text-slate-300 border-slate-500/40",
+        ),
         **props,
     )
 
@@ -58,9 +61,13 @@ def _test_result(row: ChannelRow) -> rx.Component:
         rx.el.span("Last test: ", class_name="text-slate-400"),
         rx.el.span(
             row.test_result,
-            class_name=rx.match(row.test_state, ("sent", "break-words text-emerald-300"),
-                                ("failed", "break-words text-red-300"), ("pending", "break-words text-amber-300"),
-                                "break-words text-slate-400"),
+            class_name=rx.match(
+                row.test_state,
+                ("sent", "break-words text-emerald-300"),
+                ("failed", "break-words text-red-300"),
+                ("pending", "break-words text-amber-300"),
+                "break-words text-slate-400",
+            ),
             data_testid="channel-test-result",
         ),
         rx.cond(row.test_time != "", rx.el.span(" · ", row.test_time, class_name="text-slate-400"), rx.fragment()),
@@ -75,34 +82,70 @@ def _channel(row: ChannelRow) -> rx.Component:
         rx.el.div(
             rx.el.h3(row.name, class_name="break-words font-semibold text-slate-100"),
             rx.el.span(row.service, class_name=f"{_BADGE} normal-case border-slate-600 bg-slate-500/10 text-slate-300"),
-            rx.cond(row.enabled, rx.fragment(),
-                    rx.el.span("disabled", class_name=f"{_BADGE} border-amber-500/40 bg-amber-500/15 text-amber-300")),
+            rx.cond(
+                row.enabled,
+                rx.fragment(),
+                rx.el.span("disabled", class_name=f"{_BADGE} border-amber-500/40 bg-amber-500/15 text-amber-300"),
+            ),
             class_name="flex flex-wrap items-center gap-2",
         ),
-        rx.el.p(row.url, class_name="break-all font-mono text-xs text-cyan-200", title="The URL with its secrets cut",
-                data_testid="channel-url"),
+        rx.el.p(
+            row.url,
+            class_name="break-all font-mono text-xs text-cyan-200",
+            title="The URL with its secrets cut",
+            data_testid="channel-url",
+        ),
         rx.el.div(
             rx.el.label(
-                rx.el.input(type="checkbox", checked=row.enabled,
-                            on_change=lambda value: S.set_channel_enabled(row.id, value), class_name=_CHECK),
-                "Enabled", class_name=_CHECK_LABEL,
+                rx.el.input(
+                    type="checkbox",
+                    checked=row.enabled,
+                    on_change=lambda value: S.set_channel_enabled(row.id, value),
+                    class_name=_CHECK,
+                ),
+                "Enabled",
+                class_name=_CHECK_LABEL,
             ),
             rx.el.label(
-                rx.el.input(type="checkbox", checked=row.allow_private,
-                            on_change=lambda value: S.set_channel_private(row.id, value), class_name=_CHECK),
-                "Allow a private or local address", class_name=_CHECK_LABEL,
+                rx.el.input(
+                    type="checkbox",
+                    checked=row.allow_private,
+                    on_change=lambda value: S.set_channel_private(row.id, value),
+                    class_name=_CHECK,
+                ),
+                "Allow a private or local address",
+                class_name=_CHECK_LABEL,
             ),
             class_name="flex flex-wrap gap-x-5 gap-y-2",
         ),
         _test_result(row),
         rx.el.div(
-            rx.el.button(rx.icon("send", class_name="h-4 w-4"), rx.cond(testing, "Sending...", "Send test"),
-                         on_click=S.send_test(row.id), type="button", disabled=S.testing_id != 0,
-                         aria_label="Send a test to " + row.name, class_name=_PRIMARY, data_testid="send-test"),
-            rx.el.button(rx.icon("pencil", class_name="h-4 w-4"), "Edit", on_click=S.open_edit(row.id), type="button",
-                         aria_label="Edit " + row.name, class_name=_QUIET),
-            rx.el.button(rx.icon("trash-2", class_name="h-4 w-4"), "Delete", on_click=S.ask_delete(row.id),
-                         type="button", aria_label="Delete " + row.name, class_name=_DANGER),
+            rx.el.button(
+                rx.icon("send", class_name="h-4 w-4"),
+                rx.cond(testing, "Sending...", "Send test"),
+                on_click=S.send_test(row.id),
+                type="button",
+                disabled=S.testing_id != 0,
+                aria_label="Send a test to " + row.name,
+                class_name=_PRIMARY,
+                data_testid="send-test",
+            ),
+            rx.el.button(
+                rx.icon("pencil", class_name="h-4 w-4"),
+                "Edit",
+                on_click=S.open_edit(row.id),
+                type="button",
+                aria_label="Edit " + row.name,
+                class_name=_QUIET,
+            ),
+            rx.el.button(
+                rx.icon("trash-2", class_name="h-4 w-4"),
+                "Delete",
+                on_click=S.ask_delete(row.id),
+                type="button",
+                aria_label="Delete " + row.name,
+                class_name=_DANGER,
+            ),
             class_name="flex flex-wrap gap-2",
         ),
         class_name="flex min-w-0 flex-col gap-2 rounded-lg border border-slate-800 bg-slate-950/40 p-3",
@@ -112,15 +155,27 @@ def _channel(row: ChannelRow) -> rx.Component:
 
 def _url_help(help_id: str) -> rx.Component:
     return rx.el.div(
-        rx.el.p("An apprise URL: one covers e-mail, webhooks, Slack, Teams, Discord, Telegram, ntfy, Gotify, Matrix and "
-                "more. The URL is stored encrypted and never shown again in full. Examples:", class_name=_HELP),
+        rx.el.p(
+            "An apprise URL: one covers e-mail, webhooks, Slack, Teams, Discord, Telegram, ntfy, Gotify, Matrix and "
+            "more. The URL is stored encrypted and never shown again in full. Examples:",
+            class_name=_HELP,
+        ),
         rx.el.ul(
             *[rx.el.li(rx.el.code(url, class_name="break-all text-cyan-200"), " ", what) for url, what in URL_EXAMPLES],
             class_name="ml-4 list-disc text-xs text-slate-400",
         ),
-        rx.el.p("Every service's URL: ",
-                rx.el.a("the apprise wiki", href="https://github.com/caronc/apprise/wiki", target="_blank",
-                        rel="noopener noreferrer", class_name="text-cyan-300 underline"), ".", class_name=_HELP),
+        rx.el.p(
+            "Every service's URL: ",
+            rx.el.a(
+                "the apprise wiki",
+                href="https://github.com/caronc/apprise/wiki",
+                target="_blank",
+                rel="noopener noreferrer",
+                class_name="text-cyan-300 underline",
+            ),
+            ".",
+            class_name=_HELP,
+        ),
         id=help_id,
         class_name="flex flex-col gap-1",
     )
@@ -131,24 +186,38 @@ def _add_form() -> rx.Component:
         rx.el.h3("Add channel", class_name="font-semibold text-slate-100"),
         rx.el.div(
             rx.el.label("Name", html_for="channel-name", class_name=_LABEL),
-            rx.el.input(id="channel-name", name="name", placeholder="Ops webhook", max_length=100, required=True,
-                        auto_complete="off", class_name=_INPUT),
+            rx.el.input(
+                id="channel-name",
+                name="name",
+                placeholder="Ops webhook",
+                max_length=100,
+                required=True,
+                auto_complete="off",
+                class_name=_INPUT,
+            ),
             class_name="flex flex-col gap-1",
         ),
         rx.el.div(
             rx.el.label("Apprise URL", html_for="channel-url", class_name=_LABEL),
-            rx.el.input(id="channel-url", name="url", placeholder="json://hooks.example.com/alerts", required=True,
-                        auto_complete="off", spell_check=False, aria_describedby="channel-url-help",
-                        class_name=f"{_INPUT} font-mono"),
+            rx.el.input(
+                id="channel-url",
+                name="url",
+                placeholder="json://hooks.example.com/alerts",
+                required=True,
+                auto_complete="off",
+                spell_check=False,
+                aria_describedby="channel-url-help",
+                class_name=f"{_INPUT} font-mono",
+            ),
             _url_help("channel-url-help"),
             class_name="flex flex-col gap-1",
         ),
         rx.el.label(
             # Uncontrolled: it ticks at once (a controlled box waited for the server's round trip); the form's key
             # starts it afresh, unticked, after a channel is added.
-            rx.el.input(type="checkbox", default_checked=S.add_private, on_change=S.set_add_private,
-                        class_name=_CHECK),
-            "Allow a private or local address (only for hosts you own)", class_name=_CHECK_LABEL,
+            rx.el.input(type="checkbox", default_checked=S.add_private, on_change=S.set_add_private, class_name=_CHECK),
+            "Allow a private or local address (only for hosts you own)",
+            class_name=_CHECK_LABEL,
         ),
         rx.el.div(rx.el.button(rx.icon("plus", class_name="h-4 w-4"), "Add channel", type="submit", class_name=_PRIMARY)),
         key=S.add_key,
@@ -162,10 +231,16 @@ def _channels() -> rx.Component:
     return card(
         rx.cond(
             S.channels.length() > 0,
-            rx.el.ul(rx.foreach(S.channels, _channel), class_name="mb-4 grid grid-cols-1 gap-3 lg:grid-cols-2",
-                     aria_label="Notification channels"),
-            rx.el.p("No channel yet: add one below, then send it a test.", class_name="mb-4 text-sm text-slate-400",
-                    data_testid="no-channels"),
+            rx.el.ul(
+                rx.foreach(S.channels, _channel),
+                class_name="mb-4 grid grid-cols-1 gap-3 lg:grid-cols-2",
+                aria_label="Notification channels",
+            ),
+            rx.el.p(
+                "No channel yet: add one below, then send it a test.",
+                class_name="mb-4 text-sm text-slate-400",
+                data_testid="no-channels",
+            ),
         ),
         _add_form(),
         title="Notification channels",
@@ -177,23 +252,40 @@ def _edit_dialog() -> rx.Component:
     return rx.dialog.root(
         dialog_content(
             rx.dialog.title("Edit channel", class_name="text-slate-100"),
-            rx.dialog.description("The current URL is shown with its secrets cut. Leave the new URL empty to keep it.",
-                                  class_name="text-sm text-slate-300"),
+            rx.dialog.description(
+                "The current URL is shown with its secrets cut. Leave the new URL empty to keep it.",
+                class_name="text-sm text-slate-300",
+            ),
             rx.el.form(
                 rx.el.label("Name", html_for="edit-channel-name", class_name=_LABEL),
-                rx.el.input(id="edit-channel-name", name="name", default_value=S.edit_name, max_length=100,
-                            auto_complete="off", class_name=_INPUT),
-                rx.el.p("Current URL: ", rx.el.code(S.edit_url, class_name="break-all text-cyan-200"),
-                        class_name="text-sm text-slate-300"),
+                rx.el.input(
+                    id="edit-channel-name",
+                    name="name",
+                    default_value=S.edit_name,
+                    max_length=100,
+                    auto_complete="off",
+                    class_name=_INPUT,
+                ),
+                rx.el.p(
+                    "Current URL: ",
+                    rx.el.code(S.edit_url, class_name="break-all text-cyan-200"),
+                    class_name="text-sm text-slate-300",
+                ),
                 rx.el.label("New apprise URL (optional)", html_for="edit-channel-url", class_name=_LABEL),
-                rx.el.input(id="edit-channel-url", name="url", placeholder="Leave empty to keep the current URL",
-                            auto_complete="off", spell_check=False, aria_describedby="edit-channel-url-help",
-                            class_name=f"{_INPUT} font-mono"),
+                rx.el.input(
+                    id="edit-channel-url",
+                    name="url",
+                    placeholder="Leave empty to keep the current URL",
+                    auto_complete="off",
+                    spell_check=False,
+                    aria_describedby="edit-channel-url-help",
+                    class_name=f"{_INPUT} font-mono",
+                ),
                 _url_help("edit-channel-url-help"),
                 rx.el.label(
-                    rx.el.input(type="checkbox", checked=S.edit_private, on_change=S.set_edit_private,
-                                class_name=_CHECK),
-                    "Allow a private or local address", class_name=_CHECK_LABEL,
+                    rx.el.input(type="checkbox", checked=S.edit_private, on_change=S.set_edit_private, class_name=_CHECK),
+                    "Allow a private or local address",
+                    class_name=_CHECK_LABEL,
                 ),
                 rx.el.div(
                     rx.dialog.close(rx.el.button("Cancel", type="button", class_name=_QUIET)),
@@ -217,11 +309,19 @@ def _delete_dialog() -> rx.Component:
             rx.alert_dialog.title("Delete channel ", S.delete_name, "?"),
             rx.alert_dialog.description(
                 "It receives no more alerts, and rules lose it. Its past deliveries stay in the log.",
-                class_name="text-sm text-slate-300"),
+                class_name="text-sm text-slate-300",
+            ),
             rx.el.div(
                 rx.alert_dialog.cancel(rx.el.button("Keep channel", type="button", class_name=_QUIET)),
-                rx.alert_dialog.action(rx.el.button("Delete channel", type="button", on_click=S.delete_channel,
-                                                    class_name=_DANGER, data_testid="confirm-delete")),
+                rx.alert_dialog.action(
+                    rx.el.button(
+                        "Delete channel",
+                        type="button",
+                        on_click=S.delete_channel,
+                        class_name=_DANGER,
+                        data_testid="confirm-delete",
+                    )
+                ),
                 class_name="mt-4 flex justify-end gap-2",
             ),
             class_name="bg-slate-900",
@@ -236,9 +336,14 @@ def _delete_dialog() -> rx.Component:
 
 def _rule_channel(rule: RuleRow, channel: ChannelRow) -> rx.Component:
     return rx.el.label(
-        rx.el.input(type="checkbox", checked=rule.channel_ids.contains(channel.id),
-                    on_change=lambda value: S.set_rule_channel(rule.kind, channel.id, value), class_name=_CHECK),
-        channel.name, class_name=_CHECK_LABEL,
+        rx.el.input(
+            type="checkbox",
+            checked=rule.channel_ids.contains(channel.id),
+            on_change=lambda value: S.set_rule_channel(rule.kind, channel.id, value),
+            class_name=_CHECK,
+        ),
+        channel.name,
+        class_name=_CHECK_LABEL,
     )
 
 
@@ -248,24 +353,38 @@ def _rule(rule: RuleRow) -> rx.Component:
     param_id = "rule-" + rule.kind + "-param"
     return rx.el.li(
         rx.el.label(
-            rx.el.input(id=enabled_id, type="checkbox", checked=rule.enabled,
-                        on_change=lambda value: S.set_rule_enabled(rule.kind, value), class_name=_CHECK),
+            rx.el.input(
+                id=enabled_id,
+                type="checkbox",
+                checked=rule.enabled,
+                on_change=lambda value: S.set_rule_enabled(rule.kind, value),
+                class_name=_CHECK,
+            ),
             rx.el.span(rule.label, class_name="font-medium text-slate-100"),
             class_name="flex items-center gap-2 text-sm md:col-span-5",
         ),
         rx.el.div(
             rx.el.label("Send to", html_for=scope_id, class_name="text-xs text-slate-400"),
-            rx.el.select(rx.el.option("All enabled channels", value="all"),
-                         rx.el.option("Chosen channels", value="chosen"),
-                         id=scope_id, value=rule.scope, on_change=lambda value: S.set_rule_scope(rule.kind, value),
-                         class_name=f"{_SELECT} w-full sm:w-64"),
+            rx.el.select(
+                rx.el.option("All enabled channels", value="all"),
+                rx.el.option("Chosen channels", value="chosen"),
+                id=scope_id,
+                value=rule.scope,
+                on_change=lambda value: S.set_rule_scope(rule.kind, value),
+                class_name=f"{_SELECT} w-full sm:w-64",
+            ),
             rx.cond(
                 rule.scope == "chosen",
-                rx.cond(S.channels.length() > 0,
-                        rx.el.div(rx.foreach(S.channels, lambda channel: _rule_channel(rule, channel)),
-                                  role="group", aria_label="Channels for: " + rule.label,
-                                  class_name="flex flex-wrap gap-x-4 gap-y-1"),
-                        rx.el.p("No channel yet.", class_name=_HELP)),
+                rx.cond(
+                    S.channels.length() > 0,
+                    rx.el.div(
+                        rx.foreach(S.channels, lambda channel: _rule_channel(rule, channel)),
+                        role="group",
+                        aria_label="Channels for: " + rule.label,
+                        class_name="flex flex-wrap gap-x-4 gap-y-1",
+                    ),
+                    rx.el.p("No channel yet.", class_name=_HELP),
+                ),
                 rx.fragment(),
             ),
             class_name="flex min-w-0 flex-col gap-1 md:col-span-4",
@@ -274,23 +393,36 @@ def _rule(rule: RuleRow) -> rx.Component:
             rx.match(
                 rule.param,
                 ("days", rx.el.label("Days before expiry", html_for=param_id, class_name="text-xs text-slate-400")),
-                ("threshold", rx.el.label("Below effectiveness (%)", html_for=param_id,
-                                          class_name="text-xs text-slate-400")),
-                ("severity", rx.el.label("At or above severity", html_for=param_id,
-                                         class_name="text-xs text-slate-400")),
+                ("threshold", rx.el.label("Below effectiveness (%)", html_for=param_id, class_name="text-xs text-slate-400")),
+                ("severity", rx.el.label("At or above severity", html_for=param_id, class_name="text-xs text-slate-400")),
                 rx.fragment(),
             ),
             rx.match(
                 rule.param,
-                ("severity", rx.el.select(*[rx.el.option(label, value=value) for value, label in
-                                            (("low", "Low"), ("medium", "Medium"), ("high", "High (the top severity)"))],
-                                          id=param_id, value=rule.param_value,
-                                          on_change=lambda value: S.set_rule_param(rule.kind, value),
-                                          class_name=f"{_SELECT} w-fit")),
+                (
+                    "severity",
+                    rx.el.select(
+                        *[
+                            rx.el.option(label, value=value)
+                            for value, label in (("low", "Low"), ("medium", "Medium"), ("high", "High (the top severity)"))
+                        ],
+                        id=param_id,
+                        value=rule.param_value,
+                        on_change=lambda value: S.set_rule_param(rule.kind, value),
+                        class_name=f"{_SELECT} w-fit",
+                    ),
+                ),
                 ("", rx.fragment()),
-                rx.el.input(id=param_id, type="text", input_mode="numeric", default_value=rule.param_value,
-                            key=S.rules_key.to_string() + rule.kind, max_length=6,
-                            on_blur=lambda value: S.set_rule_param(rule.kind, value), class_name=_SMALL_INPUT),
+                rx.el.input(
+                    id=param_id,
+                    type="text",
+                    input_mode="numeric",
+                    default_value=rule.param_value,
+                    key=S.rules_key.to_string() + rule.kind,
+                    max_length=6,
+                    on_blur=lambda value: S.set_rule_param(rule.kind, value),
+                    class_name=_SMALL_INPUT,
+                ),
             ),
             class_name="flex flex-col gap-1 md:col-span-3",
         ),
@@ -302,10 +434,16 @@ def _rule(rule: RuleRow) -> rx.Component:
 def _setting(label: str, field_id: str, value, handler, hint: str, width: str = "w-24") -> rx.Component:
     return rx.el.div(
         rx.el.label(label, html_for=field_id, class_name="text-xs text-slate-400"),
-        rx.el.input(id=field_id, type="text", default_value=value, key=S.rules_key, on_blur=handler, max_length=8,
-                    aria_describedby=f"{field_id}-hint",
-                    class_name=f"{width} rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm "
-                    f"text-slate-100 {_FOCUS}"),
+        rx.el.input(
+            id=field_id,
+            type="text",
+            default_value=value,
+            key=S.rules_key,
+            on_blur=handler,
+            max_length=8,
+            aria_describedby=f"{field_id}-hint",
+            class_name=f"{width} rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-100 {_FOCUS}",
+        ),
         rx.el.span(hint, id=f"{field_id}-hint", class_name=_HELP),
         class_name="flex flex-col gap-1",
     )
@@ -316,18 +454,29 @@ def _rules() -> rx.Component:
         rx.el.p("Which events notify which channels. Changes apply when saved.", class_name="mb-2 text-sm text-slate-400"),
         rx.el.ul(rx.foreach(S.rules, _rule), aria_label="Rules"),
         rx.el.fieldset(
-            rx.el.legend("Reminders, flap damping and quiet hours", class_name="px-1 text-sm font-semibold "
-                         "text-slate-200"),
+            rx.el.legend("Reminders, flap damping and quiet hours", class_name="px-1 text-sm font-semibold text-slate-200"),
             rx.el.div(
-                _setting("Reminder every (minutes)", "reminder-minutes", S.reminder_minutes, S.set_reminder_minutes,
-                         "while a site stays down; 0: none"),
-                _setting("Recovery after (seconds)", "recovery-seconds", S.recovery_seconds, S.set_recovery_seconds,
-                         "a site must stay up this long"),
+                _setting(
+                    "Reminder every (minutes)",
+                    "reminder-minutes",
+                    S.reminder_minutes,
+                    S.set_reminder_minutes,
+                    "while a site stays down; 0: none",
+                ),
+                _setting(
+                    "Recovery after (seconds)",
+                    "recovery-seconds",
+                    S.recovery_seconds,
+                    S.set_recovery_seconds,
+                    "a site must stay up this long",
+                ),
                 rx.el.div(
                     rx.el.span("Quiet hours", class_name="text-xs text-slate-400"),
-                    rx.el.label(rx.el.input(type="checkbox", checked=S.quiet_enabled, on_change=S.set_quiet_enabled,
-                                            class_name=_CHECK),
-                                "Hold alerts in quiet hours", class_name=_CHECK_LABEL),
+                    rx.el.label(
+                        rx.el.input(type="checkbox", checked=S.quiet_enabled, on_change=S.set_quiet_enabled, class_name=_CHECK),
+                        "Hold alerts in quiet hours",
+                        class_name=_CHECK_LABEL,
+                    ),
                     rx.el.span("logged as suppressed", class_name=_HELP),
                     class_name="flex flex-col gap-1",
                 ),
@@ -338,12 +487,18 @@ def _rules() -> rx.Component:
             class_name="mt-3 rounded-lg border border-slate-800 p-3",
         ),
         rx.el.div(
-            rx.el.button(rx.icon("save", class_name="h-4 w-4"), "Save rules", on_click=S.save_rules, type="button",
-                         class_name=_PRIMARY, data_testid="save-rules"),
-            rx.el.button("Discard changes", on_click=S.discard_rules, type="button", disabled=~S.rules_dirty,
-                         class_name=_QUIET),
-            rx.cond(S.rules_dirty, rx.el.span("Unsaved changes", class_name="text-xs text-amber-300", role="status"),
-                    rx.fragment()),
+            rx.el.button(
+                rx.icon("save", class_name="h-4 w-4"),
+                "Save rules",
+                on_click=S.save_rules,
+                type="button",
+                class_name=_PRIMARY,
+                data_testid="save-rules",
+            ),
+            rx.el.button("Discard changes", on_click=S.discard_rules, type="button", disabled=~S.rules_dirty, class_name=_QUIET),
+            rx.cond(
+                S.rules_dirty, rx.el.span("Unsaved changes", class_name="text-xs text-amber-300", role="status"), rx.fragment()
+            ),
             class_name="mt-3 flex flex-wrap items-center gap-2",
         ),
         title="Rules",
@@ -360,12 +515,16 @@ def _delivery(row: DeliveryRow) -> rx.Component:
         rx.el.span(row.channel, class_name="break-words text-sm text-slate-200 md:col-span-2"),
         rx.el.span(row.kind, class_name="text-sm text-slate-300 md:col-span-1"),
         rx.el.span(row.title, class_name="break-words text-sm text-slate-100 md:col-span-3"),
-        rx.el.span(outcome_badge(row.outcome, data_testid="delivery-outcome"),
-                   rx.el.span(row.attempts, rx.cond(row.attempts == 1, " attempt", " attempts"),
-                              class_name="text-xs text-slate-400"),
-                   class_name="flex flex-wrap items-center gap-2 md:col-span-3"),
-        rx.cond(row.error != "", rx.el.span(row.error, class_name="break-words text-xs text-red-300 md:col-span-12",
-                                            data_testid="delivery-error"), rx.fragment()),
+        rx.el.span(
+            outcome_badge(row.outcome, data_testid="delivery-outcome"),
+            rx.el.span(row.attempts, rx.cond(row.attempts == 1, " attempt", " attempts"), class_name="text-xs text-slate-400"),
+            class_name="flex flex-wrap items-center gap-2 md:col-span-3",
+        ),
+        rx.cond(
+            row.error != "",
+            rx.el.span(row.error, class_name="break-words text-xs text-red-300 md:col-span-12", data_testid="delivery-error"),
+            rx.fragment(),
+        ),
         class_name="grid grid-cols-1 gap-1 border-b border-slate-800 py-2 last:border-b-0 md:grid-cols-12 md:gap-3",
         data_testid="delivery-row",
     )
@@ -404,8 +563,7 @@ def _admins_only() -> rx.Component:
     return rx.el.div(
         rx.icon("lock", class_name="h-8 w-8 text-slate-400"),
         rx.el.p("Only administrators can manage alerting.", class_name="text-slate-200", data_testid="admins-only"),
-        class_name="flex flex-col items-center gap-3 rounded-xl border border-dashed border-slate-700 bg-slate-900/60 "
-        "p-10",
+        class_name="flex flex-col items-center gap-3 rounded-xl border border-dashed border-slate-700 bg-slate-900/60 p-10",
     )
 
 

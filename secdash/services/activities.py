@@ -14,7 +14,12 @@ ACTIVITY_TYPES = ("patch", "optimize", "block", "scan")
 
 
 def record(
-    session: AsyncSession, *, activity_type: str, target: str, description: str, status: str = "completed",
+    session: AsyncSession,
+    *,
+    activity_type: str,
+    target: str,
+    description: str,
+    status: str = "completed",
     simulated: bool = False,
 ) -> AiActivity:
     """Add an activity; written with the caller's commit."""
@@ -35,7 +40,10 @@ async def recent(*, session: AsyncSession, limit: int = FEED_SIZE) -> list[AiAct
 async def keep_newest_simulated(session: AsyncSession, keep: int = FEED_SIZE) -> None:
     """Delete simulated lines beyond the newest `keep` (real activity is never pruned here); caller commits."""
     await session.flush()
-    newest = select(AiActivity.id).where(AiActivity.simulated == True).order_by(  # noqa: E712
-        col(AiActivity.id).desc()).limit(keep)
-    await session.exec(delete(AiActivity).where(AiActivity.simulated == True,  # noqa: E712
-                                                col(AiActivity.id).not_in(newest.scalar_subquery())))
+    newest = select(AiActivity.id).where(col(AiActivity.simulated).is_(True)).order_by(col(AiActivity.id).desc()).limit(keep)
+    await session.exec(
+        delete(AiActivity).where(
+            AiActivity.simulated == True,  # noqa: E712
+            col(AiActivity.id).not_in(newest.scalar_subquery()),
+        )
+    )

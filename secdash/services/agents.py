@@ -33,8 +33,12 @@ async def with_threats_blocked(*, session: AsyncSession) -> list[tuple[AgentReco
     """The platform agents' records, each with the requests its platform's site really blocked (the same
     count as AI Systems and the Dashboard: events.counts_by_site)."""
     records = await list_agents(session=session)
-    site_of = {slug: site_id for slug, site_id in await session.exec(  # type: ignore[call-overload]
-        select(Site.default_slug, Site.id).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS)))}
+    site_of = {
+        slug: site_id
+        for slug, site_id in await session.exec(  # type: ignore[call-overload]
+            select(Site.default_slug, Site.id).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS))
+        )
+    }
     counts = await events.counts_by_site(session=session, site_ids=list(site_of.values()))
     return [(record, counts.get(site_of.get(record.id, -1), events.NO_COUNTS)["blocked"]) for record in records]
 

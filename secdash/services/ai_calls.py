@@ -51,15 +51,26 @@ def _audit(session: Any, record: CallRecord, user: UserPublic | None) -> None:
     who = user.email if user else "the threat simulation"
     what = "answered" if record.feature == "chat" else f"wrote a {action.removeprefix('AI ')} for"
     audit.record(
-        session, category=LogCategory.ai, action=action if outcome == "ok" else f"{action} {outcome}",
+        session,
+        category=LogCategory.ai,
+        action=action if outcome == "ok" else f"{action} {outcome}",
         severity=LogSeverity.info if outcome in ("ok", "cancelled") else LogSeverity.error,
         description=f"{agent_name} {what} {who} via {record.provider}"
-        if outcome == "ok" else f"{agent_name} {action.removeprefix('AI ')} for {who}: {outcome}",
+        if outcome == "ok"
+        else f"{agent_name} {action.removeprefix('AI ')} for {who}: {outcome}",
         actor_user_id=user.id if user else None,
-        details={"agent": record.agent, "feature": record.feature, "provider": record.provider, "model": record.model,
-                 "characters": record.characters, "latencyMs": record.total_ms, "firstTokenMs": record.first_token_ms,
-                 "promptTokens": record.prompt_tokens, "completionTokens": record.completion_tokens,
-                 "outcome": outcome},
+        details={
+            "agent": record.agent,
+            "feature": record.feature,
+            "provider": record.provider,
+            "model": record.model,
+            "characters": record.characters,
+            "latencyMs": record.total_ms,
+            "firstTokenMs": record.first_token_ms,
+            "promptTokens": record.prompt_tokens,
+            "completionTokens": record.completion_tokens,
+            "outcome": outcome,
+        },
     )
 
 
@@ -69,10 +80,19 @@ def recorder(user: UserPublic | None):
     async def record(call: CallRecord) -> int | None:
         async with session_scope() as session:
             row = AiCall(
-                feature=call.feature, task=call.task, agent=call.agent, user_id=call.user_id, parent_id=call.parent_id,
-                provider=call.provider, model=call.model, prompt_tokens=call.prompt_tokens,
-                completion_tokens=call.completion_tokens, first_token_ms=call.first_token_ms, total_ms=call.total_ms,
-                outcome=call.outcome, error_kind=call.error_kind,
+                feature=call.feature,
+                task=call.task,
+                agent=call.agent,
+                user_id=call.user_id,
+                parent_id=call.parent_id,
+                provider=call.provider,
+                model=call.model,
+                prompt_tokens=call.prompt_tokens,
+                completion_tokens=call.completion_tokens,
+                first_token_ms=call.first_token_ms,
+                total_ms=call.total_ms,
+                outcome=call.outcome,
+                error_kind=call.error_kind,
             )
             session.add(row)
             if call.parent_id is None:
@@ -84,11 +104,16 @@ def recorder(user: UserPublic | None):
     return record
 
 
-def for_user(*, settings: Settings, user: UserPublic, feature: str, agent: str,
-             provider: Provider | None = None) -> AICalls:
+def for_user(*, settings: Settings, user: UserPublic, feature: str, agent: str, provider: Provider | None = None) -> AICalls:
     """The calls one user makes for one feature and agent (the configured engine unless `provider`)."""
-    return AICalls(provider or get_provider(settings), feature=feature, agent=agent, user_id=user.id,
-                   record=recorder(user), admit=lambda: quotas.ai_call(settings=settings, user_id=user.id))
+    return AICalls(
+        provider or get_provider(settings),
+        feature=feature,
+        agent=agent,
+        user_id=user.id,
+        record=recorder(user),
+        admit=lambda: quotas.ai_call(settings=settings, user_id=user.id),
+    )
 
 
 @asynccontextmanager
@@ -98,8 +123,14 @@ async def _system_admission() -> AsyncIterator[None]:
 
 def for_system(*, settings: Settings, feature: str, agent: str, provider: Provider | None = None) -> AICalls:
     """Calls made by the server itself (a simulated threat's drill): recorded and audited without a user."""
-    return AICalls(provider or get_provider(settings), feature=feature, agent=agent, user_id=None,
-                   record=recorder(None), admit=_system_admission)
+    return AICalls(
+        provider or get_provider(settings),
+        feature=feature,
+        agent=agent,
+        user_id=None,
+        record=recorder(None),
+        admit=_system_admission,
+    )
 
 
 class AnswerRefused(Exception):
@@ -111,8 +142,14 @@ class AnswerRefused(Exception):
 
 
 async def structured_checked(
-    calls: AICalls, task: Any, schema: type[Answer], check: Callable[[Answer], Checked], *,
-    refusals: tuple[type[Exception], ...], on_refused: Callable[[int, str], Awaitable[None]], attempts: int = 2,
+    calls: AICalls,
+    task: Any,
+    schema: type[Answer],
+    check: Callable[[Answer], Checked],
+    *,
+    refusals: tuple[type[Exception], ...],
+    on_refused: Callable[[int, str], Awaitable[None]],
+    attempts: int = 2,
 ) -> tuple[Answer, Checked]:
     """A structured answer and what `check` makes of it; an answer `check` refuses (one of `refusals`) is asked
     again with the reason in the task's `feedback` (a dataclass field), up to `attempts` times in all.

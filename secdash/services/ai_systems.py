@@ -52,18 +52,42 @@ OPERATIONAL = "All Systems Operational"
 
 # The stored profile per platform: figures nothing measures (display only, fixed, never random).
 PROFILES: dict[str, dict[str, Any]] = {
-    "stock": {"models": 3, "datasets": 12, "accuracy": 97.8, "memory_percent": 68,
-              "frameworks": ["TensorFlow", "PyTorch", "Scikit-learn"], "training_samples": 2_400_000,
-              "training_features": 847},
-    "tour": {"models": 3, "datasets": 9, "accuracy": 96.4, "memory_percent": 54,
-             "frameworks": ["PyTorch", "Transformers", "spaCy"], "training_samples": 1_800_000,
-             "training_features": 623},
-    "gem": {"models": 4, "datasets": 11, "accuracy": 98.2, "memory_percent": 72,
-            "frameworks": ["TensorFlow", "OpenCV", "XGBoost"], "training_samples": 2_100_000,
-            "training_features": 912},
-    "shares": {"models": 3, "datasets": 8, "accuracy": 95.9, "memory_percent": 61,
-               "frameworks": ["PyTorch", "LightGBM", "Scikit-learn"], "training_samples": 1_600_000,
-               "training_features": 534},
+    "stock": {
+        "models": 3,
+        "datasets": 12,
+        "accuracy": 97.8,
+        "memory_percent": 68,
+        "frameworks": ["TensorFlow", "PyTorch", "Scikit-learn"],
+        "training_samples": 2_400_000,
+        "training_features": 847,
+    },
+    "tour": {
+        "models": 3,
+        "datasets": 9,
+        "accuracy": 96.4,
+        "memory_percent": 54,
+        "frameworks": ["PyTorch", "Transformers", "spaCy"],
+        "training_samples": 1_800_000,
+        "training_features": 623,
+    },
+    "gem": {
+        "models": 4,
+        "datasets": 11,
+        "accuracy": 98.2,
+        "memory_percent": 72,
+        "frameworks": ["TensorFlow", "OpenCV", "XGBoost"],
+        "training_samples": 2_100_000,
+        "training_features": 912,
+    },
+    "shares": {
+        "models": 3,
+        "datasets": 8,
+        "accuracy": 95.9,
+        "memory_percent": 61,
+        "frameworks": ["PyTorch", "LightGBM", "Scikit-learn"],
+        "training_samples": 1_600_000,
+        "training_features": 534,
+    },
 }
 
 clock = time.monotonic  # tests move it instead of sleeping
@@ -73,8 +97,11 @@ _line_cache: dict[str, tuple[float, int]] = {}
 def profile_of(platform: str) -> PlatformProfilePublic:
     agent = AGENTS[platform]
     return PlatformProfilePublic(
-        specialization=agent.specialization, users=agent.users, data_size=agent.data_size,
-        data_tb=float(agent.data_size.removesuffix("TB")), **PROFILES[platform],
+        specialization=agent.specialization,
+        users=agent.users,
+        data_size=agent.data_size,
+        data_tb=float(agent.data_size.removesuffix("TB")),
+        **PROFILES[platform],
     )
 
 
@@ -119,16 +146,21 @@ class Uptime(NamedTuple):
 async def _uptime(session: AsyncSession, site_id: int) -> Uptime:
     """Uptime from the site's stored checks."""
     up = _answered()
-    total, answered, last_at = (await session.exec(  # type: ignore[call-overload]
-        select(func.count(), func.sum(case((up, 1), else_=0)), func.max(SiteCheck.checked_at))
-        .where(SiteCheck.site_id == site_id)
-    )).one()
+    total, answered, last_at = (
+        await session.exec(  # type: ignore[call-overload]
+            select(func.count(), func.sum(case((up, 1), else_=0)), func.max(SiteCheck.checked_at)).where(
+                SiteCheck.site_id == site_id
+            )
+        )
+    ).one()
     if not total:
         return Uptime(0, None, None)
     percent = round(100.0 * (answered or 0) / total, 2)
-    last_down = (await session.exec(  # type: ignore[call-overload]
-        select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, ~up)
-    )).one()
+    last_down = (
+        await session.exec(  # type: ignore[call-overload]
+            select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, ~up)
+        )
+    ).one()
     if last_down is not None and as_utc(last_down) >= as_utc(last_at):
         return Uptime(total, percent, 0.0)
     streak = select(func.min(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, up)
@@ -145,31 +177,45 @@ async def _calls(session: AsyncSession) -> dict[str, AgentCallsPublic]:
     known = or_(col(AiCall.prompt_tokens).is_not(None), col(AiCall.completion_tokens).is_not(None))
     rows = await session.exec(  # type: ignore[call-overload]
         select(
-            AiCall.agent, func.count(), func.sum(case((AiCall.outcome == "error", 1), else_=0)),
-            func.coalesce(func.sum(AiCall.prompt_tokens), 0), func.coalesce(func.sum(AiCall.completion_tokens), 0),
-            func.sum(case((known, 1), else_=0)), func.avg(AiCall.total_ms), func.max(AiCall.created_at),
-        ).where(col(AiCall.agent).in_(PLATFORM_AGENT_IDS)).group_by(AiCall.agent)
+            AiCall.agent,
+            func.count(),
+            func.sum(case((AiCall.outcome == "error", 1), else_=0)),
+            func.coalesce(func.sum(AiCall.prompt_tokens), 0),
+            func.coalesce(func.sum(AiCall.completion_tokens), 0),
+            func.sum(case((known, 1), else_=0)),
+            func.avg(AiCall.total_ms),
+            func.max(AiCall.created_at),
+        )
+        .where(col(AiCall.agent).in_(PLATFORM_AGENT_IDS))
+        .group_by(AiCall.agent)
     )
     result = {}
     for agent, calls, errors, prompt, completion, with_tokens, avg_ms, last_at in rows:
         result[agent] = AgentCallsPublic(
-            calls=calls, errors=int(errors or 0), prompt_tokens=int(prompt), completion_tokens=int(completion),
-            calls_with_tokens=int(with_tokens or 0), avg_latency_ms=round(avg_ms) if avg_ms is not None else None,
+            calls=calls,
+            errors=int(errors or 0),
+            prompt_tokens=int(prompt),
+            completion_tokens=int(completion),
+            calls_with_tokens=int(with_tokens or 0),
+            avg_latency_ms=round(avg_ms) if avg_ms is not None else None,
             last_call_at=last_at,
         )
     return result
 
 
-NO_CALLS = AgentCallsPublic(calls=0, errors=0, prompt_tokens=0, completion_tokens=0, calls_with_tokens=0,
-                            avg_latency_ms=None, last_call_at=None)
+NO_CALLS = AgentCallsPublic(
+    calls=0, errors=0, prompt_tokens=0, completion_tokens=0, calls_with_tokens=0, avg_latency_ms=None, last_call_at=None
+)
 
 
 async def _activities(session: AsyncSession, site: Site | None) -> list[ActivityPublic]:
     if site is None:
         return []
     query = (
-        select(AiActivity).where(AiActivity.target == site.name, AiActivity.simulated == False)  # noqa: E712
-        .order_by(col(AiActivity.created_at).desc(), col(AiActivity.id).desc()).limit(ACTIVITIES_PER_PLATFORM)
+        select(AiActivity)
+        .where(AiActivity.target == site.name, AiActivity.simulated == False)  # noqa: E712
+        .order_by(col(AiActivity.created_at).desc(), col(AiActivity.id).desc())
+        .limit(ACTIVITIES_PER_PLATFORM)
     )
     return [ActivityPublic.of(activity) for activity in await session.exec(query)]
 
@@ -194,8 +240,7 @@ def systems_status(platforms: list[PlatformPublic]) -> SystemsStatusPublic:
         label = f"Awaiting first check: {', '.join(unchecked)}"
     else:
         label = OPERATIONAL
-    return SystemsStatusPublic(operational=label == OPERATIONAL, label=label, down=down, degraded=degraded,
-                               unchecked=unchecked)
+    return SystemsStatusPublic(operational=label == OPERATIONAL, label=label, down=down, degraded=degraded, unchecked=unchecked)
 
 
 async def _roots(session: AsyncSession, site_ids: list[int]) -> dict[int, str]:
@@ -210,8 +255,9 @@ async def _roots(session: AsyncSession, site_ids: list[int]) -> dict[int, str]:
 
 async def read(*, session: AsyncSession) -> AiSystemsPublic:
     """What /ai-systems shows, read now."""
-    sites = {site.default_slug: site for site in await session.exec(
-        select(Site).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS)))}
+    sites = {
+        site.default_slug: site for site in await session.exec(select(Site).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS)))
+    }
     site_ids = [site.id for site in sites.values() if site.id is not None]
     roots = await _roots(session, site_ids)
     if set(site_ids) - set(roots):  # the demo sites' roots are stored with the first scan: store them now
@@ -228,31 +274,55 @@ async def read(*, session: AsyncSession) -> AiSystemsPublic:
         uptime = await _uptime(session, site.id) if site and site.id else Uptime(0, None, None)
         root = roots.get(site.id) if site and site.id else None
         figures = counts.get(site.id, events.NO_COUNTS) if site and site.id else events.NO_COUNTS
-        platforms.append(PlatformPublic(
-            id=slug, name=agent.platform, agent_name=agent.name,
-            agent_status=record.status if record else "monitoring",
-            site_id=site.id if site else None, domain=site.domain if site else None,
-            site_status=site.status if site and site.last_checked_at else None, online=_online(site),
-            response_time=site.response_time_ms if site else None,
-            last_checked_at=site.last_checked_at if site else None,
-            checks=uptime.checks, uptime_percent=uptime.percent, uptime_hours=uptime.hours,
-            uptime_since=uptime.since, uptime_since_first_check=uptime.since_first_check,
-            code_lines=await code_lines_of(root) if root else None, code_root=_display_root(root),
-            threats_detected=figures["detected"], threats_blocked=figures["blocked"],
-            false_positives=figures["false"], recent_activities=await _activities(session, site),
-            ai=calls.get(slug, NO_CALLS), profile=profile_of(slug),
-        ))
+        platforms.append(
+            PlatformPublic(
+                id=slug,
+                name=agent.platform,
+                agent_name=agent.name,
+                agent_status=record.status if record else "monitoring",
+                site_id=site.id if site else None,
+                domain=site.domain if site else None,
+                site_status=site.status if site and site.last_checked_at else None,
+                online=_online(site),
+                response_time=site.response_time_ms if site else None,
+                last_checked_at=site.last_checked_at if site else None,
+                checks=uptime.checks,
+                uptime_percent=uptime.percent,
+                uptime_hours=uptime.hours,
+                uptime_since=uptime.since,
+                uptime_since_first_check=uptime.since_first_check,
+                code_lines=await code_lines_of(root) if root else None,
+                code_root=_display_root(root),
+                threats_detected=figures["detected"],
+                threats_blocked=figures["blocked"],
+                false_positives=figures["false"],
+                recent_activities=await _activities(session, site),
+                ai=calls.get(slug, NO_CALLS),
+                profile=profile_of(slug),
+            )
+        )
     code_lines = sum(p.code_lines or 0 for p in platforms)
     summary = AiSummaryPublic(
-        total_data_tb=round(sum(p.profile.data_tb for p in platforms), 1), code_lines=code_lines,
-        code_lines_millions=round(code_lines / 1_000_000, 6), ai_models=len(PLATFORM_AGENT_IDS),
-        active_users=sum(p.profile.users for p in platforms), profile_fields=["totalDataTb", "activeUsers"],
+        total_data_tb=round(sum(p.profile.data_tb for p in platforms), 1),
+        code_lines=code_lines,
+        code_lines_millions=round(code_lines / 1_000_000, 6),
+        ai_models=len(PLATFORM_AGENT_IDS),
+        active_users=sum(p.profile.users for p in platforms),
+        profile_fields=["totalDataTb", "activeUsers"],
     )
-    training = [TrainingRowPublic(platform=p.name, specialization=p.profile.specialization,
-                                  samples=p.profile.training_samples, features=p.profile.training_features,
-                                  storage=p.profile.data_size) for p in platforms]
-    return AiSystemsPublic(generated_at=utcnow(), summary=summary, status=systems_status(platforms),
-                           platforms=platforms, training=training)
+    training = [
+        TrainingRowPublic(
+            platform=p.name,
+            specialization=p.profile.specialization,
+            samples=p.profile.training_samples,
+            features=p.profile.training_features,
+            storage=p.profile.data_size,
+        )
+        for p in platforms
+    ]
+    return AiSystemsPublic(
+        generated_at=utcnow(), summary=summary, status=systems_status(platforms), platforms=platforms, training=training
+    )
 
 
 def _display_root(root: str | None) -> str | None:
@@ -264,4 +334,3 @@ def _display_root(root: str | None) -> str | None:
         return path.resolve().relative_to(code_roots.PROJECT_ROOT.resolve()).as_posix()
     except ValueError:
         return path.name
-

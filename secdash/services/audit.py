@@ -130,9 +130,10 @@ def _visible_to(viewer: UserPublic):
     their own entries, never an admin-only one."""
     if viewer.role == Role.admin.value:
         return true()
-    return and_(HistoryLog.admin_only == false(),
-                or_(col(HistoryLog.category).in_(sorted(permissions.fully_readable(viewer))),
-                    HistoryLog.actor_user_id == viewer.id))
+    return and_(
+        HistoryLog.admin_only == false(),
+        or_(col(HistoryLog.category).in_(sorted(permissions.fully_readable(viewer))), HistoryLog.actor_user_id == viewer.id),
+    )
 
 
 MAX_SEARCH_LENGTH = 200
@@ -163,13 +164,19 @@ def _matching(search: str):
     if not search:
         return true()
     pattern = "%" + search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    return or_(func.lower(HistoryLog.action).like(pattern, escape="\\"),
-               func.lower(HistoryLog.description).like(pattern, escape="\\"))
+    return or_(
+        func.lower(HistoryLog.action).like(pattern, escape="\\"), func.lower(HistoryLog.description).like(pattern, escape="\\")
+    )
 
 
 async def list_logs(
-    *, session: AsyncSession, viewer: UserPublic, category: str | None = None, limit: int = DEFAULT_LIMIT,
-    before: int | None = None, search: str = "",
+    *,
+    session: AsyncSession,
+    viewer: UserPublic,
+    category: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    before: int | None = None,
+    search: str = "",
 ) -> list[HistoryLogPublic]:
     """Entries the viewer may see, newest first; `before` pages on from an entry, `search` filters text."""
     query = select(HistoryLog).where(_visible_to(viewer), _matching(search))
@@ -179,8 +186,12 @@ async def list_logs(
         cursor = (await session.exec(select(HistoryLog).where(HistoryLog.id == before, _visible_to(viewer)))).first()
         if cursor is None:  # unknown, or an entry this viewer may not see
             raise Invalid("before must be the id of a log entry")
-        query = query.where(or_(col(HistoryLog.timestamp) < cursor.timestamp,
-                                (col(HistoryLog.timestamp) == cursor.timestamp) & (col(HistoryLog.id) < cursor.id)))
+        query = query.where(
+            or_(
+                col(HistoryLog.timestamp) < cursor.timestamp,
+                (col(HistoryLog.timestamp) == cursor.timestamp) & (col(HistoryLog.id) < cursor.id),
+            )
+        )
     query = query.order_by(col(HistoryLog.timestamp).desc(), col(HistoryLog.id).desc()).limit(limit)
     rows = await session.exec(query)
     entries = [HistoryLogPublic.from_log(row) for row in rows]
@@ -192,11 +203,7 @@ async def list_logs(
 
 async def count_by_category(*, session: AsyncSession, viewer: UserPublic, search: str = "") -> dict[str, int]:
     """How many entries the viewer may see (matching `search`), per category and in all ("all")."""
-    query = (
-        select(HistoryLog.category, func.count())
-        .where(_visible_to(viewer), _matching(search))
-        .group_by(HistoryLog.category)
-    )
+    query = select(HistoryLog.category, func.count()).where(_visible_to(viewer), _matching(search)).group_by(HistoryLog.category)
     counts = {category: 0 for category in CATEGORIES}
     for category, number in await session.exec(query):
         counts[category] = number

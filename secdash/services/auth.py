@@ -120,9 +120,7 @@ async def _within_budget(session: AsyncSession, attempt: LoginAttempt, budget: _
     """Count the committed attempts in the budget's window (this one included); over the limit,
     withdraw this attempt and raise RateLimited. Returns the count."""
     since = utcnow() - timedelta(seconds=budget.window_seconds)
-    query = select(func.count(), func.min(LoginAttempt.attempted_at)).where(
-        *budget.where, LoginAttempt.attempted_at >= since
-    )
+    query = select(func.count(), func.min(LoginAttempt.attempted_at)).where(*budget.where, LoginAttempt.attempted_at >= since)
     count, oldest = (await session.exec(query)).one()
     if count <= budget.limit:
         return count
@@ -136,14 +134,15 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
     """Check the reserved attempt against every budget; RateLimited if one is spent. Returns the counts."""
     per_address = [
         _Budget(
-            "account_ip", settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP, settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS,
+            "account_ip",
+            settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP,
+            settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS,
             (LoginAttempt.email == attempt.email, LoginAttempt.ip == attempt.ip),
         )
     ]
     if attempt.ip:
         per_address.append(
-            _Budget("ip", settings.LOGIN_MAX_FAILURES_PER_IP, settings.LOGIN_IP_WINDOW_SECONDS,
-                    (LoginAttempt.ip == attempt.ip,))
+            _Budget("ip", settings.LOGIN_MAX_FAILURES_PER_IP, settings.LOGIN_IP_WINDOW_SECONDS, (LoginAttempt.ip == attempt.ip,))
         )
     counts = {budget.scope: await _within_budget(session, attempt, budget) for budget in per_address}
     await session.exec(
@@ -151,7 +150,9 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
     )
     await session.commit()
     account = _Budget(
-        "account", settings.LOGIN_MAX_FAILURES_PER_ACCOUNT, settings.LOGIN_ACCOUNT_WINDOW_SECONDS,
+        "account",
+        settings.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+        settings.LOGIN_ACCOUNT_WINDOW_SECONDS,
         (LoginAttempt.email == attempt.email, LoginAttempt.admitted.is_(True)),  # type: ignore[attr-defined]
     )
     counts["account"] = await _within_budget(session, attempt, account)
@@ -159,7 +160,12 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
 
 
 def _record_failure(
-    session: AsyncSession, settings: Settings, account: _Account, ip: str, attempt: LoginAttempt, counts: dict[str, int],
+    session: AsyncSession,
+    settings: Settings,
+    account: _Account,
+    ip: str,
+    attempt: LoginAttempt,
+    counts: dict[str, int],
     reason: str,
 ) -> list[str]:
     """Audit the failure, and a lockout when this failure spent a budget (caller commits); the lockouts' texts."""
@@ -176,24 +182,29 @@ def _record_failure(
     lockouts = []
     if counts.get("account_ip") == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP:
         window = settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS
-        lockouts.append((
-            f"Too many failed logins for {account.display} from {address}; that address is locked out of"
-            f" this account for {window} seconds",
-            {"email": account.display, "ip": attempt.ip, "scope": "account and address", "windowSeconds": window},
-        ))
+        lockouts.append(
+            (
+                f"Too many failed logins for {account.display} from {address}; that address is locked out of"
+                f" this account for {window} seconds",
+                {"email": account.display, "ip": attempt.ip, "scope": "account and address", "windowSeconds": window},
+            )
+        )
     if attempt.ip and counts.get("ip") == settings.LOGIN_MAX_FAILURES_PER_IP:
         window = settings.LOGIN_IP_WINDOW_SECONDS
-        lockouts.append((
-            f"Too many failed logins from {address}; that address is locked out for {window} seconds",
-            {"ip": attempt.ip, "scope": "address", "windowSeconds": window},
-        ))
+        lockouts.append(
+            (
+                f"Too many failed logins from {address}; that address is locked out for {window} seconds",
+                {"ip": attempt.ip, "scope": "address", "windowSeconds": window},
+            )
+        )
     if counts.get("account") == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT:
         window = settings.LOGIN_ACCOUNT_WINDOW_SECONDS
-        lockouts.append((
-            f"Too many failed logins for {account.display} from all addresses; the account is locked for"
-            f" {window} seconds",
-            {"email": account.display, "scope": "account", "windowSeconds": window},
-        ))
+        lockouts.append(
+            (
+                f"Too many failed logins for {account.display} from all addresses; the account is locked for {window} seconds",
+                {"email": account.display, "scope": "account", "windowSeconds": window},
+            )
+        )
     for description, details in lockouts:
         said.append(description)
         audit.record(
@@ -235,8 +246,12 @@ async def login(
         await commit(session)  # the reserved row stays: it is this failure's record
         raise AuthFailed(LOGIN_FAILED)
     row, token = await sessions.open_session(
-        session=session, user=user, ttl_seconds=settings.token_ttl_seconds, secret=settings.secret_key(),
-        ip=ip, user_agent=user_agent,
+        session=session,
+        user=user,
+        ttl_seconds=settings.token_ttl_seconds,
+        secret=settings.secret_key(),
+        ip=ip,
+        user_agent=user_agent,
     )
     # A success clears this account's failures from this address (this attempt's row included); the
     # account's failures from other addresses still count towards its global budget.
@@ -281,9 +296,7 @@ async def _purge_on_the_way(session: AsyncSession, settings: Settings) -> None:
         log.warning("purging stale sessions and login attempts failed; will retry on a later login", exc_info=True)
 
 
-async def authenticate(
-    *, session: AsyncSession, settings: Settings, token: str | None, touch: bool = True
-) -> UserPublic:
+async def authenticate(*, session: AsyncSession, settings: Settings, token: str | None, touch: bool = True) -> UserPublic:
     """The signed-in user behind a token, or AuthFailed (also after the idle timeout).
 
     touch=False for background checks (live updates): they do not count as the user being active.
@@ -298,7 +311,10 @@ async def logout(*, session: AsyncSession, settings: Settings, token: str | None
     """Revoke the token's session (audited); False when there was no active session."""
     try:
         user, row = await sessions.resolve_token(
-            session=session, token=token, secret=settings.secret_key(), idle_timeout=settings.idle_timeout,
+            session=session,
+            token=token,
+            secret=settings.secret_key(),
+            idle_timeout=settings.idle_timeout,
             touch=False,
         )
     except AuthFailed:
@@ -322,6 +338,7 @@ async def active_sessions(*, session: AsyncSession, user_id: int, settings: Sett
     now = utcnow()
     idle = settings.idle_timeout if settings is not None else None
     return [
-        row for row in await session.exec(query)
+        row
+        for row in await session.exec(query)
         if as_utc(row.expires_at) > now and (idle is None or now - as_utc(row.last_seen_at) <= idle)
     ]

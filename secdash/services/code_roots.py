@@ -62,8 +62,10 @@ async def ensure_code_roots(session: AsyncSession) -> None:
                 rows.append(CodeRoot(path=path, site_id=sites.get(slug)))
                 if sites.get(slug) is not None:  # a root stored before its site existed is linked now
                     await session.exec(  # type: ignore[call-overload]
-                        update(CodeRoot).execution_options(synchronize_session=False)
-                        .where(col(CodeRoot.path) == path, col(CodeRoot.site_id).is_(None)).values(site_id=sites[slug])
+                        update(CodeRoot)
+                        .execution_options(synchronize_session=False)
+                        .where(col(CodeRoot.path) == path, col(CodeRoot.site_id).is_(None))
+                        .values(site_id=sites[slug])
                     )
     await insert_missing(session, rows, "path")
 

@@ -33,9 +33,7 @@ def activity_public(activity: AiActivity) -> dict[str, Any]:
 
 async def site_checks(*, session: AsyncSession, site_id: int, limit: int = 120) -> list[SiteCheckPublic]:
     """The newest checks of a site, oldest first (for the response-time chart)."""
-    query = (
-        select(SiteCheck).where(SiteCheck.site_id == site_id).order_by(col(SiteCheck.checked_at).desc()).limit(limit)
-    )
+    query = select(SiteCheck).where(SiteCheck.site_id == site_id).order_by(col(SiteCheck.checked_at).desc()).limit(limit)
     return [SiteCheckPublic.of(row) for row in reversed(list(await session.exec(query)))]
 
 
@@ -45,16 +43,23 @@ async def site_history(*, session: AsyncSession, site_id: int, limit: int = 120)
 
 
 def overview_from(
-    *, sites: list[dict[str, Any]], threats_blocked: int, recent_events: list[dict[str, Any]],
-    activities: list[dict[str, Any]], snapshot: dict[str, Any] | None,
+    *,
+    sites: list[dict[str, Any]],
+    threats_blocked: int,
+    recent_events: list[dict[str, Any]],
+    activities: list[dict[str, Any]],
+    snapshot: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """The overview's shape (spec section 7) from its parts, already in their public shapes."""
     traffic = None
     user_stats = None
     if snapshot:
         traffic = {
-            "requestsPerMinute": snapshot["requests_per_minute"], "activeUsers": snapshot["active_users"],
-            "bandwidth": snapshot["bandwidth"], "capacityPercent": snapshot["capacityPercent"], "simulated": True,
+            "requestsPerMinute": snapshot["requests_per_minute"],
+            "activeUsers": snapshot["active_users"],
+            "bandwidth": snapshot["bandwidth"],
+            "capacityPercent": snapshot["capacityPercent"],
+            "simulated": True,
         }
         user_stats = dict(snapshot["user_stats"]) | {"simulated": True}
     return {

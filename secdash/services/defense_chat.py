@@ -66,14 +66,22 @@ def validate(content: str, agent_id: str | None) -> tuple[str, AgentProfile]:
 
 def message_public(message: DefenseChatMessage) -> dict[str, Any]:
     return {
-        "id": message.id, "role": message.role, "content": message.content,
-        "timestamp": as_utc(message.created_at).isoformat().replace("+00:00", "Z"), "agentId": message.agent_id,
-        "threatLevel": message.threat_level, "provider": message.provider,
+        "id": message.id,
+        "role": message.role,
+        "content": message.content,
+        "timestamp": as_utc(message.created_at).isoformat().replace("+00:00", "Z"),
+        "agentId": message.agent_id,
+        "threatLevel": message.threat_level,
+        "provider": message.provider,
     }
 
 
 async def conversation(
-    *, session: AsyncSession, user: UserPublic, surface: str = "widget", agent_id: str | None = None,
+    *,
+    session: AsyncSession,
+    user: UserPublic,
+    surface: str = "widget",
+    agent_id: str | None = None,
     limit: int = HISTORY_LIMIT,
 ) -> list[DefenseChatMessage]:
     """The newest messages of the user's conversation on a surface, oldest first."""
@@ -86,8 +94,7 @@ async def conversation(
 
 async def _store(user: UserPublic, surface: str, agent_id: str, role: str, content: str, **extra: Any) -> DefenseChatMessage:
     async with session_scope() as session:
-        message = DefenseChatMessage(user_id=user.id, surface=surface, agent_id=agent_id, role=role, content=content,
-                                     **extra)
+        message = DefenseChatMessage(user_id=user.id, surface=surface, agent_id=agent_id, role=role, content=content, **extra)
         session.add(message)
         mark_changed(session, TOPIC)
         await commit(session)
@@ -115,7 +122,12 @@ async def assess_threat(calls: AICalls, task: ThreatTask, *, follows: int | None
 
 
 async def stream_reply(
-    *, user: UserPublic, content: str, agent_id: str | None, surface: str, settings: Settings,
+    *,
+    user: UserPublic,
+    content: str,
+    agent_id: str | None,
+    surface: str,
+    settings: Settings,
     provider: Provider | None = None,
 ) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
     """Store the question, yield the reply piece by piece, store it and yield a ReplyDone (the reply
@@ -136,18 +148,23 @@ async def stream_reply(
 
 
 async def _stream_reply(
-    *, user: UserPublic, text: str, agent: AgentProfile, surface: str, calls: AICalls,
+    *,
+    user: UserPublic,
+    text: str,
+    agent: AgentProfile,
+    surface: str,
+    calls: AICalls,
 ) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
     pieces: list[str] = []
     call_id: int | None = None
     async with calls.admitted():  # the budget for the reply: refused here, before anything is stored
         async with session_scope() as session:
-            earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id,
-                                         limit=CONTEXT_TURNS)
+            earlier = await conversation(session=session, user=user, surface=surface, agent_id=agent.id, limit=CONTEXT_TURNS)
         await _store(user, surface, agent.id, "user", text)
         facts = await agent_context.situation(agent_id=agent.id)  # its own short session, closed before the model
-        task = ChatTask(agent=agent, situation=facts,
-                        conversation=(*(ChatTurn(m.role, m.content) for m in earlier), ChatTurn("user", text)))
+        task = ChatTask(
+            agent=agent, situation=facts, conversation=(*(ChatTurn(m.role, m.content) for m in earlier), ChatTurn("user", text))
+        )
         try:
             async with aclosing(calls.stream(task)) as events:
                 async for event in events:
@@ -158,22 +175,26 @@ async def _stream_reply(
                         call_id = event.call_id
         except LLMError:
             if pieces:  # what arrived before the failure is kept (the call is recorded as an error)
-                await _store(user, surface, agent.id, "assistant", "".join(pieces), provider=calls.name,
-                             model=calls.model)
+                await _store(user, surface, agent.id, "assistant", "".join(pieces), provider=calls.name, model=calls.model)
             raise
         except (GeneratorExit, asyncio.CancelledError):
             if pieces:  # the partial reply is kept (the call itself is recorded as stopped)
-                await asyncio.shield(_store(user, surface, agent.id, "assistant", "".join(pieces),
-                                            provider=calls.name, model=calls.model))
+                await asyncio.shield(
+                    _store(user, surface, agent.id, "assistant", "".join(pieces), provider=calls.name, model=calls.model)
+                )
             raise
     reply_text = "".join(pieces)
     threat_task = ThreatTask(message=text, situation=facts, agent_id=agent.id)
     first_level = threat_task.rules().level
-    stored = await _store(user, surface, agent.id, "assistant", reply_text, threat_level=first_level,
-                          provider=calls.name, model=calls.model) if reply_text else None
+    stored = (
+        await _store(
+            user, surface, agent.id, "assistant", reply_text, threat_level=first_level, provider=calls.name, model=calls.model
+        )
+        if reply_text
+        else None
+    )
     message_id = stored.id if stored and stored.id else 0
-    yield ReplyDone(message_id=message_id, content=reply_text, threat_level=first_level, provider=calls.name,
-                    model=calls.model)
+    yield ReplyDone(message_id=message_id, content=reply_text, threat_level=first_level, provider=calls.name, model=calls.model)
     # The reply is complete and shown; the engine's judgement follows without holding the composer.
     level = await assess_threat(calls, threat_task, follows=call_id) if call_id is not None else first_level
     if level != first_level and message_id:
@@ -182,13 +203,19 @@ async def _stream_reply(
 
 
 async def reply(
-    *, user: UserPublic, content: str, agent_id: str | None, surface: str, settings: Settings,
+    *,
+    user: UserPublic,
+    content: str,
+    agent_id: str | None,
+    surface: str,
+    settings: Settings,
     provider: Provider | None = None,
 ) -> ReplyDone:
     """The whole reply at once, with the final threat level (for the JSON API)."""
     done = None
-    async for item in stream_reply(user=user, content=content, agent_id=agent_id, surface=surface, settings=settings,
-                                   provider=provider):
+    async for item in stream_reply(
+        user=user, content=content, agent_id=agent_id, surface=surface, settings=settings, provider=provider
+    ):
         if isinstance(item, ReplyDone):
             done = item
         elif isinstance(item, ThreatJudged) and done is not None:

@@ -37,14 +37,30 @@ SUPPRESSED = (Disposition.false_positive.value, Disposition.accepted_risk.value)
 
 
 def record(
-    session: AsyncSession, *, event_type: EventType, severity: EventSeverity, description: str, site_id: int | None = None,
-    source: str = "monitor", ai_action: str | None = None, source_ip: str | None = None, user_agent: str | None = None,
-    details: dict[str, Any] | None = None, fingerprint: str | None = None,
+    session: AsyncSession,
+    *,
+    event_type: EventType,
+    severity: EventSeverity,
+    description: str,
+    site_id: int | None = None,
+    source: str = "monitor",
+    ai_action: str | None = None,
+    source_ip: str | None = None,
+    user_agent: str | None = None,
+    details: dict[str, Any] | None = None,
+    fingerprint: str | None = None,
 ) -> SecurityEvent:
     """Add an event; written with the caller's commit."""
     event = SecurityEvent(
-        event_type=event_type.value, severity=severity.value, description=description[:2000], site_id=site_id,
-        source=source, ai_action=ai_action, source_ip=source_ip, user_agent=user_agent, details=details or {},
+        event_type=event_type.value,
+        severity=severity.value,
+        description=description[:2000],
+        site_id=site_id,
+        source=source,
+        ai_action=ai_action,
+        source_ip=source_ip,
+        user_agent=user_agent,
+        details=details or {},
         fingerprint=fingerprint,
     )
     session.add(event)
@@ -57,14 +73,20 @@ async def open_fingerprints(*, session: AsyncSession, fingerprints: list[str]) -
     if not fingerprints:
         return set()
     query = select(SecurityEvent.fingerprint).where(
-        col(SecurityEvent.fingerprint).in_(fingerprints), SecurityEvent.resolved == False  # noqa: E712
+        col(SecurityEvent.fingerprint).in_(fingerprints),
+        SecurityEvent.resolved == False,  # noqa: E712
     )
     return {fp for fp in await session.exec(query) if fp}
 
 
 def parse_filters(
-    *, site_id: str | int | None = None, severity: str | None = None, resolved: str | bool | None = None,
-    limit: str | int | None = None, status: str | None = None, drills: str | None = None,
+    *,
+    site_id: str | int | None = None,
+    severity: str | None = None,
+    resolved: str | bool | None = None,
+    limit: str | int | None = None,
+    status: str | None = None,
+    drills: str | None = None,
 ) -> dict[str, Any]:
     """Validate the list filters (API query strings or UI values); Invalid names the field."""
     filters: dict[str, Any] = {"limit": DEFAULT_LIMIT}
@@ -101,8 +123,15 @@ def parse_filters(
 
 
 async def list_events(
-    *, session: AsyncSession, site_id: int | None = None, severity: str | None = None, resolved: bool | None = None,
-    search: str = "", limit: int = DEFAULT_LIMIT, status: str | None = None, include_drills: bool = True,
+    *,
+    session: AsyncSession,
+    site_id: int | None = None,
+    severity: str | None = None,
+    resolved: bool | None = None,
+    search: str = "",
+    limit: int = DEFAULT_LIMIT,
+    status: str | None = None,
+    include_drills: bool = True,
 ) -> list[tuple[SecurityEvent, str | None]]:
     """Events newest first, each with its site's name. `status`: open, resolved (closed, however) or suppressed
     (closed as a false positive or an accepted risk); `include_drills=False` leaves Battle Station's drill
@@ -132,9 +161,18 @@ async def list_events(
 
 
 def record_blocked_threat(
-    session: AsyncSession, *, description: str, source: str, site_id: int | None = None, target: str = "",
-    severity: EventSeverity = EventSeverity.high, source_ip: str | None = None, user_agent: str | None = None,
-    ai_action: str | None = None, details: dict[str, Any] | None = None, blocked_requests: int = 1,
+    session: AsyncSession,
+    *,
+    description: str,
+    source: str,
+    site_id: int | None = None,
+    target: str = "",
+    severity: EventSeverity = EventSeverity.high,
+    source_ip: str | None = None,
+    user_agent: str | None = None,
+    ai_action: str | None = None,
+    details: dict[str, Any] | None = None,
+    blocked_requests: int = 1,
     resolved_note: str | None = None,
 ) -> SecurityEvent:
     """Requests that were really blocked: the one record "Threats Blocked" counts, and its activity line.
@@ -143,8 +181,16 @@ def record_blocked_threat(
     the headline and the AI activity feed cannot disagree. Simulated activity never comes here.
     """
     event = record(
-        session, event_type=EventType.threat_blocked, severity=severity, description=description, site_id=site_id,
-        source=source, ai_action=ai_action, source_ip=source_ip, user_agent=user_agent, details=details,
+        session,
+        event_type=EventType.threat_blocked,
+        severity=severity,
+        description=description,
+        site_id=site_id,
+        source=source,
+        ai_action=ai_action,
+        source_ip=source_ip,
+        user_agent=user_agent,
+        details=details,
     )
     event.blocked_requests = max(1, blocked_requests)
     if resolved_note is not None:  # blocked already: nothing left open for an admin to act on
@@ -159,9 +205,7 @@ BLOCKED_REQUESTS = func.coalesce(SecurityEvent.blocked_requests, 1)
 
 async def count_threats_blocked(*, session: AsyncSession) -> int:
     """Real blocks only: the requests of threat_blocked events (recorded by record_blocked_threat)."""
-    query = select(func.coalesce(func.sum(BLOCKED_REQUESTS), 0)).where(
-        SecurityEvent.event_type == EventType.threat_blocked.value
-    )
+    query = select(func.coalesce(func.sum(BLOCKED_REQUESTS), 0)).where(SecurityEvent.event_type == EventType.threat_blocked.value)
     return int((await session.exec(query)).one())
 
 
@@ -181,9 +225,21 @@ async def counts_by_site(*, session: AsyncSession, site_ids: list[int]) -> dict[
             SecurityEvent.site_id,
             func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
             func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, BLOCKED_REQUESTS), else_=0)),
-            func.sum(case((and_(SecurityEvent.resolved == True,  # noqa: E712
-                                SecurityEvent.disposition == Disposition.false_positive.value), 1), else_=0)),
-        ).where(col(SecurityEvent.site_id).in_(site_ids)).group_by(SecurityEvent.site_id)
+            func.sum(
+                case(
+                    (
+                        and_(
+                            SecurityEvent.resolved == True,  # noqa: E712
+                            SecurityEvent.disposition == Disposition.false_positive.value,
+                        ),
+                        1,
+                    ),
+                    else_=0,
+                )
+            ),
+        )
+        .where(col(SecurityEvent.site_id).in_(site_ids))
+        .group_by(SecurityEvent.site_id)
     )
     for site_id, detected, blocked, false in rows:
         counts[site_id] = {"detected": int(detected or 0), "blocked": int(blocked or 0), "false": int(false or 0)}
@@ -197,7 +253,11 @@ async def count_open(*, session: AsyncSession) -> int:
 
 
 async def open_of_type(
-    *, session: AsyncSession, event_type: EventType, site_id: int | None = None, any_site: bool = False,
+    *,
+    session: AsyncSession,
+    event_type: EventType,
+    site_id: int | None = None,
+    any_site: bool = False,
 ) -> list[SecurityEvent]:
     """Open events of one type, oldest first: of one site, or of every site with any_site."""
     query = select(SecurityEvent).where(SecurityEvent.event_type == event_type.value, SecurityEvent.resolved == False)  # noqa: E712
@@ -210,17 +270,24 @@ async def open_by_fingerprint(*, session: AsyncSession, fingerprints: list[str])
     """The unresolved events carrying these fingerprints, by fingerprint."""
     if not fingerprints:
         return {}
-    query = select(SecurityEvent).where(
-        col(SecurityEvent.fingerprint).in_(fingerprints), SecurityEvent.resolved == False  # noqa: E712
-    ).order_by(col(SecurityEvent.id))
+    query = (
+        select(SecurityEvent)
+        .where(
+            col(SecurityEvent.fingerprint).in_(fingerprints),
+            SecurityEvent.resolved == False,  # noqa: E712
+        )
+        .order_by(col(SecurityEvent.id))
+    )
     return {event.fingerprint: event for event in await session.exec(query) if event.fingerprint}
 
 
 async def latest_with_fingerprint(*, session: AsyncSession, fingerprint: str) -> SecurityEvent | None:
     """The newest event carrying this fingerprint, open or resolved."""
     query = (
-        select(SecurityEvent).where(SecurityEvent.fingerprint == fingerprint)
-        .order_by(col(SecurityEvent.created_at).desc(), col(SecurityEvent.id).desc()).limit(1)
+        select(SecurityEvent)
+        .where(SecurityEvent.fingerprint == fingerprint)
+        .order_by(col(SecurityEvent.created_at).desc(), col(SecurityEvent.id).desc())
+        .limit(1)
     )
     return (await session.exec(query)).first()
 
@@ -248,10 +315,13 @@ async def close_of_removed_site(session: AsyncSession, *, site_id: int, site_nam
 def reopen(session: AsyncSession, event: SecurityEvent) -> None:
     """Open a resolved event again; its last resolution is kept in its details."""
     if event.resolved:
-        event.details = (event.details or {}) | {"lastResolution": {
-            "by": event.resolved_by, "at": as_utc(event.resolved_at).isoformat().replace("+00:00", "Z")
-            if event.resolved_at else None, "note": event.resolution_note,
-        }}
+        event.details = (event.details or {}) | {
+            "lastResolution": {
+                "by": event.resolved_by,
+                "at": as_utc(event.resolved_at).isoformat().replace("+00:00", "Z") if event.resolved_at else None,
+                "note": event.resolution_note,
+            }
+        }
     event.resolved, event.resolved_at, event.resolved_by, event.resolution_note = False, None, None, None
     session.add(event)
     mark_changed(session, TOPIC)
@@ -282,7 +352,12 @@ def _acceptance(disposition: str, note: str, accepted_until: datetime | None) ->
 
 
 async def resolve_event(
-    *, session: AsyncSession, actor: UserPublic, event_id: int, note: str = "", disposition: str = "fixed",
+    *,
+    session: AsyncSession,
+    actor: UserPublic,
+    event_id: int,
+    note: str = "",
+    disposition: str = "fixed",
     accepted_until: datetime | None = None,
 ) -> SecurityEvent:
     """Close a problem with an admin's decision (admins only; audited): fixed, a false positive (nothing was
@@ -308,11 +383,20 @@ async def resolve_event(
     mark_changed(session, TOPIC)
     how = DISPOSITION_WORDS[disposition] + (f" until {until:%Y-%m-%d}" if until else "")
     audit.record(
-        session, category=LogCategory.security, action="Security event resolved",
-        description=f"{actor.email} resolved event #{event_id}{how}: {event.description[:120]}", actor_user_id=actor.id,
-        details={"eventId": event_id, "eventType": event.event_type, "severity": event.severity, "note": note,
-                 "disposition": disposition, "falsePositive": disposition == Disposition.false_positive,
-                 "acceptedUntil": until.isoformat().replace("+00:00", "Z") if until else None},
+        session,
+        category=LogCategory.security,
+        action="Security event resolved",
+        description=f"{actor.email} resolved event #{event_id}{how}: {event.description[:120]}",
+        actor_user_id=actor.id,
+        details={
+            "eventId": event_id,
+            "eventType": event.event_type,
+            "severity": event.severity,
+            "note": note,
+            "disposition": disposition,
+            "falsePositive": disposition == Disposition.false_positive,
+            "acceptedUntil": until.isoformat().replace("+00:00", "Z") if until else None,
+        },
     )
     activities.record(
         session, activity_type="patch", target=f"event #{event_id}", description=f"Resolved: {event.description[:200]}"

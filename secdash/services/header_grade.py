@@ -50,8 +50,12 @@ def _decode(body: bytes | str | None) -> str | None:
 
 
 def grade_headers(
-    headers: Mapping[str, str] | Iterable[tuple[str, str]] | object, *, is_https: bool,
-    body: bytes | str | None = None, url: str | None = None, redirects: Sequence[tuple[str, int]] | None = None,
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] | object,
+    *,
+    is_https: bool,
+    body: bytes | str | None = None,
+    url: str | None = None,
+    redirects: Sequence[tuple[str, int]] | None = None,
     certificate_valid: bool = True,
 ) -> HeaderGrade:
     """Grade the final response of a probe.
@@ -70,11 +74,18 @@ def grade_headers(
     chain = None
     if redirects and urlsplit(redirects[0][0]).scheme.lower() == "http":
         chain = tuple(Hop(hop_url, status) for hop_url, status in redirects)
-    pairs = tuple((name, value) for name, value in headers_from(headers)
-                  if not (name.lower() == "content-security-policy" and value.strip() == DEMO_SANDBOX_POLICY))
+    pairs = tuple(
+        (name, value)
+        for name, value in headers_from(headers)
+        if not (name.lower() == "content-security-policy" and value.strip() == DEMO_SANDBOX_POLICY)
+    )
     exchange = Exchange(
-        headers=pairs, scheme="https" if is_https else "http", body=_decode(body),
-        host=parts.hostname if parts else None, path=(parts.path or "/") if parts else "/", http_redirects=chain,
+        headers=pairs,
+        scheme="https" if is_https else "http",
+        body=_decode(body),
+        host=parts.hostname if parts else None,
+        path=(parts.path or "/") if parts else "/",
+        http_redirects=chain,
         certificate_valid=certificate_valid,
     )
     report = grade(exchange)

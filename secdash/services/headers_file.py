@@ -19,10 +19,19 @@ MAX_VALUE_LENGTH = 2000
 # RFC 7230 section 3.2.6: token = 1*tchar
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # Set by the server for each response: a site's file must not override them (it would break the answers).
-SERVER_HEADERS = frozenset({
-    "connection", "content-encoding", "content-length", "content-type", "keep-alive", "te", "trailer",
-    "transfer-encoding", "upgrade",
-})
+SERVER_HEADERS = frozenset(
+    {
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "keep-alive",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
 
 # The headers a site's file may set, and a site fix may change (services/fix/site_fixes.py): security policies only.
 ALLOWED_HEADERS = {
@@ -62,8 +71,9 @@ def parse_headers(text: str) -> dict[str, str]:
     seen: set[str] = set()
     for name, value in data:
         if not _TOKEN.fullmatch(name) or len(name) > MAX_NAME_LENGTH:
-            raise ValueError(f"{name[:80]!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~, "
-                             f"at most {MAX_NAME_LENGTH} characters)")
+            raise ValueError(
+                f"{name[:80]!r} is not a header name (letters, digits and !#$%&'*+-.^_`|~, at most {MAX_NAME_LENGTH} characters)"
+            )
         if name.lower() in seen:
             raise ValueError(f"the header {name} is set twice")
         if name.lower() in SERVER_HEADERS:
@@ -78,8 +88,9 @@ def parse_headers(text: str) -> dict[str, str]:
         if any((ord(char) < 32 and char != "\t") or ord(char) == 127 or ord(char) > 255 for char in value):
             raise ValueError(f"the value of {name} holds a control character or a character HTTP cannot send")
         if name.lower() not in ALLOWED_HEADERS:
-            raise ValueError(f"{name} is not a header a site may send from {HEADERS_FILE} (allowed: "
-                             f"{', '.join(ALLOWED_HEADERS.values())})")
+            raise ValueError(
+                f"{name} is not a header a site may send from {HEADERS_FILE} (allowed: {', '.join(ALLOWED_HEADERS.values())})"
+            )
         headers[name] = value
     return headers
 

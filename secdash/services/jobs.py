@@ -69,8 +69,12 @@ async def stop_job(*, session: AsyncSession, actor: UserPublic, job_id: int) -> 
     if not store.request_stop(session, job):
         raise Conflict(f"Job #{job.id} has already finished ({job.status})")
     audit.record(
-        session, category=LogCategory.system, action="Job stop requested", severity=LogSeverity.warning,
-        actor_user_id=actor.id, description=f"{actor.email} stopped {job.kind} job #{job.id}",
+        session,
+        category=LogCategory.system,
+        action="Job stop requested",
+        severity=LogSeverity.warning,
+        actor_user_id=actor.id,
+        description=f"{actor.email} stopped {job.kind} job #{job.id}",
         details={"jobId": job.id, "kind": job.kind},
     )
     await commit(session)

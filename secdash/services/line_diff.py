@@ -55,12 +55,32 @@ def _git_hunks(git: str, before: str, after: str, context: int) -> Iterator[str]
     with tempfile.TemporaryDirectory(prefix="secdash-diff-") as folder:
         Path(folder, "a").write_bytes(before.encode("utf-8", errors="replace"))
         Path(folder, "b").write_bytes(after.encode("utf-8", errors="replace"))
-        environment = {"PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "GIT_CONFIG_NOSYSTEM": "1",
-                       "GIT_CONFIG_GLOBAL": os.devnull, "LC_ALL": "C"}
+        environment = {
+            "PATH": os.environ.get("PATH", os.defpath),
+            "HOME": folder,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "LC_ALL": "C",
+        }
         result = subprocess.run(  # noqa: S603 (git, fixed arguments, our own temporary files)
-            [git, "diff", "--no-index", "--no-color", "--no-ext-diff", "--no-textconv", "--text",
-             "--diff-algorithm=myers", f"--unified={context}", "a", "b"],
-            cwd=folder, env=environment, capture_output=True, check=False, stdin=subprocess.DEVNULL,
+            [
+                git,
+                "diff",
+                "--no-index",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--text",
+                "--diff-algorithm=myers",
+                f"--unified={context}",
+                "a",
+                "b",
+            ],
+            cwd=folder,
+            env=environment,
+            capture_output=True,
+            check=False,
+            stdin=subprocess.DEVNULL,
         )
     if result.returncode not in (0, 1):
         raise RuntimeError(f"git diff failed: {result.stderr.decode(errors='replace')[:200]}")
@@ -116,19 +136,28 @@ def compute(before: str, after: str, from_name: str, to_name: str, context: int,
     return LineDiff(added=added, removed=removed, unified="\n".join(kept), rows=tuple(rows), truncated=total > max_rows)
 
 
-async def line_diff(before: str, after: str, *, from_name: str = "a", to_name: str = "b", context: int = 3,
-                    max_rows: int = DIFF_ROWS, owner: int | None = None) -> LineDiff:
+async def line_diff(
+    before: str,
+    after: str,
+    *,
+    from_name: str = "a",
+    to_name: str = "b",
+    context: int = 3,
+    max_rows: int = DIFF_ROWS,
+    owner: int | None = None,
+) -> LineDiff:
     """`compute` in a bounded worker (`owner`: the user it is for, who has a share of the workers of their own).
     Raises TooLarge when it runs out of its budget, Unavailable when the workers, or the user's share, are busy."""
     if before == after:
         return LineDiff(added=0, removed=0, unified="", rows=(), truncated=False)
     try:
-        return await bounded.run(bounded.CODE, DIFF_SECONDS, compute, before, after, from_name, to_name, context,
-                                 max_rows, owner=owner)
+        return await bounded.run(
+            bounded.CODE, DIFF_SECONDS, compute, before, after, from_name, to_name, context, max_rows, owner=owner
+        )
     except bounded.BudgetExceeded:
-        raise TooLarge(f"{from_name} and {to_name} are too large to compare (the comparison did not finish within "
-                       f"{DIFF_SECONDS:g} s)") from None
+        raise TooLarge(
+            f"{from_name} and {to_name} are too large to compare (the comparison did not finish within {DIFF_SECONDS:g} s)"
+        ) from None
     except bounded.Busy as exc:
         whose = "your earlier comparisons" if exc.yours else "other comparisons"
-        raise Unavailable(f"The server is busy with {whose}; compare {from_name} and {to_name} again in a "
-                          "moment") from None
+        raise Unavailable(f"The server is busy with {whose}; compare {from_name} and {to_name} again in a moment") from None

@@ -80,16 +80,27 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     site.redirects = result.redirects if result.hops else None
     site.tls_days_left, site.tls_expires_at = result.tls_days_left, result.tls_expires_at
     site.grade, site.score, site.findings = result.grade, result.score, list(result.findings)
-    site.header_tests = [{"name": test.name, "title": test.title, "result": test.result, "modifier": test.modifier,
-                          "pass": test.passed} for test in result.header_tests]
+    site.header_tests = [
+        {"name": test.name, "title": test.title, "result": test.result, "modifier": test.modifier, "pass": test.passed}
+        for test in result.header_tests
+    ]
     site.last_error = result.error[:300] if result.error else None
     site.last_checked_at = result.checked_at
     session.add(site)
-    session.add(SiteCheck(
-        site_id=site.id, checked_at=result.checked_at, status=status, status_code=result.status_code,
-        response_ms=site.response_time_ms, ttfb_ms=site.ttfb_ms, redirects=site.redirects,
-        tls_days_left=result.tls_days_left, grade=result.grade, error=site.last_error,
-    ))
+    session.add(
+        SiteCheck(
+            site_id=site.id,
+            checked_at=result.checked_at,
+            status=status,
+            status_code=result.status_code,
+            response_ms=site.response_time_ms,
+            ttfb_ms=site.ttfb_ms,
+            redirects=site.redirects,
+            tls_days_left=result.tls_days_left,
+            grade=result.grade,
+            error=site.last_error,
+        )
+    )
     mark_changed(session, sites.TOPIC)
     mark_changed(session, sites.site_topic(site.id))
     if result.error is None and result.status_code is not None:  # only an answer tells the site's findings
@@ -107,12 +118,15 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
         ended = ", ".join(f"#{event.id}" for event in closed)
         description = f"Probe of {site.domain}: SECURE (recovered" + (f"; closed event {ended})" if ended else ")")
     else:
-        problem = await _open_problem(session, site, status=status, previous=previous, reason=reason, now=now,
-                                      status_code=result.status_code)
+        problem = await _open_problem(
+            session, site, status=status, previous=previous, reason=reason, now=now, status_code=result.status_code
+        )
         occurrences = problem.details["occurrences"]
         description = f"Probe of {site.domain}: {label} ({reason})" + (
             f"; same problem as before, {occurrences} times since {_clock(problem.details['firstSeenAt'])}"
-            if occurrences > 1 else "")
+            if occurrences > 1
+            else ""
+        )
     activities.record(session, activity_type="scan", target=site.name, status=status, description=description)
     await agents.follow_site_status(session=session, site_name=site.name, site_status=status)
     return status
@@ -153,7 +167,13 @@ async def _end_problems(session: AsyncSession, site: Site, *, status: str, now: 
 
 
 async def _open_problem(
-    session: AsyncSession, site: Site, *, status: str, previous: str | None, reason: str, now: datetime,
+    session: AsyncSession,
+    site: Site,
+    *,
+    status: str,
+    previous: str | None,
+    reason: str,
+    now: datetime,
     status_code: int | None,
 ) -> SecurityEvent:
     """The site's problem of this kind: still open, or back within REOPEN_WINDOW (reopened), or a new one."""
@@ -163,12 +183,23 @@ async def _open_problem(
     ongoing = event is not None and (
         not event.resolved or (event.resolved_at is not None and now - as_utc(event.resolved_at) <= REOPEN_WINDOW)
     )
-    facts = {"previous": previous, "status": status, "url": site.url, "statusCode": status_code, "reason": reason,
-             "lastSeenAt": _iso(now)}
+    facts = {
+        "previous": previous,
+        "status": status,
+        "url": site.url,
+        "statusCode": status_code,
+        "reason": reason,
+        "lastSeenAt": _iso(now),
+    }
     if event is None or not ongoing:
         return events.record(
-            session, event_type=EventType.site_status_changed, severity=_SEVERITY_OF_STATUS[status], site_id=site.id,
-            description=f"{site.name} is now {label}: {reason}", source="monitor", fingerprint=fingerprint,
+            session,
+            event_type=EventType.site_status_changed,
+            severity=_SEVERITY_OF_STATUS[status],
+            site_id=site.id,
+            description=f"{site.name} is now {label}: {reason}",
+            source="monitor",
+            fingerprint=fingerprint,
             details=facts | {"occurrences": 1, "firstSeenAt": _iso(now)},
         )
     events.reopen(session, event)  # keeps its last resolution in its details
@@ -192,8 +223,10 @@ async def reconcile_open_problems(*, session: AsyncSession, now: datetime) -> in
     for site_id, open_rows in grouped.items():
         site = site_by_id.get(site_id)
         current = site.status if site is not None and site.last_checked_at is not None else None
-        keep = next((e for e in reversed(open_rows) if current != SiteStatus.secure.value
-                     and (e.details or {}).get("status") == current), None)
+        keep = next(
+            (e for e in reversed(open_rows) if current != SiteStatus.secure.value and (e.details or {}).get("status") == current),
+            None,
+        )
         for event in open_rows:
             if event is keep:
                 continue
@@ -230,8 +263,12 @@ async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurr
 
     async def probe(url: str, allow_private: bool, demo: bool) -> ProbeResult:
         async with gate:
-            return await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private,
-                                    own_headers=request_log.monitor_headers() if demo else None)
+            return await probe_site(
+                url,
+                client=clients.get(allow_private=allow_private),
+                allow_private=allow_private,
+                own_headers=request_log.monitor_headers() if demo else None,
+            )
 
     results = await asyncio.gather(*(probe(url, allow, demo) for _id, url, allow, demo in targets))
     statuses: dict[int, str] = {}
@@ -260,15 +297,16 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
     return await _probe_and_apply(targets, clients, concurrency)
 
 
-async def probe_requested(*, clients: ProbeClients | None = None,
-                          concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
+async def probe_requested(*, clients: ProbeClients | None = None, concurrency: int = MAX_CONCURRENT_PROBES) -> dict[int, str]:
     """Probe now every site added or changed since its last check (sites.PROBE_TOPIC); their new statuses."""
     if clients is None:
         async with ProbeClients() as shared:
             return await probe_requested(clients=shared, concurrency=concurrency)
     async with session_scope() as session:
-        saved = select(Site).where(col(Site.probe_requested_at).is_not(None), or_(
-            col(Site.last_checked_at).is_(None), col(Site.last_checked_at) < col(Site.probe_requested_at)))
+        saved = select(Site).where(
+            col(Site.probe_requested_at).is_not(None),
+            or_(col(Site.last_checked_at).is_(None), col(Site.last_checked_at) < col(Site.probe_requested_at)),
+        )
         targets = [_target(site) for site in await session.exec(saved.order_by(col(Site.id)))]
     return await _probe_and_apply(targets, clients, concurrency) if targets else {}
 

@@ -15,8 +15,7 @@ async def insert_missing(session: AsyncSession, rows: list[SQLModel], key: str) 
     if not rows:
         return []
     table = type(rows[0]).__table__  # type: ignore[attr-defined]
-    values = [{name: value for name, value in row.model_dump().items() if not (name == "id" and value is None)}
-              for row in rows]
+    values = [{name: value for name, value in row.model_dump().items() if not (name == "id" and value is None)} for row in rows]
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     statement = insert(table).values(values).on_conflict_do_nothing(index_elements=[key]).returning(table.c[key])
     return list((await session.execute(statement)).scalars())

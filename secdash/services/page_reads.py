@@ -44,15 +44,17 @@ def stale_parts(wanted: Iterable[str], changed: Iterable[str] | None) -> set[str
     if changed is None:
         return wanted
     changed = list(changed)
-    return {part for part in wanted
-            if any(_matches(topic, pattern) for topic in changed for pattern in DASHBOARD_PARTS.get(part, ()))}
+    return {
+        part for part in wanted if any(_matches(topic, pattern) for topic in changed for pattern in DASHBOARD_PARTS.get(part, ()))
+    }
 
 
 # The shared views hold the API's JSON; the pages get the typed shapes, built once per change per worker
 # (ReadModel.derived), however many dashboards are open.
 def _typed_sites(rows: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> list[tuple[SitePublic, list[SiteCheckPublic]]]:
-    return [(SitePublic.model_validate(site), [SiteCheckPublic.model_validate(check) for check in history])
-            for site, history in rows]
+    return [
+        (SitePublic.model_validate(site), [SiteCheckPublic.model_validate(check) for check in history]) for site, history in rows
+    ]
 
 
 def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:
@@ -82,7 +84,8 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
         reads["agents"] = await read_models.agent_rows()
     if "activities" in parts:
         reads["activities"] = await read_models.ACTIVITIES.derived(
-            "page-typed", lambda rows: [ActivityPublic.model_validate(row) for row in rows])
+            "page-typed", lambda rows: [ActivityPublic.model_validate(row) for row in rows]
+        )
     if "alerts" in parts:
         reads.update(await read_models.ALERTS.derived("page-typed", _typed_alerts))  # alerts, open_alerts, threats_blocked
     if "snapshot" in parts:
@@ -98,8 +101,10 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
                     seen = filters or {}
                     after = seen.get("log_after", 0) if seen.get("log_job") == scan.id else 0
                     lines, _last = await notify.read_since(
-                        lambda after, limit: jobs_store.logs_since(session, scan.id, after, limit), after,
-                        seq_of=lambda line: line.seq, limit=SCAN_LOG_LINES,
+                        lambda after, limit: jobs_store.logs_since(session, scan.id, after, limit),
+                        after,
+                        seq_of=lambda line: line.seq,
+                        limit=SCAN_LOG_LINES,
                     )
                     reads["scan_log"] = (scan.id, [JobLogPublic.of(line) for line in lines])
     if "target" in parts:
@@ -108,15 +113,20 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
 
 
 async def history_tabs(
-    *, viewer: UserPublic, tabs: Iterable[str], search: str = "", limits: dict[str, int],
+    *,
+    viewer: UserPublic,
+    tabs: Iterable[str],
+    search: str = "",
+    limits: dict[str, int],
 ) -> tuple[dict[str, list[HistoryLogPublic]], dict[str, int]]:
     """Each tab's newest entries (`limits[tab]` of them; tab "all" is every category) and the counts
     the viewer may see, all matching the text filter."""
     async with session_scope() as session:
         counts = await audit.count_by_category(session=session, viewer=viewer, search=search)
         entries = {
-            tab: await audit.list_logs(session=session, viewer=viewer, category=None if tab == "all" else tab,
-                                       search=search, limit=limits[tab])
+            tab: await audit.list_logs(
+                session=session, viewer=viewer, category=None if tab == "all" else tab, search=search, limit=limits[tab]
+            )
             for tab in tabs
         }
     return entries, counts
@@ -125,6 +135,6 @@ async def history_tabs(
 async def history_page(*, viewer: UserPublic, tab: str, before: int, search: str, limit: int) -> list[HistoryLogPublic]:
     """The next page of a tab, older than the entry `before`."""
     async with session_scope() as session:
-        return await audit.list_logs(session=session, viewer=viewer, category=None if tab == "all" else tab,
-                                     before=before, search=search, limit=limit)
-
+        return await audit.list_logs(
+            session=session, viewer=viewer, category=None if tab == "all" else tab, before=before, search=search, limit=limit
+        )

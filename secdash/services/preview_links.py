@@ -36,9 +36,18 @@ EXPIRED = "This preview link has expired or is not valid: open the preview again
 AUDIENCE = "preview"
 ALGORITHM = "HS256"
 ENTRY = "index.html"
-TEXT_TYPES = {".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css", ".html": "text/html",
-              ".htm": "text/html", ".json": "application/json", ".svg": "image/svg+xml", ".md": "text/plain",
-              ".py": "text/plain", ".txt": "text/plain"}
+TEXT_TYPES = {
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".md": "text/plain",
+    ".py": "text/plain",
+    ".txt": "text/plain",
+}
 
 
 def _key() -> str:
@@ -56,22 +65,21 @@ def _session_id(auth_token: str | None) -> str:
 def make_link(*, viewer: UserPublic, auth_token: str | None, target: dict[str, int], ttl: timedelta = TTL) -> str:
     """A link to ENTRY of what `target` names, valid for `ttl` while the viewer's sign-in session is."""
     now = datetime.now(UTC)
-    claims = {**target, "sub": str(viewer.id), "sid": _session_id(auth_token), "aud": AUDIENCE, "iat": now,
-              "exp": now + ttl}
+    claims = {**target, "sub": str(viewer.id), "sid": _session_id(auth_token), "aud": AUDIENCE, "iat": now, "exp": now + ttl}
     return f"/preview/{jwt.encode(claims, _key(), algorithm=ALGORITHM)}/{ENTRY}"
 
 
 async def _session_alive(session: AsyncSession, session_id: str, owner_id: int) -> bool:
     row = await session.get(AuthSession, session_id)
-    return (row is not None and row.user_id == owner_id and row.revoked_at is None
-            and as_utc(row.expires_at) > datetime.now(UTC))
+    return row is not None and row.user_id == owner_id and row.revoked_at is None and as_utc(row.expires_at) > datetime.now(UTC)
 
 
 async def read_link(session: AsyncSession, token: str) -> tuple[dict[str, Any], int]:
     """(claims, owner id) of a valid link whose sign-in session is alive; NotFound(EXPIRED) otherwise."""
     try:
-        claims = jwt.decode(token, _key(), algorithms=[ALGORITHM], audience=AUDIENCE,
-                            options={"require": ["exp", "iat", "aud", "sub"]})
+        claims = jwt.decode(
+            token, _key(), algorithms=[ALGORITHM], audience=AUDIENCE, options={"require": ["exp", "iat", "aud", "sub"]}
+        )
         owner_id, session_id = int(claims["sub"]), str(claims["sid"])
     except (jwt.PyJWTError, KeyError, TypeError, ValueError):
         raise NotFound(EXPIRED) from None
@@ -92,10 +100,13 @@ def media_type(path: str) -> str:
 # a banner that says what it is, and the page below it with scripts and forms off. The interactive preview is the
 # one inside SecDash's pages (an <iframe sandbox="allow-scripts">, asked for as an iframe).
 FRAMED = "frame"  # the query flag of the banner page's own frame (for browsers that send no Sec-Fetch-Dest)
-BANNER = ("Preview of generated HTML: this is not a SecDash page. Scripts are off in this window; never type a "
-          "password or any other secret into it.")
-WINDOW_CSP = ("default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; form-action 'none'; base-uri 'none'; "
-              "frame-ancestors 'none'")
+BANNER = (
+    "Preview of generated HTML: this is not a SecDash page. Scripts are off in this window; never type a "
+    "password or any other secret into it."
+)
+WINDOW_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 def shown_in_window(media: str, fetch_dest: str | None, framed: bool) -> bool:

@@ -29,8 +29,9 @@ _running: Counter[int] = Counter()
 def _limiter(settings: Settings) -> MovingWindowRateLimiter:
     url = settings.REDIS_URL
     if url not in _limiters:
-        storage: Storage = (RedisStorage(f"async+{url}", implementation="redispy", key_prefix="secdash-quota")
-                            if url else MemoryStorage())
+        storage: Storage = (
+            RedisStorage(f"async+{url}", implementation="redispy", key_prefix="secdash-quota") if url else MemoryStorage()
+        )
         _limiters[url] = MovingWindowRateLimiter(storage)
     return _limiters[url]
 
@@ -52,8 +53,7 @@ async def _take(settings: Settings, user_id: int) -> None:
 async def ai_call(*, settings: Settings, user_id: int) -> AsyncIterator[None]:
     """Hold one model call for the user, or raise RateLimited (nothing is started then)."""
     if _running[user_id] >= MAX_CONCURRENT_AI_CALLS:
-        raise RateLimited(f"At most {MAX_CONCURRENT_AI_CALLS} AI replies can run at once. Wait for one to finish.",
-                          retry_after=5)
+        raise RateLimited(f"At most {MAX_CONCURRENT_AI_CALLS} AI replies can run at once. Wait for one to finish.", retry_after=5)
     _running[user_id] += 1  # before the first await: concurrent calls see each other
     try:
         await _take(settings, user_id)

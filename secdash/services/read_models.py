@@ -149,8 +149,7 @@ async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -
         .order_by(ranked.c.site_id, ranked.c.checked_at)
     )
     by_site: dict[int, list[dict[str, Any]]] = {}
-    for site_id, checked_at, response_ms, ttfb_ms, redirects, status, status_code, grade, error in await session.exec(
-            query):
+    for site_id, checked_at, response_ms, ttfb_ms, redirects, status, status_code, grade, error in await session.exec(query):
         by_site.setdefault(site_id, []).append(
             {
                 "checkedAt": dashboard._iso(checked_at),

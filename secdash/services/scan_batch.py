@@ -27,8 +27,9 @@ def _split(pairs: list[tuple[Path, ScanTarget]], key: str) -> tuple[str, str]:
     return str(pairs[int(index)][0]), file
 
 
-def semgrep_findings(pairs: list[tuple[Path, ScanTarget]], batch: BatchResult
-                      ) -> tuple[dict[tuple[str, str], list[Finding]], set[tuple[str, str]]]:
+def semgrep_findings(
+    pairs: list[tuple[Path, ScanTarget]], batch: BatchResult
+) -> tuple[dict[tuple[str, str], list[Finding]], set[tuple[str, str]]]:
     """semgrep's findings by (root, file), and the files it could not (fully) read."""
     found: dict[tuple[str, str], list[Finding]] = {}
     for finding in batch.findings:
@@ -41,8 +42,9 @@ def semgrep_unread_reasons(pairs: list[tuple[Path, ScanTarget]], batch: BatchRes
     return {_split(pairs, key): why for key, why in batch.failed.items()}
 
 
-async def run_semgrep(pairs: list[tuple[Path, ScanTarget]], scan_type: str,
-                      runner: Callable[..., Awaitable[BatchResult]] = scan_batch_bounded) -> BatchResult | str:
+async def run_semgrep(
+    pairs: list[tuple[Path, ScanTarget]], scan_type: str, runner: Callable[..., Awaitable[BatchResult]] = scan_batch_bounded
+) -> BatchResult | str:
     """semgrep over the whole scan, once, in a bounded worker: its findings, or why it did not run."""
     batch = [replace(target, display=f"{index}/{target.display}") for index, (_root, target) in enumerate(pairs)]
     try:
@@ -60,4 +62,3 @@ async def await_semgrep(ctx: JobContext, task: asyncio.Task) -> BatchResult | st
             return None
         await asyncio.wait({task}, timeout=0.5)
     return task.result()
-

@@ -113,13 +113,21 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
     files, lines = len(targets), total_lines(targets)
     try:  # the database admits one active scan: a scan started meanwhile wins
         job = await store.create(
-            session, kind=KIND, params={"scanType": scan_type}, owner_user_id=actor.id, owner_email=actor.email,
-            singleton_key=KIND, progress=_progress(files, lines),
+            session,
+            kind=KIND,
+            params={"scanType": scan_type},
+            owner_user_id=actor.id,
+            owner_email=actor.email,
+            singleton_key=KIND,
+            progress=_progress(files, lines),
         )
     except store.ActiveJobExists:
         raise Conflict("A scan is already running") from None
     audit.record(
-        session, category=LogCategory.security, action="Code scan started", actor_user_id=actor.id,
+        session,
+        category=LogCategory.security,
+        action="Code scan started",
+        actor_user_id=actor.id,
         description=f"{actor.email} started a {scan_type} scan of {files} files ({lines} lines)",
         details={"scanId": job.id, "scanType": scan_type, "files": files, "lines": lines},
     )
@@ -137,8 +145,12 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanView:
         raise NotFound("No scan is running")
     scan_type = job.params.get("scanType", "")
     audit.record(
-        session, category=LogCategory.security, action="Code scan stop requested", severity=LogSeverity.warning,
-        actor_user_id=actor.id, description=f"{actor.email} stopped the {scan_type} scan",
+        session,
+        category=LogCategory.security,
+        action="Code scan stop requested",
+        severity=LogSeverity.warning,
+        actor_user_id=actor.id,
+        description=f"{actor.email} stopped the {scan_type} scan",
         details={"scanId": job.id, "worker": runner.worker_id()},
     )
     await commit(session)
@@ -147,9 +159,13 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanView:
 
 def _progress(total_files: int, total_lines: int, **done: int | str) -> dict[str, int | str]:
     return {
-        "totalFiles": total_files, "totalLines": total_lines, "filesScanned": done.get("files", 0),
-        "linesScanned": done.get("lines", 0), "currentFile": done.get("current", ""),
-        "threatsFound": done.get("threats", 0), "vulnerabilities": done.get("vulnerabilities", 0),
+        "totalFiles": total_files,
+        "totalLines": total_lines,
+        "filesScanned": done.get("files", 0),
+        "linesScanned": done.get("lines", 0),
+        "currentFile": done.get("current", ""),
+        "threatsFound": done.get("threats", 0),
+        "vulnerabilities": done.get("vulnerabilities", 0),
     }
 
 
@@ -163,34 +179,42 @@ def _line_fingerprint(finding: Finding) -> str:
     return hashlib.sha256(f"{finding.file}:{finding.line}:{finding.rule}".encode()).hexdigest()[:40]
 
 
-async def _edited_candidates(session: AsyncSession, root: str, prints: dict[str, Finding],
-                             known: dict[str, SecurityEvent]) -> list[SecurityEvent]:
+async def _edited_candidates(
+    session: AsyncSession, root: str, prints: dict[str, Finding], known: dict[str, SecurityEvent]
+) -> list[SecurityEvent]:
     """The open events of these findings' files that none of them matches by identity: a finding whose line was
     edited (its normalised code changed) but that still breaks the same rule is one of these."""
     fresh = {f.file for p, f in prints.items() if p not in known}
     if not fresh or not root:
         return []
-    return [event for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected,
-                                                         any_site=True)
-            if event.source == "scanner" and (event.details or {}).get("root") == root
-            and (event.details or {}).get("file") in fresh and event.fingerprint not in prints]
+    return [
+        event
+        for event in await events.open_of_type(session=session, event_type=EventType.vulnerability_detected, any_site=True)
+        if event.source == "scanner"
+        and (event.details or {}).get("root") == root
+        and (event.details or {}).get("file") in fresh
+        and event.fingerprint not in prints
+    ]
 
 
-async def _changed_decided(session: AsyncSession, root: str, prints: dict[str, Finding],
-                           decided: dict[str, SecurityEvent]) -> list[SecurityEvent]:
+async def _changed_decided(
+    session: AsyncSession, root: str, prints: dict[str, Finding], decided: dict[str, SecurityEvent]
+) -> list[SecurityEvent]:
     """The false positives and accepted risks of these findings' files whose flagged code is gone: a new finding
     of the same file and rule is that code, changed (it reopens the decision instead of opening a new problem)."""
     if not root:
         return []
     fresh = {f.file for p, f in prints.items() if p not in decided}
-    return [event for event in await triage.decided_code_findings(session, root, fresh)
-            if event.fingerprint not in prints]
+    return [event for event in await triage.decided_code_findings(session, root, fresh) if event.fingerprint not in prints]
 
 
 def _take_edited(candidates: list[SecurityEvent], finding: Finding) -> SecurityEvent | None:
     """The candidate of the finding's file and rule nearest its line (removed from the candidates), or None."""
-    same = [event for event in candidates
-            if (event.details or {}).get("file") == finding.file and (event.details or {}).get("rule") == finding.rule]
+    same = [
+        event
+        for event in candidates
+        if (event.details or {}).get("file") == finding.file and (event.details or {}).get("rule") == finding.rule
+    ]
     if not same:
         return None
     event = min(same, key=lambda e: abs(int((e.details or {}).get("line") or 0) - finding.line))
@@ -238,21 +262,45 @@ async def record_findings(session: AsyncSession, job_id: int, findings: list[Fin
                 event.description = description[:2000]
             session.add(event)
             continue
-        await signals.new_finding(session, severity=finding.severity, rule_name=finding.rule,
-                                  where=f"{finding.file}:{finding.line}", message=finding.message)
+        await signals.new_finding(
+            session,
+            severity=finding.severity,
+            rule_name=finding.rule,
+            where=f"{finding.file}:{finding.line}",
+            message=finding.message,
+        )
         events.record(
-            session, event_type=EventType.vulnerability_detected, severity=EventSeverity(finding.severity),
-            description=description, site_id=site_of(Path(root) / finding.file) if root else None,
-            source="scanner", fingerprint=print_, ai_action=f"Flagged by {finding.tool}",
-            details={"file": finding.file, "line": finding.line, "rule": finding.rule, "tool": finding.tool, "scanId": job_id,
-                     "root": root, "cwe": finding.cwe, "confidence": finding.confidence},
+            session,
+            event_type=EventType.vulnerability_detected,
+            severity=EventSeverity(finding.severity),
+            description=description,
+            site_id=site_of(Path(root) / finding.file) if root else None,
+            source="scanner",
+            fingerprint=print_,
+            ai_action=f"Flagged by {finding.tool}",
+            details={
+                "file": finding.file,
+                "line": finding.line,
+                "rule": finding.rule,
+                "tool": finding.tool,
+                "scanId": job_id,
+                "root": root,
+                "cwe": finding.cwe,
+                "confidence": finding.confidence,
+            },
         )
     return set(prints)
 
 
 async def close_unseen(
-    session: AsyncSession, job_id: int, scan_type: str, seen: dict[tuple[str, str], set[str]],
-    rules_seen: dict[str, set[str]], *, label: str | None = None, semgrep_unread: frozenset | set = frozenset(),
+    session: AsyncSession,
+    job_id: int,
+    scan_type: str,
+    seen: dict[tuple[str, str], set[str]],
+    rules_seen: dict[str, set[str]],
+    *,
+    label: str | None = None,
+    semgrep_unread: frozenset | set = frozenset(),
 ) -> int:
     """After a complete scan: close the open findings of the scanned files (and of the rules this scan type
     checks) that it no longer saw, each with a vulnerability_fixed event naming the scan; caller commits.
@@ -281,24 +329,45 @@ async def close_unseen(
                 continue
             if rule in rules_seen.get(file, set()):
                 events.close_by_system(
-                    session, event, by="scanner", at=now,
+                    session,
+                    event,
+                    by="scanner",
+                    at=now,
                     note=f"Closed by scan #{job_id}: superseded by the same finding recorded with its new identity",
                 )
                 continue
         if tool == LEGACY_TOOL:  # a line rule's match that semgrep's rules do not confirm: not a fix
-            events.close_by_system(session, event, by="scanner", at=now,
-                                   note=f"Closed by {label}: the line rules were replaced by semgrep's, which do not "
-                                   "report it (a match in a comment, a string or a constant)")
+            events.close_by_system(
+                session,
+                event,
+                by="scanner",
+                at=now,
+                note=f"Closed by {label}: the line rules were replaced by semgrep's, which do not "
+                "report it (a match in a comment, a string or a constant)",
+            )
             continue
         events.close_by_system(
-            session, event, by="scanner", at=now, note=f"Fixed: {label} no longer finds it",
+            session,
+            event,
+            by="scanner",
+            at=now,
+            note=f"Fixed: {label} no longer finds it",
         )
         record = events.record(
-            session, event_type=EventType.vulnerability_fixed, severity=EventSeverity(event.severity),
+            session,
+            event_type=EventType.vulnerability_fixed,
+            severity=EventSeverity(event.severity),
             description=f"{label} no longer finds {rule} in {file}: event #{event.id} is fixed",
-            site_id=event.site_id, source="scanner",
-            details={"scanId": job_id, "eventId": event.id, "file": file, "rule": rule, "root": details.get("root"),
-                     "line": details.get("line")},
+            site_id=event.site_id,
+            source="scanner",
+            details={
+                "scanId": job_id,
+                "eventId": event.id,
+                "file": file,
+                "rule": rule,
+                "root": details.get("root"),
+                "line": details.get("line"),
+            },
         )
         events.close_by_system(session, record, by="scanner", at=now, note=f"Recorded by {label}")
         closed += 1
@@ -323,8 +392,7 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
     await ctx.log(f"{scan_type.title()} scan of {total_files} files ({all_lines} lines): {', '.join(ENGINES[scan_type])}")
     skipped = await asyncio.to_thread(_skipped)
     if skipped:
-        await ctx.log(f"Skipped by the skip rules (vendored, minified, generated, documentation, tests): "
-                      f"{', '.join(skipped)}")
+        await ctx.log(f"Skipped by the skip rules (vendored, minified, generated, documentation, tests): {', '.join(skipped)}")
     semgrep_task = asyncio.create_task(run_semgrep(pairs, scan_type, scan_batch_bounded))
     pause_ms = get_settings().SCAN_PAUSE_MS
     lines = files = threats = vulnerabilities = unscanned = 0
@@ -343,9 +411,17 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             except (bounded.BudgetExceeded, bounded.Busy) as exc:  # its open findings stay open: it was not read
                 unscanned += 1
                 await ctx.log(f"{target.display}: {not_scanned_reason(exc)}", JobLevel.warning)
-                saved = await ctx.progress(**_progress(total_files, all_lines, files=files, lines=lines,
-                                                       current=target.display, threats=threats,
-                                                       vulnerabilities=vulnerabilities))
+                saved = await ctx.progress(
+                    **_progress(
+                        total_files,
+                        all_lines,
+                        files=files,
+                        lines=lines,
+                        current=target.display,
+                        threats=threats,
+                        vulnerabilities=vulnerabilities,
+                    )
+                )
                 continue
             root = str(root_path)
             per_file[(root, target.display)] = findings
@@ -360,8 +436,15 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
                 await ctx.log(f"{target.display}: {len(findings)} finding(s)", JobLevel.warning)
             saved = await ctx.progress(
                 every=0 if findings or files == total_files else PROGRESS_EVERY_SECONDS,
-                **_progress(total_files, all_lines, files=files, lines=lines, current=target.display, threats=threats,
-                            vulnerabilities=vulnerabilities),
+                **_progress(
+                    total_files,
+                    all_lines,
+                    files=files,
+                    lines=lines,
+                    current=target.display,
+                    threats=threats,
+                    vulnerabilities=vulnerabilities,
+                ),
             )
             if pause_ms and files < total_files:
                 await asyncio.sleep(pause_ms / 1000)
@@ -373,8 +456,7 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
             if isinstance(batch, str) or batch is None:
                 semgrep_unread = {(str(root), target.display) for root, target in pairs}
                 if isinstance(batch, str):
-                    await ctx.log(f"{batch}: semgrep's rules were not applied and its open findings stay open",
-                                  JobLevel.warning)
+                    await ctx.log(f"{batch}: semgrep's rules were not applied and its open findings stay open", JobLevel.warning)
             else:
                 found, semgrep_unread = semgrep_findings(pairs, batch)
                 for (_root, file), why in sorted(semgrep_unread_reasons(pairs, batch).items()):
@@ -390,37 +472,57 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
                     threats += sum(1 for f in kept if f.severity == "high")
                     vulnerabilities += len(kept)
                     await ctx.log(f"{file}: {len(kept)} finding(s) (semgrep)", JobLevel.warning)
-                await ctx.progress(force=True, **_progress(total_files, all_lines, files=files, lines=lines,
-                                                           current="", threats=threats,
-                                                           vulnerabilities=vulnerabilities))
+                await ctx.progress(
+                    force=True,
+                    **_progress(
+                        total_files,
+                        all_lines,
+                        files=files,
+                        lines=lines,
+                        current="",
+                        threats=threats,
+                        vulnerabilities=vulnerabilities,
+                    ),
+                )
     finally:
         semgrep_task.cancel()
     complete = not ctx.honoured_stop
     result = {"files": files, "lines": lines, "findings": vulnerabilities, "high": threats, "unscanned": unscanned}
     async with session_scope() as session:
         if complete:
-            result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen,
-                                                 semgrep_unread=semgrep_unread)
+            result["fixed"] = await close_unseen(session, ctx.job_id, scan_type, seen, rules_seen, semgrep_unread=semgrep_unread)
             activities.record(
-                session, activity_type="scan", target="code", status="completed",
+                session,
+                activity_type="scan",
+                target="code",
+                status="completed",
                 description=f"{scan_type.title()} code scan: {vulnerabilities} findings in {files} files ({threats} high)",
             )
             audit.record(
-                session, category=LogCategory.security, action="Code scan completed",
+                session,
+                category=LogCategory.security,
+                action="Code scan completed",
                 description=f"{scan_type.title()} scan found {vulnerabilities} issues ({threats} high) in {files} files"
                 f"{f'; {unscanned} files could not be scanned' if unscanned else ''}",
                 severity=LogSeverity.warning if threats else LogSeverity.info,
                 details={"scanId": ctx.job_id, **result},
             )
         else:
-            covered = (f"{files} of {total_files} files ({lines} of {all_lines} lines, "
-                       f"{lines * 100 // all_lines if all_lines else 0}%)")
+            covered = (
+                f"{files} of {total_files} files ({lines} of {all_lines} lines, {lines * 100 // all_lines if all_lines else 0}%)"
+            )
             activities.record(
-                session, activity_type="scan", target="code", status="stopped",
+                session,
+                activity_type="scan",
+                target="code",
+                status="stopped",
                 description=f"{scan_type.title()} code scan stopped after {covered}: {vulnerabilities} findings so far",
             )
             audit.record(
-                session, category=LogCategory.security, action="Code scan stopped", severity=LogSeverity.warning,
+                session,
+                category=LogCategory.security,
+                action="Code scan stopped",
+                severity=LogSeverity.warning,
                 description=f"{scan_type.title()} scan stopped after {covered}; {vulnerabilities} issues "
                 f"({threats} high) found before the stop",
                 details={"scanId": ctx.job_id, **result, "totalFiles": total_files, "totalLines": all_lines},
@@ -428,7 +530,9 @@ async def run_scan(ctx: JobContext) -> dict[str, int]:
         await commit(session)
     await ctx.log(
         f"Complete: {vulnerabilities} findings ({threats} high) in {files} files"
-        f"{f'; {unscanned} could not be scanned (see above)' if unscanned else ''}" if complete
-        else f"Stopped after {files} of {total_files} files", JobLevel.success if complete else JobLevel.warning,
+        f"{f'; {unscanned} could not be scanned (see above)' if unscanned else ''}"
+        if complete
+        else f"Stopped after {files} of {total_files} files",
+        JobLevel.success if complete else JobLevel.warning,
     )
     return result

@@ -66,10 +66,13 @@ async def resolve_token(
     except InvalidToken:
         raise AuthFailed("Authentication failed") from None
     # One query per check (the session row and its user together): it runs on every UI event.
-    found = (await session.exec(
-        select(AuthSession, User).join(User, User.id == AuthSession.user_id)  # type: ignore[arg-type]
-        .where(AuthSession.id == claims.session_id)
-    )).first()
+    found = (
+        await session.exec(
+            select(AuthSession, User)
+            .join(User, User.id == AuthSession.user_id)  # type: ignore[arg-type]
+            .where(AuthSession.id == claims.session_id)
+        )
+    ).first()
     now = utcnow()
     if found is None:
         raise AuthFailed("Authentication failed")

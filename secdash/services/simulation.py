@@ -93,8 +93,11 @@ def advance_traffic(state: SimulationState, rng: random.Random) -> None:
     signup = state.events_generated % SIGNUP_EVERY == 0
     site = rng.choice(SITES)
     entry = {
-        "id": state.events_generated, "ip": _ip(rng), "site": site,
-        "action": "signup" if signup else rng.choice(TRAFFIC_ACTIONS), "timestamp": utcnow().isoformat(),
+        "id": state.events_generated,
+        "ip": _ip(rng),
+        "site": site,
+        "action": "signup" if signup else rng.choice(TRAFFIC_ACTIONS),
+        "timestamp": utcnow().isoformat(),
     }
     if signup:
         state.total_signups += 1
@@ -124,8 +127,7 @@ async def record_simulated_activity(session: AsyncSession, rng: random.Random) -
     """One simulated AI activity line, marked simulated (flag and status), and only the feed's newest simulated
     lines kept (the spec keeps the list at 5; an idle server must not pile up rows); with the caller's commit."""
     kind, site, text = simulated_activity(rng)
-    activities.record(session, activity_type=kind, target=site, description=text, status=SIMULATED_STATUS,
-                      simulated=True)
+    activities.record(session, activity_type=kind, target=site, description=text, status=SIMULATED_STATUS, simulated=True)
     await activities.keep_newest_simulated(session)
 
 

@@ -55,7 +55,10 @@ async def open_site_findings(session: AsyncSession, site: Site) -> list[Security
 
 
 async def reconcile_site_findings(
-    session: AsyncSession, site: Site, findings: list[str], now: datetime,
+    session: AsyncSession,
+    site: Site,
+    findings: list[str],
+    now: datetime,
 ) -> tuple[int, int]:
     """Open an event for each of the probe's findings not open yet, close (as fixed) each open one the probe
     no longer reports; (opened, closed). The caller commits, and calls this only for a probe with an answer."""
@@ -66,8 +69,9 @@ async def reconcile_site_findings(
     for event in await open_site_findings(session, site):
         kept = open_events.setdefault(event.fingerprint or "", event)
         if kept is not event:  # two rounds raced: one problem stays open
-            events.close_by_system(session, event, by=SOURCE, at=now,
-                                   note=f"Closed by the monitor: the same finding as event #{kept.id}")
+            events.close_by_system(
+                session, event, by=SOURCE, at=now, note=f"Closed by the monitor: the same finding as event #{kept.id}"
+            )
     opened = closed = 0
     decided = await triage.decided(session, [fp for fp in reported if fp not in open_events])
     for fingerprint, (finding, points) in reported.items():
@@ -79,23 +83,32 @@ async def reconcile_site_findings(
             continue
         severity = EventSeverity.medium if points >= MEDIUM_FROM_POINTS else EventSeverity.low
         events.record(
-            session, event_type=EventType.vulnerability_detected, source=SOURCE, site_id=site.id,
-            severity=severity, description=f"{site.name}: {finding}", fingerprint=fingerprint,
+            session,
+            event_type=EventType.vulnerability_detected,
+            source=SOURCE,
+            site_id=site.id,
+            severity=severity,
+            description=f"{site.name}: {finding}",
+            fingerprint=fingerprint,
             details={"kind": "site", "finding": finding, "points": points, "url": site.url},
         )
         if not site.is_demo:  # alerting (the rule's severity decides; the demo sites never page)
-            await signals.new_finding(session, severity=severity.value, rule_name=finding, where=site.url,
-                                      message=f"{site.name}: {finding}")
+            await signals.new_finding(
+                session, severity=severity.value, rule_name=finding, where=site.url, message=f"{site.name}: {finding}"
+            )
         opened += 1
     for fingerprint, event in open_events.items():
         if fingerprint in reported:
             continue
         finding = (event.details or {}).get("finding") or event.description
-        events.close_by_system(session, event, by=SOURCE, at=now,
-                               note=f"Fixed: the probe at {_clock(now)} no longer sees it")
+        events.close_by_system(session, event, by=SOURCE, at=now, note=f"Fixed: the probe at {_clock(now)} no longer sees it")
         record = events.record(
-            session, event_type=EventType.vulnerability_fixed, severity=EventSeverity(event.severity), source=SOURCE,
-            site_id=site.id, description=f"{site.name}: {finding} is fixed (probe at {_clock(now)})",
+            session,
+            event_type=EventType.vulnerability_fixed,
+            severity=EventSeverity(event.severity),
+            source=SOURCE,
+            site_id=site.id,
+            description=f"{site.name}: {finding} is fixed (probe at {_clock(now)})",
             details={"kind": "site", "eventId": event.id, "finding": finding},
         )
         events.close_by_system(session, record, by=SOURCE, at=now, note=f"Recorded by the probe at {_clock(now)}")

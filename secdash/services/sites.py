@@ -64,8 +64,14 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
         return await list_sites(session=session)
     base = settings.demo_base_url
     defaults = [
-        Site(name=name, url=f"{base}/demo/{slug}/", domain=_domain_of(f"{base}/demo/{slug}/"), is_demo=True,
-             default_slug=slug, probe_requested_at=utcnow())
+        Site(
+            name=name,
+            url=f"{base}/demo/{slug}/",
+            domain=_domain_of(f"{base}/demo/{slug}/"),
+            is_demo=True,
+            default_slug=slug,
+            probe_requested_at=utcnow(),
+        )
         for name, slug in DEFAULT_SITES
     ]
     # Concurrent first loads all get here: the unique default_slug lets only one of them create each site.
@@ -75,9 +81,12 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
     mark_changed(session, TOPIC)
     mark_changed(session, PROBE_TOPIC)
     audit.record(
-        session, category=LogCategory.system, action="Default sites created",
+        session,
+        category=LogCategory.system,
+        action="Default sites created",
         description="The four platform sites were created, pointing at the bundled demo sites",
-        actor_user_id=actor.id if actor else None, details={"base": base},
+        actor_user_id=actor.id if actor else None,
+        details={"base": base},
     )
     await commit(session)
     return await list_sites(session=session)
@@ -147,8 +156,12 @@ async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, ur
     mark_changed(session, TOPIC)
     mark_changed(session, PROBE_TOPIC)
     audit.record(
-        session, category=LogCategory.system, action="Site added", description=f"{actor.email} added {name} ({url})",
-        actor_user_id=actor.id, details={"siteId": site.id, "url": url, "allowPrivate": allow_private},
+        session,
+        category=LogCategory.system,
+        action="Site added",
+        description=f"{actor.email} added {name} ({url})",
+        actor_user_id=actor.id,
+        details={"siteId": site.id, "url": url, "allowPrivate": allow_private},
     )
     await commit(session)
     return site
@@ -177,8 +190,12 @@ async def update_site(
     mark_changed(session, site_topic(site_id))
     mark_changed(session, PROBE_TOPIC)
     audit.record(
-        session, category=LogCategory.system, action="Site changed", description=f"{actor.email} changed {name}",
-        actor_user_id=actor.id, details={"siteId": site_id, "before": before, "after": {"name": name, "url": url}},
+        session,
+        category=LogCategory.system,
+        action="Site changed",
+        description=f"{actor.email} changed {name}",
+        actor_user_id=actor.id,
+        details={"siteId": site_id, "before": before, "after": {"name": name, "url": url}},
     )
     await commit(session)
     return site
@@ -194,8 +211,11 @@ async def delete_site(*, session: AsyncSession, actor: UserPublic, site_id: int)
     mark_changed(session, TOPIC)
     mark_changed(session, site_topic(site_id))
     audit.record(
-        session, category=LogCategory.system, action="Site removed",
+        session,
+        category=LogCategory.system,
+        action="Site removed",
         description=f"{actor.email} removed {site.name}" + (f"; {closed} open problems closed" if closed else ""),
-        actor_user_id=actor.id, details={"siteId": site_id, "url": site.url, "closedProblems": closed},
+        actor_user_id=actor.id,
+        details={"siteId": site_id, "url": site.url, "closedProblems": closed},
     )
     await commit(session)

@@ -31,10 +31,16 @@ def _bytes(column, dialect: str):  # noqa: ANN001, ANN202  (SQL: the UTF-8 size 
 async def used_bytes(session: AsyncSession, user_id: int) -> int:
     """Bytes of every artifact version and every project file (with the content it had before its last change)."""
     dialect = session.bind.dialect.name
-    versions = select(_bytes(ArtifactVersion.html_content, dialect)) \
-        .join(Artifact, Artifact.id == ArtifactVersion.artifact_id).where(Artifact.owner_user_id == user_id)
-    files = select(_bytes(ProjectFile.content, dialect) + _bytes(ProjectFile.previous, dialect)) \
-        .join(CodeProject, CodeProject.id == ProjectFile.project_id).where(CodeProject.owner_user_id == user_id)
+    versions = (
+        select(_bytes(ArtifactVersion.html_content, dialect))
+        .join(Artifact, Artifact.id == ArtifactVersion.artifact_id)
+        .where(Artifact.owner_user_id == user_id)
+    )
+    files = (
+        select(_bytes(ProjectFile.content, dialect) + _bytes(ProjectFile.previous, dialect))
+        .join(CodeProject, CodeProject.id == ProjectFile.project_id)
+        .where(CodeProject.owner_user_id == user_id)
+    )
     return int((await session.exec(versions)).one()) + int((await session.exec(files)).one())
 
 
@@ -49,5 +55,7 @@ async def ensure_room(session: AsyncSession, user_id: int, adding: int = 0) -> N
     used = await used_bytes(session, user_id)
     if used + adding > quota or (adding == 0 and used >= quota):
         needs = f"; this needs {_size(adding)} more" if adding else ""
-        raise Invalid(f"Your storage is full: {_size(used)} of {_size(quota)} used{needs}. Delete HTML artifacts "
-                      "or code projects you no longer need (download them first to keep a copy)")
+        raise Invalid(
+            f"Your storage is full: {_size(used)} of {_size(quota)} used{needs}. Delete HTML artifacts "
+            "or code projects you no longer need (download them first to keep a copy)"
+        )

@@ -21,8 +21,11 @@ from secdash.models import Disposition, EventType, SecurityEvent, as_utc, utcnow
 from secdash.services import events
 
 SUPPRESSING = events.SUPPRESSED
-LABELS = {Disposition.fixed: "fixed", Disposition.false_positive: "a false positive",
-          Disposition.accepted_risk: "an accepted risk"}
+LABELS = {
+    Disposition.fixed: "fixed",
+    Disposition.false_positive: "a false positive",
+    Disposition.accepted_risk: "an accepted risk",
+}
 
 
 def _day(moment: datetime | None) -> str:
@@ -31,8 +34,11 @@ def _day(moment: datetime | None) -> str:
 
 def expired(event: SecurityEvent, now: datetime) -> bool:
     """Whether an accepted risk's date has passed (a false positive never expires)."""
-    return (event.disposition == Disposition.accepted_risk and event.accepted_until is not None
-            and as_utc(event.accepted_until) <= as_utc(now))
+    return (
+        event.disposition == Disposition.accepted_risk
+        and event.accepted_until is not None
+        and as_utc(event.accepted_until) <= as_utc(now)
+    )
 
 
 def _decision(event: SecurityEvent) -> str:
@@ -62,10 +68,15 @@ async def decided(session: AsyncSession, fingerprints: list[str]) -> dict[str, S
     positive or an accepted risk, expired or not: the caller tells them apart with `expired`)."""
     if not fingerprints:
         return {}
-    query = select(SecurityEvent).where(
-        col(SecurityEvent.fingerprint).in_(fingerprints), SecurityEvent.resolved == True,  # noqa: E712
-        col(SecurityEvent.disposition).in_(SUPPRESSING),
-    ).order_by(col(SecurityEvent.id))
+    query = (
+        select(SecurityEvent)
+        .where(
+            col(SecurityEvent.fingerprint).in_(fingerprints),
+            SecurityEvent.resolved == True,  # noqa: E712
+            col(SecurityEvent.disposition).in_(SUPPRESSING),
+        )
+        .order_by(col(SecurityEvent.id))
+    )
     return {event.fingerprint: event for event in await session.exec(query) if event.fingerprint}
 
 
@@ -73,9 +84,18 @@ async def decided_code_findings(session: AsyncSession, root: str, files: set[str
     """The suppressed scanner findings of these files of one code root (to notice their code changing)."""
     if not files:
         return []
-    query = select(SecurityEvent).where(
-        SecurityEvent.event_type == EventType.vulnerability_detected.value, SecurityEvent.source == "scanner",
-        SecurityEvent.resolved == True, col(SecurityEvent.disposition).in_(SUPPRESSING),  # noqa: E712
-    ).order_by(col(SecurityEvent.id))
-    return [event for event in await session.exec(query)
-            if (event.details or {}).get("root") == root and (event.details or {}).get("file") in files]
+    query = (
+        select(SecurityEvent)
+        .where(
+            SecurityEvent.event_type == EventType.vulnerability_detected.value,
+            SecurityEvent.source == "scanner",
+            SecurityEvent.resolved == True,  # noqa: E712
+            col(SecurityEvent.disposition).in_(SUPPRESSING),
+        )
+        .order_by(col(SecurityEvent.id))
+    )
+    return [
+        event
+        for event in await session.exec(query)
+        if (event.details or {}).get("root") == root and (event.details or {}).get("file") in files
+    ]

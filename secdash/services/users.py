@@ -125,9 +125,7 @@ async def _existing(session: AsyncSession, email: str) -> User:
     return user
 
 
-async def set_password(
-    *, session: AsyncSession, email: str, password: str, actor: UserPublic | None = None
-) -> None:
+async def set_password(*, session: AsyncSession, email: str, password: str, actor: UserPublic | None = None) -> None:
     """Change a password and revoke every session of that user (audited)."""
     check_password_strength(password)
     user = await _existing(session, email)

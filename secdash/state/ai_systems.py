@@ -89,17 +89,14 @@ def _duration(hours: float) -> str:
     return f"{days} d {whole_hours} h" if whole_hours else f"{days} d"
 
 
-def uptime_label(hours: float | None, since: datetime | None, since_first_check: bool,
-                 now: datetime) -> tuple[str, str]:
+def uptime_label(hours: float | None, since: datetime | None, since_first_check: bool, now: datetime) -> tuple[str, str]:
     """The uptime figure and what it counts from: the monitor's first check, or the check after a failure."""
     if hours is None:
         return "-", ""
     if since is None:
         return "Down", "at the newest check"
-    when = as_utc(since).strftime("%H:%M UTC" if as_utc(now) - as_utc(since) < timedelta(days=1)
-                                  else "%b %d, %H:%M UTC")
-    return _duration(hours), f"since {when}, " + ("the monitor's first check" if since_first_check
-                                                  else "after a failed check")
+    when = as_utc(since).strftime("%H:%M UTC" if as_utc(now) - as_utc(since) < timedelta(days=1) else "%b %d, %H:%M UTC")
+    return _duration(hours), f"since {when}, " + ("the monitor's first check" if since_first_check else "after a failed check")
 
 
 def platform_view(p: PlatformPublic) -> PlatformView:
@@ -108,23 +105,46 @@ def platform_view(p: PlatformPublic) -> PlatformView:
     known = p.ai.calls_with_tokens
     uptime = uptime_label(p.uptime_hours, p.uptime_since, p.uptime_since_first_check, utcnow())
     return PlatformView(
-        id=p.id, name=p.name, agent_name=p.agent_name, agent_status=p.agent_status.value, domain=p.domain or "-",
-        online=online, status_label=status_label, site_status=p.site_status.value if p.site_status else "",
+        id=p.id,
+        name=p.name,
+        agent_name=p.agent_name,
+        agent_status=p.agent_status.value,
+        domain=p.domain or "-",
+        online=online,
+        status_label=status_label,
+        site_status=p.site_status.value if p.site_status else "",
         response_time=f"{p.response_time} ms" if p.response_time is not None else "-",
-        uptime_hours=uptime[0], uptime_since=uptime[1],
+        uptime_hours=uptime[0],
+        uptime_since=uptime[1],
         uptime_percent=f"{p.uptime_percent:.2f}%" if p.uptime_percent is not None else "No checks yet",
-        uptime_bar=round(p.uptime_percent or 0), checks=f"{p.checks:,}",
+        uptime_bar=round(p.uptime_percent or 0),
+        checks=f"{p.checks:,}",
         code_lines=f"{p.code_lines:,}" if p.code_lines is not None else "No code root",
-        threats_detected=p.threats_detected, threats_blocked=p.threats_blocked, false_positives=p.false_positives,
+        threats_detected=p.threats_detected,
+        threats_blocked=p.threats_blocked,
+        false_positives=p.false_positives,
         ai_calls=f"{p.ai.calls:,}" + (f" ({p.ai.errors} failed)" if p.ai.errors else ""),
-        ai_tokens="not reported" if p.ai.calls and not known else f"{p.ai.prompt_tokens + p.ai.completion_tokens:,}" + (
-            f" in {known} of {p.ai.calls} calls" if known < p.ai.calls else ""),
+        ai_tokens="not reported"
+        if p.ai.calls and not known
+        else f"{p.ai.prompt_tokens + p.ai.completion_tokens:,}"
+        + (f" in {known} of {p.ai.calls} calls" if known < p.ai.calls else ""),
         ai_latency=f"{p.ai.avg_latency_ms:,} ms" if p.ai.avg_latency_ms is not None else "-",
-        users=f"{p.profile.users:,}", data_size=p.profile.data_size, models=str(p.profile.models),
-        datasets=str(p.profile.datasets), accuracy=f"{p.profile.accuracy:.1f}%",
-        memory_percent=p.profile.memory_percent, frameworks=list(p.profile.frameworks),
-        activities=[ActivityRow(id=a.id, kind=a.activity_type.value, description=a.description,
-                                time_label=a.created_at.strftime("%b %d, %H:%M:%S")) for a in p.recent_activities],
+        users=f"{p.profile.users:,}",
+        data_size=p.profile.data_size,
+        models=str(p.profile.models),
+        datasets=str(p.profile.datasets),
+        accuracy=f"{p.profile.accuracy:.1f}%",
+        memory_percent=p.profile.memory_percent,
+        frameworks=list(p.profile.frameworks),
+        activities=[
+            ActivityRow(
+                id=a.id,
+                kind=a.activity_type.value,
+                description=a.description,
+                time_label=a.created_at.strftime("%b %d, %H:%M:%S"),
+            )
+            for a in p.recent_activities
+        ],
     )
 
 
@@ -155,9 +175,16 @@ class AiSystemsState(AuthState):
         self.ai_models = summary.ai_models
         self.active_users = f"{summary.active_users:,}"
         self.platforms = [platform_view(p) for p in data.platforms]
-        self.training = [TrainingView(platform=row.platform, specialization=row.specialization,
-                                      samples=f"{row.samples:,}", features=f"{row.features:,}", storage=row.storage)
-                         for row in data.training]
+        self.training = [
+            TrainingView(
+                platform=row.platform,
+                specialization=row.specialization,
+                samples=f"{row.samples:,}",
+                features=f"{row.features:,}",
+                storage=row.storage,
+            )
+            for row in data.training
+        ]
         self.updated_label = data.generated_at.strftime("%H:%M:%S UTC")
         self.loading = False
 

@@ -35,7 +35,6 @@ async def reset_signed_in_states(state: rx.BaseState) -> None:
         (await state.get_state(cls)).reset()
 
 
-
 class AuthState(rx.State):
     """Base of every protected page state; their public handlers are declared with `state.base.protected`."""
 

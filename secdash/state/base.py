@@ -95,7 +95,8 @@ def _public_signature(wrapper: Callable, fn: Callable, hide: set[str]) -> None:
     """What the client may send: fn's parameters without the ones the guard fills in."""
     signature = inspect.signature(fn)
     wrapper.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p for p in signature.parameters.values() if p.name not in hide])
+        parameters=[p for p in signature.parameters.values() if p.name not in hide]
+    )
     wrapper.__annotations__ = {k: v for k, v in fn.__annotations__.items() if k not in hide}
 
 

@@ -88,27 +88,41 @@ def operation_view(op: OperationPublic) -> OperationView:
     effectiveness = op.effectiveness or 0
     after = op.after
     if measured:
-        counts = (f"blocked {after.attack_blocked}/{after.attack_sent} attack, "
-                  f"served {after.benign_sent - after.benign_blocked}/{after.benign_sent} benign")
+        counts = (
+            f"blocked {after.attack_blocked}/{after.attack_sent} attack, "
+            f"served {after.benign_sent - after.benign_blocked}/{after.benign_sent} benign"
+        )
     elif op.status == OperationStatus.running:
         counts = "measuring..."
     else:
         counts = f"not measured: {op.error or op.status.value}"
     return OperationView(
-        id=op.id, label=op.label, status=op.status.value, defended=op.status == OperationStatus.defended,
-        measured=measured, effectiveness_label=f"{effectiveness}%" if measured else "-",
-        effectiveness_bar=max(0, min(100, effectiveness)), effectiveness_high=effectiveness > GREEN_ABOVE,
+        id=op.id,
+        label=op.label,
+        status=op.status.value,
+        defended=op.status == OperationStatus.defended,
+        measured=measured,
+        effectiveness_label=f"{effectiveness}%" if measured else "-",
+        effectiveness_bar=max(0, min(100, effectiveness)),
+        effectiveness_high=effectiveness > GREEN_ABOVE,
         strategy=op.defense_strategy or ("Writing the defense..." if op.status == OperationStatus.running else "-"),
-        code_head="\n".join(op.defense_code.splitlines()[:3]), source=op.attack_source or "Unknown",
-        site=op.site_name, time_label=as_utc(op.timestamp).strftime("%b %d, %Y %H:%M:%S UTC"), counts=counts,
-        mitre_id=op.mitre.id, mitre_name=op.mitre.name, mitre_url=op.mitre.url, simulated=op.simulated,
+        code_head="\n".join(op.defense_code.splitlines()[:3]),
+        source=op.attack_source or "Unknown",
+        site=op.site_name,
+        time_label=as_utc(op.timestamp).strftime("%b %d, %Y %H:%M:%S UTC"),
+        counts=counts,
+        mitre_id=op.mitre.id,
+        mitre_name=op.mitre.name,
+        mitre_url=op.mitre.url,
+        simulated=op.simulated,
     )
 
 
 def defense_row(site: SiteDefense) -> DefenseRow:
     updated = site.updated_at[:19].replace("T", " ") + " UTC" if site.updated_at else "never deployed"
-    return DefenseRow(slug=site.slug, name=SITE_NAMES.get(site.slug, site.slug), revision=site.revision,
-                      source=site.source, updated=updated)
+    return DefenseRow(
+        slug=site.slug, name=SITE_NAMES.get(site.slug, site.slug), revision=site.revision, source=site.source, updated=updated
+    )
 
 
 def still_running(drill: ActiveBattlePublic) -> bool:
@@ -203,8 +217,11 @@ class BattleState(AuthState):
             self._watched = [i for i in self._watched if i != op_id]
             if op.status in SUCCESS_STATUSES and op.effectiveness is not None:
                 # A success always carries its measured figure, so the spec's "or 85" fallback never applies here.
-                out.append(toast.success("Defense Activated!",
-                                         description=f"Enterprise defense deployed with {op.effectiveness}% effectiveness"))
+                out.append(
+                    toast.success(
+                        "Defense Activated!", description=f"Enterprise defense deployed with {op.effectiveness}% effectiveness"
+                    )
+                )
             else:
                 out += self._fail(op.label, op.error or f"The drill ended {op.status.value} before its defense was measured")
         self._own = [i for i in self._own if i in live_ids]  # ended, or its duration ran out
@@ -234,8 +251,10 @@ class BattleState(AuthState):
         self.fallback_label = threat_name(label)
         self.defending = True
         self._fallback_seq += 1
-        return [toast.error("System Alert", description="Defense systems operational - fallback protocols engaged"),
-                BattleState.end_fallback]
+        return [
+            toast.error("System Alert", description="Defense systems operational - fallback protocols engaged"),
+            BattleState.end_fallback,
+        ]
 
     # --- handlers -------------------------------------------------------------------------------------
 
@@ -259,11 +278,17 @@ class BattleState(AuthState):
         if self.pending:  # this tab's request is still running (a double click)
             return None
         label = corpora.LABELS[attack_type]
-        detected = toast.warning(f"{type_title(attack_type)} ATTACK DETECTED",
-                                 description="Activating enterprise defense systems...")
+        detected = toast.warning(
+            f"{type_title(attack_type)} ATTACK DETECTED", description="Activating enterprise defense systems..."
+        )
         try:
-            op = await in_session(drills.start_drill, actor=user, attack_type=attack_type,
-                                  attack_source=threats.made_up_source(_rng), agent_id=_rng.choice(defense.DEMO_SLUGS))
+            op = await in_session(
+                drills.start_drill,
+                actor=user,
+                attack_type=attack_type,
+                attack_source=threats.made_up_source(_rng),
+                agent_id=_rng.choice(defense.DEMO_SLUGS),
+            )
         except PermissionDenied as exc:  # a limited user: nothing changes
             return toast.error("Access denied", description=exc.message)
         except DomainError as exc:  # a drill already runs on that site, or the request was refused
@@ -299,8 +324,9 @@ class BattleState(AuthState):
             return toast.error("Error", description=exc.message)
         self._apply(await read_page(user, self._log_job, self._log_seq))
         name = SITE_NAMES.get(view.slug, view.slug)
-        return toast.success("Defense reset", description=f"{name} runs its weak default defense again "
-                             f"(revision {view.revision})")
+        return toast.success(
+            "Defense reset", description=f"{name} runs its weak default defense again (revision {view.revision})"
+        )
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
@@ -322,7 +348,7 @@ class BattleState(AuthState):
             data = await read_page(user, log_job, log_seq)  # outside the state lock
             async with self:
                 if self._log_job != log_job:  # a trigger ran meanwhile: this read is older than it (its commit
-                    continue                  # published a change, so a fresh read follows)
+                    continue  # published a change, so a fresh read follows)
                 events = self._apply(data)
             if events:
                 yield events

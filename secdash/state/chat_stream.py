@@ -103,7 +103,12 @@ class StreamedReply(ReplyDone):
 
 
 async def stream_into(
-    state: ChatComposer, *, user: UserPublic, text: str, agent_id: str, surface: str,
+    state: ChatComposer,
+    *,
+    user: UserPublic,
+    text: str,
+    agent_id: str,
+    surface: str,
     stop_requested: Callable[[], bool],
 ) -> tuple[StreamedReply | None, str]:
     """Run the reply, writing the text so far to `state.partial` under the state lock every batch.
@@ -113,8 +118,7 @@ async def stream_into(
     `judged_level()` the caller awaits after freeing the composer. Domain and model errors
     propagate to the caller, which decides how to show them.
     """
-    stream = defense_chat.stream_reply(user=user, content=text, agent_id=agent_id, surface=surface,
-                                       settings=get_settings())
+    stream = defense_chat.stream_reply(user=user, content=text, agent_id=agent_id, surface=surface, settings=get_settings())
     pieces: list[str] = []
     last_flush = time.monotonic()
     stopped = False
@@ -123,8 +127,7 @@ async def stream_into(
         async for item in stream:
             if isinstance(item, ReplyDone):
                 handed_over = True  # the rest of the stream (the judgement) goes to the caller
-                return StreamedReply(**{f.name: getattr(item, f.name) for f in fields(ReplyDone)}, rest=stream), \
-                    item.content
+                return StreamedReply(**{f.name: getattr(item, f.name) for f in fields(ReplyDone)}, rest=stream), item.content
             pieces.append(item)
             if time.monotonic() - last_flush >= FLUSH_SECONDS:
                 last_flush = time.monotonic()

@@ -40,9 +40,15 @@ class ChatWidgetState(ChatComposer, AuthState):
     async def _load_history(self, user: UserPublic) -> None:
         rows = await in_session(defense_chat.conversation, user=user, surface="widget")
         self.lines = [
-            ChatLine(id=str(row.id), sender="user" if row.role == "user" else "agent", text=row.content,
-                     time=row.created_at.strftime("%H:%M:%S"), agent_id=row.agent_id,
-                     threat_level=row.threat_level or "", engine=row.provider or "")
+            ChatLine(
+                id=str(row.id),
+                sender="user" if row.role == "user" else "agent",
+                text=row.content,
+                time=row.created_at.strftime("%H:%M:%S"),
+                agent_id=row.agent_id,
+                threat_level=row.threat_level or "",
+                engine=row.provider or "",
+            )
             for row in rows
         ]
 
@@ -82,8 +88,9 @@ class ChatWidgetState(ChatComposer, AuthState):
     @protected_stream
     async def stream_reply(self, user: UserPublic, text: str):
         try:
-            done, reply = await stream_into(self, user=user, text=text, agent_id="general", surface="widget",
-                                            stop_requested=lambda: self._stop_requested)
+            done, reply = await stream_into(
+                self, user=user, text=text, agent_id="general", surface="widget", stop_requested=lambda: self._stop_requested
+            )
         except DomainError as exc:  # refused before anything was stored: give the text back
             async with self:
                 self.partial = ""
@@ -100,10 +107,17 @@ class ChatWidgetState(ChatComposer, AuthState):
             return
         async with self:
             if reply:
-                self.lines = [*self.lines, ChatLine(
-                    id=str(done.message_id) if done else f"stopped-{len(self.lines)}", sender="agent", text=reply,
-                    time=now_label(), threat_level=done.threat_level if done else "",
-                    engine=done.provider if done else "")][-defense_chat.HISTORY_LIMIT:]
+                self.lines = [
+                    *self.lines,
+                    ChatLine(
+                        id=str(done.message_id) if done else f"stopped-{len(self.lines)}",
+                        sender="agent",
+                        text=reply,
+                        time=now_label(),
+                        threat_level=done.threat_level if done else "",
+                        engine=done.provider if done else "",
+                    ),
+                ][-defense_chat.HISTORY_LIMIT :]
             self.partial = ""
             self._end_stream()
         if done is not None:  # the engine's threat judgement comes after the composer is free

@@ -82,14 +82,22 @@ class ArtifactView:
 
 
 def artifact_row(row: ArtifactSummaryPublic) -> ArtifactRow:
-    return ArtifactRow(id=row.id, name=row.name, version=row.version,
-                       updated=as_utc(row.updated_at).strftime("%Y-%m-%d %H:%M"),
-                       generating=row.status.value == "generating")
+    return ArtifactRow(
+        id=row.id,
+        name=row.name,
+        version=row.version,
+        updated=as_utc(row.updated_at).strftime("%Y-%m-%d %H:%M"),
+        generating=row.status.value == "generating",
+    )
 
 
 def version_row(row: ArtifactVersionNotePublic) -> VersionRow:
-    return VersionRow(version=row.version, time=as_utc(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-                      note=row.changes or row.prompt, source=SOURCE_LABELS.get(row.source.value, row.source.value))
+    return VersionRow(
+        version=row.version,
+        time=as_utc(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),
+        note=row.changes or row.prompt,
+        source=SOURCE_LABELS.get(row.source.value, row.source.value),
+    )
 
 
 def finding_rows(findings: list[ArtifactFindingPublic]) -> list[FindingRow]:
@@ -97,15 +105,26 @@ def finding_rows(findings: list[ArtifactFindingPublic]) -> list[FindingRow]:
 
 
 def diff_rows(diff: ArtifactDiffPublic) -> list[DiffRow]:
-    return [DiffRow(kind=line.kind, text=line.text, old_line=str(line.old_line or ""),
-                    new_line=str(line.new_line or "")) for line in diff.lines]
+    return [
+        DiffRow(kind=line.kind, text=line.text, old_line=str(line.old_line or ""), new_line=str(line.new_line or ""))
+        for line in diff.lines
+    ]
 
 
 def artifact_view(artifact: ArtifactPublic) -> ArtifactView:
-    engine = "offline template engine" if artifact.engine == "offline" else (
-        f"{artifact.engine} · {artifact.model}" if artifact.engine else "")
-    return ArtifactView(id=artifact.id, name=artifact.name, version=artifact.version, status=artifact.status.value,
-                        engine=engine, error=artifact.error or "")
+    engine = (
+        "offline template engine"
+        if artifact.engine == "offline"
+        else (f"{artifact.engine} · {artifact.model}" if artifact.engine else "")
+    )
+    return ArtifactView(
+        id=artifact.id,
+        name=artifact.name,
+        version=artifact.version,
+        status=artifact.status.value,
+        engine=engine,
+        error=artifact.error or "",
+    )
 
 
 class CodeArtifactsState(AuthState):
@@ -185,8 +204,7 @@ class CodeArtifactsState(AuthState):
             if current.error == STOPPED:
                 out.append(toast.info("Generation Stopped", description="No new version was made"))
             else:
-                out.append(toast.error("Generation Failed",
-                                       description=(current.error or "The generation failed")[:300]))
+                out.append(toast.error("Generation Failed", description=(current.error or "The generation failed")[:300]))
             if not self.prompt.strip():  # the request comes back to the box, to edit and send again
                 self.prompt = current.prompt
         self._status = status
@@ -233,8 +251,13 @@ class CodeArtifactsState(AuthState):
         if self.mode != "preview" or self.loaded_version == 0 or self.preview_url:
             return
         try:
-            self.preview_url = await in_session(preview.preview_url, viewer=user, artifact_id=self.artifact.id,
-                                                version=self.loaded_version, auth_token=self.auth_token)
+            self.preview_url = await in_session(
+                preview.preview_url,
+                viewer=user,
+                artifact_id=self.artifact.id,
+                version=self.loaded_version,
+                auth_token=self.auth_token,
+            )
         except DomainError:
             self.preview_url = ""
 
@@ -273,8 +296,7 @@ class CodeArtifactsState(AuthState):
         self.sending = True
         try:
             if self.has_artifact:
-                artifact = await in_session(artifacts.update_artifact, actor=user, artifact_id=self.artifact.id,
-                                            prompt=text)
+                artifact = await in_session(artifacts.update_artifact, actor=user, artifact_id=self.artifact.id, prompt=text)
                 started = toast.info("Updating HTML", description=artifact.name)
             else:
                 artifact = await in_session(artifacts.create, actor=user, prompt=text)
@@ -339,8 +361,10 @@ class CodeArtifactsState(AuthState):
             artifact = await in_session(artifacts.restore, actor=user, artifact_id=self.artifact.id, version=version)
         except DomainError as exc:
             return [toast.error("Error", description=exc.message), *await self._refresh(user)]
-        return [toast.success("Version Restored", description=f"v{version} is now v{artifact.version}"),
-                *await self._refresh(user)]
+        return [
+            toast.success("Version Restored", description=f"v{version} is now v{artifact.version}"),
+            *await self._refresh(user),
+        ]
 
     @protected(reads_only=True)
     async def set_edited(self, value: str):
@@ -358,13 +382,13 @@ class CodeArtifactsState(AuthState):
         if not self.has_artifact or self.generating:
             return None
         try:
-            artifact = await in_session(artifacts.save_edit, actor=user, artifact_id=self.artifact.id,
-                                        html=self.edited, changes=self.edit_note)
+            artifact = await in_session(
+                artifacts.save_edit, actor=user, artifact_id=self.artifact.id, html=self.edited, changes=self.edit_note
+            )
         except DomainError as exc:
             return toast.error("Error", description=exc.message)
         self.edit_note = ""
-        return [toast.success("Version Saved", description=f"{artifact.name} v{artifact.version}"),
-                *await self._refresh(user)]
+        return [toast.success("Version Saved", description=f"{artifact.name} v{artifact.version}"), *await self._refresh(user)]
 
     @protected(reads_only=True)
     async def set_mode(self, user: UserPublic, mode: str):
@@ -385,15 +409,25 @@ class CodeArtifactsState(AuthState):
     async def _compare(self, user: UserPublic, from_version: str, to_version: str):
         self.compare_from, self.compare_to = from_version, to_version
         try:
-            diff = await in_session(artifacts.diff_versions, viewer=user, artifact_id=self.artifact.id,
-                                    from_version=from_version, to_version=to_version)
+            diff = await in_session(
+                artifacts.diff_versions,
+                viewer=user,
+                artifact_id=self.artifact.id,
+                from_version=from_version,
+                to_version=to_version,
+            )
         except DomainError as exc:
             self.diff, self.diff_summary = [], ""
             return toast.error("Error", description=exc.message)
         self.diff = diff_rows(diff)
-        self.diff_summary = (f"v{diff.from_version} → v{diff.to_version}: +{diff.added} −{diff.removed} lines"
-                             + (" (cut)" if diff.truncated else "")) if self.diff else \
-            f"v{diff.from_version} and v{diff.to_version} have the same HTML"
+        self.diff_summary = (
+            (
+                f"v{diff.from_version} → v{diff.to_version}: +{diff.added} −{diff.removed} lines"
+                + (" (cut)" if diff.truncated else "")
+            )
+            if self.diff
+            else f"v{diff.from_version} and v{diff.to_version} have the same HTML"
+        )
         return None
 
     @protected(reads_only=True)
@@ -414,12 +448,12 @@ class CodeArtifactsState(AuthState):
         if not self.loaded_version:
             return toast.error("Nothing to download", description="Create the artifact's first version first.")
         try:
-            name, body = await in_session(downloads.version_file, viewer=user, artifact_id=self.artifact.id,
-                                          version=self.loaded_version)
+            name, body = await in_session(
+                downloads.version_file, viewer=user, artifact_id=self.artifact.id, version=self.loaded_version
+            )
         except DomainError as exc:
             return toast.error("Nothing to download", description=exc.message)
-        return [rx.download(data=body, filename=name, mime_type="text/html"),
-                toast.success("Downloaded", description=name)]
+        return [rx.download(data=body, filename=name, mime_type="text/html"), toast.success("Downloaded", description=name)]
 
     @protected(reads_only=True)
     async def download_all(self, user: UserPublic):
@@ -430,8 +464,10 @@ class CodeArtifactsState(AuthState):
             name, body = await in_session(downloads.all_versions_zip, viewer=user, artifact_id=self.artifact.id)
         except DomainError as exc:
             return toast.error("Nothing to download", description=exc.message)
-        return [rx.download(data=body, filename=name, mime_type="application/zip"),
-                toast.success("Downloaded", description=f"{name} ({len(self.history)} versions)")]
+        return [
+            rx.download(data=body, filename=name, mime_type="application/zip"),
+            toast.success("Downloaded", description=f"{name} ({len(self.history)} versions)"),
+        ]
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):

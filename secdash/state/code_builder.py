@@ -43,8 +43,7 @@ class BuildLine:
 
     @classmethod
     def of(cls, line: BuildLogPublic) -> BuildLine:
-        return cls(id=line.id, type=line.type.value, message=line.message,
-                   time=as_utc(line.timestamp).strftime("%H:%M:%S"))
+        return cls(id=line.id, type=line.type.value, message=line.message, time=as_utc(line.timestamp).strftime("%H:%M:%S"))
 
 
 @dataclasses.dataclass
@@ -76,9 +75,14 @@ class ProjectView:
 
 
 def file_row(file: ProjectFilePublic, working: bool) -> FileRow:
-    return FileRow(filename=file.filename, language=file.language, description=file.description,
-                   size=size_text(len(file.content.encode())), change=file.change.value,
-                   writing=working and not file.complete)
+    return FileRow(
+        filename=file.filename,
+        language=file.language,
+        description=file.description,
+        size=size_text(len(file.content.encode())),
+        change=file.change.value,
+        writing=working and not file.complete,
+    )
 
 
 _MARK = {"added": "+", "removed": "-", "context": " "}
@@ -90,8 +94,7 @@ async def diff_lines(before: str, after: str) -> list[DiffLine]:
         found = await line_diff(before, after, context=2, max_rows=DIFF_KEPT)
     except DomainError as exc:
         return [DiffLine(kind="hunk", text=exc.message)]
-    out = [DiffLine(kind=row.kind, text=row.text if row.kind == "hunk" else _MARK[row.kind] + row.text)
-           for row in found.rows]
+    out = [DiffLine(kind=row.kind, text=row.text if row.kind == "hunk" else _MARK[row.kind] + row.text) for row in found.rows]
     if found.truncated:
         out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
     return out
@@ -102,11 +105,21 @@ def project_view(project: CodeProjectPublic) -> ProjectView:
     summary = ""
     if "errors" in checks:
         summary = f"{checks.get('errors', 0)} errors, {checks.get('warnings', 0)} warnings"
-    engine = "offline template engine" if project.engine == "offline" else (
-        f"{project.engine} · {project.model}" if project.engine else "")
-    return ProjectView(id=project.id, name=project.name, description=project.description,
-                       status=project.status.value, started=as_utc(project.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-                       engine=engine, error=project.error or "", checks=summary)
+    engine = (
+        "offline template engine"
+        if project.engine == "offline"
+        else (f"{project.engine} · {project.model}" if project.engine else "")
+    )
+    return ProjectView(
+        id=project.id,
+        name=project.name,
+        description=project.description,
+        status=project.status.value,
+        started=as_utc(project.created_at).strftime("%Y-%m-%d %H:%M:%S"),
+        engine=engine,
+        error=project.error or "",
+        checks=summary,
+    )
 
 
 class CodeBuilderState(AuthState):
@@ -170,8 +183,11 @@ class CodeBuilderState(AuthState):
         names = [file.filename for file in project.files]
         if self.selected_file not in self._files:
             writing = [file.filename for file in project.files if not file.complete]
-            self.selected_file = writing[-1] if writing and project.building else (
-                "index.html" if "index.html" in self._files else (names[0] if names else ""))
+            self.selected_file = (
+                writing[-1]
+                if writing and project.building
+                else ("index.html" if "index.html" in self._files else (names[0] if names else ""))
+            )
         elif project.building and not self._pinned:  # follow the file being written
             writing = [file.filename for file in project.files if not file.complete]
             if writing:
@@ -259,8 +275,7 @@ class CodeBuilderState(AuthState):
         self.sending = True
         try:
             if self.has_project:
-                project = await in_session(projects.continue_build, actor=user, project_id=self.project.id,
-                                           prompt=text)
+                project = await in_session(projects.continue_build, actor=user, project_id=self.project.id, prompt=text)
                 started = toast.info("Continuing Build", description=project.name)
             else:
                 project = await in_session(projects.build, actor=user, prompt=text)
@@ -342,8 +357,9 @@ class CodeBuilderState(AuthState):
         if "index.html" not in self._files:
             return toast.error("No HTML file", description="Build a project first to preview it.")
         try:
-            self.preview_url = await in_session(preview.preview_url, viewer=user, project_id=self.project.id,
-                                                auth_token=self.auth_token)
+            self.preview_url = await in_session(
+                preview.preview_url, viewer=user, project_id=self.project.id, auth_token=self.auth_token
+            )
         except DomainError as exc:
             return toast.error("No HTML file", description=exc.message)
         self.preview_open = True
@@ -364,16 +380,20 @@ class CodeBuilderState(AuthState):
             name, body = await in_session(archive.project_zip, viewer=user, project_id=self.project.id)
         except DomainError as exc:
             return toast.error("No files to download", description=exc.message)
-        return [rx.download(data=body, filename=name, mime_type="application/zip"),
-                toast.success("Files Downloaded", description=f"{name} ({len(self._files)} files)")]
+        return [
+            rx.download(data=body, filename=name, mime_type="application/zip"),
+            toast.success("Files Downloaded", description=f"{name} ({len(self._files)} files)"),
+        ]
 
     @protected(reads_only=True)
     async def download_file(self, filename: str):
         if filename not in self._files:
             return toast.error("No files to download", description="Build a project first.")
         content, _previous = self._files[filename]
-        return [rx.download(data=content, filename=filename.rsplit("/", 1)[-1], mime_type="text/plain"),
-                toast.success("Files Downloaded", description=filename)]
+        return [
+            rx.download(data=content, filename=filename.rsplit("/", 1)[-1], mime_type="text/plain"),
+            toast.success("Files Downloaded", description=filename),
+        ]
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
@@ -394,8 +414,11 @@ class CodeBuilderState(AuthState):
             except DomainError:
                 continue
             async with self:
-                if (self._log_project, self._log_after) != (log_project, log_after) and data.project is not None \
-                        and data.project.id == self._log_project:
+                if (
+                    (self._log_project, self._log_after) != (log_project, log_after)
+                    and data.project is not None
+                    and data.project.id == self._log_project
+                ):
                     data = dataclasses.replace(data, log=[line for line in data.log if line.id > self._log_after])
                 out = self._apply(data)
                 key = self._diff_key()

@@ -109,8 +109,7 @@ class DashboardState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read the open tab's parts a change touches (and all of them at least every few seconds)."""
-        async for changed in follow.updates(self, "dashboard", *page_reads.DASHBOARD_TOPICS,
-                                            timeout=MAX_STALENESS_SECONDS):
+        async for changed in follow.updates(self, "dashboard", *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS):
             if await self._still_signed_in() is None:
                 yield refusal_events()
                 return
@@ -171,8 +170,7 @@ class OverviewTab(DashboardState):
                 self.active_users = snapshot["active_users"]
                 self.bandwidth = snapshot["bandwidth"]
                 stats = snapshot["user_stats"]
-                self.user_clean, self.user_suspicious, self.user_blocked = (
-                    stats["clean"], stats["suspicious"], stats["blocked"])
+                self.user_clean, self.user_suspicious, self.user_blocked = (stats["clean"], stats["suspicious"], stats["blocked"])
 
     async def _reload_sites(self) -> None:
         self._apply_reads(await page_reads.dashboard_reads({"sites"}))
@@ -209,8 +207,9 @@ class OverviewTab(DashboardState):
         allow_private = bool(form.get("allow_private"))
         try:
             if self.editing_site_id:
-                await in_session(sites.update_site, actor=user, site_id=self.editing_site_id, name=name, url=url,
-                                 allow_private=allow_private)
+                await in_session(
+                    sites.update_site, actor=user, site_id=self.editing_site_id, name=name, url=url, allow_private=allow_private
+                )
             else:
                 await in_session(sites.create_site, actor=user, name=name, url=url, allow_private=allow_private)
         except DomainError as exc:
@@ -327,8 +326,10 @@ class ScanTab(DashboardState):
         """What a stopped scan really covered (empty otherwise)."""
         if self.scan_status != "stopped":
             return ""
-        return (f"Stopped at {self.scan_percent}%: {self.scan_files} of {self.scan_total_files} files, "
-                f"{self.scan_lines} of {self.scan_total_lines} lines scanned")
+        return (
+            f"Stopped at {self.scan_percent}%: {self.scan_files} of {self.scan_total_files} files, "
+            f"{self.scan_lines} of {self.scan_total_lines} lines scanned"
+        )
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
         if "target" in reads:
@@ -426,7 +427,8 @@ class ProblemsTab(DashboardState):
         return {
             "status": self.filter_status if self.filter_status != "all" else None,
             "severity": self.filter_severity if self.filter_severity != "all" else None,
-            "search": self.search, "include_drills": self.include_drills,
+            "search": self.search,
+            "include_drills": self.include_drills,
         }
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
@@ -493,9 +495,14 @@ class ProblemsTab(DashboardState):
     async def confirm_resolve(self, user: UserPublic):
         try:
             until = utcnow() + timedelta(days=int(self.resolve_until_days)) if self.resolve_until_days else None
-            await in_session(events.resolve_event, actor=user, event_id=self.resolving_id, note=self.resolve_note,
-                             disposition=self.resolve_disposition,
-                             accepted_until=until if self.resolve_disposition == "accepted_risk" else None)
+            await in_session(
+                events.resolve_event,
+                actor=user,
+                event_id=self.resolving_id,
+                note=self.resolve_note,
+                disposition=self.resolve_disposition,
+                accepted_until=until if self.resolve_disposition == "accepted_risk" else None,
+            )
         except DomainError as exc:
             return _failed(exc)
         self.resolving_id = 0
@@ -504,6 +511,10 @@ class ProblemsTab(DashboardState):
 
 
 TAB_STATES: dict[str, type[DashboardState]] = {
-    "dashboard": OverviewTab, "traffic": TrafficTab, "users": UserScanTab, "scan": ScanTab, "defense": DefenseTab,
+    "dashboard": OverviewTab,
+    "traffic": TrafficTab,
+    "users": UserScanTab,
+    "scan": ScanTab,
+    "defense": DefenseTab,
     "problems": ProblemsTab,
 }

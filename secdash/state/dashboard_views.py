@@ -109,30 +109,50 @@ def _timing(site: SitePublic, tls: str) -> str:
 
 
 def _point(check: SiteCheckPublic) -> dict[str, Any]:
-    note = ", ".join(part for part in (f"first byte {_ms(check.ttfb_ms)}" if check.ttfb_ms is not None else "",
-                                       _redirects(check.redirects)) if part)
+    note = ", ".join(
+        part
+        for part in (f"first byte {_ms(check.ttfb_ms)}" if check.ttfb_ms is not None else "", _redirects(check.redirects))
+        if part
+    )
     return {"time": time_label(check.checked_at), "ms": check.response_time, "note": note}
 
 
 def header_test_row(test: dict[str, Any]) -> dict[str, str]:
     """One header test as the card lists it: title, result, signed modifier, pass or fail."""
     modifier = int(test.get("modifier", 0))
-    return {"title": str(test.get("title") or test.get("name", "")), "result": str(test.get("result", "")),
-            "modifier": f"{modifier:+d}" if modifier else "0", "passed": "pass" if test.get("pass") else "fail"}
+    return {
+        "title": str(test.get("title") or test.get("name", "")),
+        "result": str(test.get("result", "")),
+        "modifier": f"{modifier:+d}" if modifier else "0",
+        "passed": "pass" if test.get("pass") else "fail",
+    }
 
 
 def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
     tls, tls_title = _tls(site)
     return SiteView(
-        id=site.id, name=site.name, domain=site.domain, url=site.url, status=site.security_status.value,
+        id=site.id,
+        name=site.name,
+        domain=site.domain,
+        url=site.url,
+        status=site.security_status.value,
         address=site.domain + urlsplit(site.url).path.rstrip("/"),
         status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),
-        response_time=_ms(site.response_time), timing=_timing(site, tls), tls=tls, tls_title=tls_title,
-        grade=site.grade or "-", checked=time_label(site.last_checked_at), error=site.last_error or "",
+        response_time=_ms(site.response_time),
+        timing=_timing(site, tls),
+        tls=tls,
+        tls_title=tls_title,
+        grade=site.grade or "-",
+        checked=time_label(site.last_checked_at),
+        error=site.last_error or "",
         findings="; ".join(site.findings[:4]),
         tests=[header_test_row(test) for test in site.header_tests],
-        tests_summary=(f"Header tests: {sum(bool(t.get('pass')) for t in site.header_tests)}/{len(site.header_tests)}"
-                       f" passed, score {site.score}") if site.header_tests else "",
+        tests_summary=(
+            f"Header tests: {sum(bool(t.get('pass')) for t in site.header_tests)}/{len(site.header_tests)}"
+            f" passed, score {site.score}"
+        )
+        if site.header_tests
+        else "",
         chart=[_point(check) for check in history],  # a check with no answer is a gap ("No response yet" if all)
     )
 
@@ -140,10 +160,17 @@ def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
 def event_view(event: EventPublic) -> EventView:
     details = event.details
     return EventView(
-        id=event.id, created=time_label(event.created_at, "%b %d, %H:%M:%S"), site=event.site or "-",
-        event_type=event.event_type.value, severity=event.severity.value, description=event.description,
-        resolved=event.resolved, ai_action=event.ai_action or "", source=event.source.value,
-        location=f"{details['file']}:{details['line']}" if "file" in details else "", rule=details.get("rule", ""),
+        id=event.id,
+        created=time_label(event.created_at, "%b %d, %H:%M:%S"),
+        site=event.site or "-",
+        event_type=event.event_type.value,
+        severity=event.severity.value,
+        description=event.description,
+        resolved=event.resolved,
+        ai_action=event.ai_action or "",
+        source=event.source.value,
+        location=f"{details['file']}:{details['line']}" if "file" in details else "",
+        rule=details.get("rule", ""),
         resolution=_resolution(event) if event.resolved and event.resolved_by else "",
         reopened="" if event.resolved else str((details.get("reopened") or {}).get("reason") or ""),
     )
@@ -161,12 +188,15 @@ def _resolution(event: EventPublic) -> str:
 
 def activity_view(activity: ActivityPublic) -> ActivityView:
     return ActivityView(
-        id=activity.id, activity_type=activity.activity_type.value, target=activity.target,
-        description=activity.description, status=activity.status, created=time_label(activity.created_at),
+        id=activity.id,
+        activity_type=activity.activity_type.value,
+        target=activity.target,
+        description=activity.description,
+        status=activity.status,
+        created=time_label(activity.created_at),
         simulated=activity.simulated,
     )
 
 
 def feed_view(entry: dict[str, Any]) -> FeedView:
     return FeedView(ip=entry["ip"], site=entry["site"], action=entry["action"], time=snapshot_time_label(entry["timestamp"]))
-

@@ -60,8 +60,9 @@ class DefenseCommandState(ChatComposer, AuthState):
     @protected_stream
     async def stream_reply(self, user: UserPublic, text: str, agent_id: str):
         try:
-            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="command",
-                                            stop_requested=lambda: self.selected != agent_id)
+            done, reply = await stream_into(
+                self, user=user, text=text, agent_id=agent_id, surface="command", stop_requested=lambda: self.selected != agent_id
+            )
         except (DomainError, LLMError) as exc:  # spec: on error the wait ends silently (a quota says why)
             async with self:
                 self.partial = ""
@@ -71,8 +72,17 @@ class DefenseCommandState(ChatComposer, AuthState):
             return
         async with self:
             if reply and self.selected == agent_id:
-                self.lines = [*self.lines, ChatLine(id=f"a{len(self.lines)}", sender="agent", text=reply, time=now_label(),
-                                                    agent_id=agent_id, engine=done.provider if done else "")]
+                self.lines = [
+                    *self.lines,
+                    ChatLine(
+                        id=f"a{len(self.lines)}",
+                        sender="agent",
+                        text=reply,
+                        time=now_label(),
+                        agent_id=agent_id,
+                        engine=done.provider if done else "",
+                    ),
+                ]
             self.partial = ""
             self._end_stream()
         if done is not None:  # the threat judgement is stored (this page shows no level), composer already free
@@ -132,15 +142,23 @@ class DefenseCenterState(ChatComposer, AuthState):
 
     def _add_agent_line(self, agent_id: str, text: str, threat_level: str = "", engine: str = "") -> None:
         lines = self.chats[agent_id]
-        line = ChatLine(id=f"a{len(lines)}", sender="agent", text=text, time=now_label(), agent_id=agent_id,
-                        threat_level=threat_level, engine=engine)
+        line = ChatLine(
+            id=f"a{len(lines)}",
+            sender="agent",
+            text=text,
+            time=now_label(),
+            agent_id=agent_id,
+            threat_level=threat_level,
+            engine=engine,
+        )
         self.chats = {**self.chats, agent_id: [*lines, line]}
 
     @protected_stream
     async def stream_reply(self, user: UserPublic, text: str, agent_id: str):
         try:
-            done, reply = await stream_into(self, user=user, text=text, agent_id=agent_id, surface="center",
-                                            stop_requested=lambda: self._stop_requested)
+            done, reply = await stream_into(
+                self, user=user, text=text, agent_id=agent_id, surface="center", stop_requested=lambda: self._stop_requested
+            )
         except (DomainError, LLMError) as exc:
             async with self:
                 self._add_agent_line(agent_id, CENTER_FAILURE_TEXT)
@@ -164,5 +182,6 @@ class DefenseCenterState(ChatComposer, AuthState):
                 async with self:
                     self.chats = {**self.chats, agent_id: with_threat_level(self.chats[agent_id], line_id, level)}
         if level in HIGH_LEVELS:
-            yield toast.error("⚠️ High Threat Detected",
-                              description=f"{AGENTS[agent_id].name} is actively defending against threats")
+            yield toast.error(
+                "⚠️ High Threat Detected", description=f"{AGENTS[agent_id].name} is actively defending against threats"
+            )

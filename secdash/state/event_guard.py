@@ -22,8 +22,11 @@ MAX_INT = 2**31 - 1
 
 
 def _fits(value: Any, annotation: Any) -> bool:
-    options = typing.get_args(annotation) if isinstance(annotation, types.UnionType) or typing.get_origin(
-        annotation) is typing.Union else (annotation,)
+    options = (
+        typing.get_args(annotation)
+        if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union
+        else (annotation,)
+    )
     for option in options:
         origin = typing.get_origin(option) or option
         if option is type(None) and value is None:

@@ -126,9 +126,19 @@ def state_label(state: str) -> str:
 def problem_row(row: FixableProblemPublic) -> ProblemRow:
     location = f"{row.file}:{row.line}" if row.file and row.line else row.file
     return ProblemRow(
-        problem_id=row.problem_id, kind=row.kind.value, site=row.site, severity=row.severity.value, title=row.title,
-        location=location, rule=row.rule, snippet=row.snippet, state=row.state, state_label=state_label(row.state),
-        fix_id=row.fix_id or 0, recipe=row.offline_recipe, busy=row.state in OPEN_STATES,
+        problem_id=row.problem_id,
+        kind=row.kind.value,
+        site=row.site,
+        severity=row.severity.value,
+        title=row.title,
+        location=location,
+        rule=row.rule,
+        snippet=row.snippet,
+        state=row.state,
+        state_label=state_label(row.state),
+        fix_id=row.fix_id or 0,
+        recipe=row.offline_recipe,
+        busy=row.state in OPEN_STATES,
     )
 
 
@@ -142,8 +152,7 @@ def group_by_site(rows: list[FixableProblemPublic]) -> list[SiteGroup]:
 
 def fix_row(fix: FixPublic) -> FixRow:
     what = f"{fix.rule} in {fix.file}" if fix.kind == "code" else fix.rule
-    return FixRow(id=fix.id, status=fix.status.value, status_label=state_label(fix.status.value), site=fix.site,
-                  what=what)
+    return FixRow(id=fix.id, status=fix.status.value, status_label=state_label(fix.status.value), site=fix.site, what=what)
 
 
 def fix_view(fix: FixPublic, *, admin: bool = False) -> FixView:
@@ -154,23 +163,39 @@ def fix_view(fix: FixPublic, *, admin: bool = False) -> FixView:
     verification = fix.verification or {}
     checked = "fixed" in verification
     return FixView(
-        id=fix.id, problem_id=fix.problem_id, kind=fix.kind.value, status=status, status_label=state_label(status),
-        site=fix.site, file=fix.file, rule=fix.rule, explanation=fix.explanation, risk=fix.risk, diff=fix.diff,
-        error=fix.error or "", engine=f"{fix.provider} ({fix.model})" if fix.provider else "", served=fix.served,
-        running=status in RUNNING_STATES, can_apply=status == FixStatus.proposed,
+        id=fix.id,
+        problem_id=fix.problem_id,
+        kind=fix.kind.value,
+        status=status,
+        status_label=state_label(status),
+        site=fix.site,
+        file=fix.file,
+        rule=fix.rule,
+        explanation=fix.explanation,
+        risk=fix.risk,
+        diff=fix.diff,
+        error=fix.error or "",
+        engine=f"{fix.provider} ({fix.model})" if fix.provider else "",
+        served=fix.served,
+        running=status in RUNNING_STATES,
+        can_apply=status == FixStatus.proposed,
         can_reject=status == FixStatus.proposed,
         can_revert=status in (FixStatus.verified, FixStatus.not_verified) and fix.served,
-        patch_url=PATCH_URL.format(id=fix.id) if downloadable else "", checked=checked,
-        fixed=verification.get("fixed") is True, verified=status == FixStatus.verified,
+        patch_url=PATCH_URL.format(id=fix.id) if downloadable else "",
+        checked=checked,
+        fixed=verification.get("fixed") is True,
+        verified=status == FixStatus.verified,
         method=str(verification.get("method", "")),
-        grade=str(verification.get("grade") or ""), verification_error=str(verification.get("error", "")),
+        grade=str(verification.get("grade") or ""),
+        verification_error=str(verification.get("error", "")),
     )
 
 
 def header_changes(fix: FixPublic) -> list[HeaderChange]:
     headers = (fix.change or {}).get("headers") or {}
-    return [HeaderChange(name=str(name), value=str(value)) for name, value in headers.items()] \
-        if isinstance(headers, dict) else []
+    return (
+        [HeaderChange(name=str(name), value=str(value)) for name, value in headers.items()] if isinstance(headers, dict) else []
+    )
 
 
 def texts(value: Any) -> list[str]:
@@ -188,8 +213,13 @@ def outcome_toast(fix: FixPublic, before: str) -> rx.event.EventSpec | None:
         return toast.success("Fix verified", description=f"Fix #{fix.id}: {fix.rule} is gone")
     if status == FixStatus.not_verified:
         verification = fix.verification or {}
-        why = ("the problem is still seen" if not verification.get("fixed") else
-               "the fix breaks the code" if verification.get("broken") else "the fix introduced a new finding")
+        why = (
+            "the problem is still seen"
+            if not verification.get("fixed")
+            else "the fix breaks the code"
+            if verification.get("broken")
+            else "the fix introduced a new finding"
+        )
         return toast.warning("Fix not verified", description=f"Fix #{fix.id}: {why}")
     if status == FixStatus.failed:
         return toast.error("Fix failed", description=(fix.error or f"Fix #{fix.id} failed")[:300])
@@ -231,15 +261,18 @@ class FixModeState(AuthState):
     # --- applying reads -------------------------------------------------------------------------------
 
     def _filters(self) -> dict[str, Any]:
-        return {"site_id": int(self.filter_site) if self.filter_site.isascii() and self.filter_site.isdigit() else None,
-                "severity": None if self.filter_severity == "all" else self.filter_severity,
-                "kind": None if self.filter_kind == "all" else self.filter_kind}
+        return {
+            "site_id": int(self.filter_site) if self.filter_site.isascii() and self.filter_site.isdigit() else None,
+            "severity": None if self.filter_severity == "all" else self.filter_severity,
+            "kind": None if self.filter_kind == "all" else self.filter_kind,
+        }
 
     async def _read(self, viewer: UserPublic, **filters: Any) -> FixModeRead:
         """A read under the page's filters (or the given ones: Invalid when they are bad)."""
         self._admin = viewer.role == Role.admin
-        return await read_fix_mode(viewer=viewer, **{**self._filters(), **filters}, fix_id=self._fix_id,
-                                   log_job=self._log_job, log_after=self._log_seq)
+        return await read_fix_mode(
+            viewer=viewer, **{**self._filters(), **filters}, fix_id=self._fix_id, log_job=self._log_job, log_after=self._log_seq
+        )
 
     def _apply(self, data: FixModeRead) -> list[rx.event.EventSpec]:
         """Apply a read; return the toasts it calls for."""
@@ -406,8 +439,7 @@ class FixModeState(AuthState):
         except DomainError as exc:  # the fix moved on meanwhile, or no longer applies
             return [toast.error("Error", description=exc.message), *await self._refresh(user)]
         self._fix_status = fix.status.value
-        return [toast.success(done, description=f"Fix #{fix.id} is {state_label(fix.status.value)}"),
-                *await self._refresh(user)]
+        return [toast.success(done, description=f"Fix #{fix.id} is {state_label(fix.status.value)}"), *await self._refresh(user)]
 
     @protected
     async def apply_fix(self, user: UserPublic):
@@ -435,8 +467,9 @@ class FixModeState(AuthState):
                 fix_id, filters = self._fix_id, self._filters()
                 log_job, log_seq = self._log_job, self._log_seq
             try:
-                data = await read_fix_mode(viewer=user, **filters, fix_id=fix_id, log_job=log_job,
-                                           log_after=log_seq)  # outside the state lock
+                data = await read_fix_mode(
+                    viewer=user, **filters, fix_id=fix_id, log_job=log_job, log_after=log_seq
+                )  # outside the state lock
             except DomainError:
                 continue
             async with self:

@@ -47,8 +47,11 @@ PAGE_SIZE = audit.DEFAULT_LIMIT
 MAX_LOADED = audit.MAX_LIMIT  # entries one tab keeps on the page; beyond that, narrow with the filter
 
 
-async def read_tabs(user: UserPublic, search: str = "", depth: dict[str, int] | None = None,
-                    ) -> tuple[dict[str, list[LogEntryView]], dict[str, int]]:
+async def read_tabs(
+    user: UserPublic,
+    search: str = "",
+    depth: dict[str, int] | None = None,
+) -> tuple[dict[str, list[LogEntryView]], dict[str, int]]:
     """Each tab's newest entries (as many as the tab already shows, at least a page) and the counts
     the viewer may see, all matching the text filter."""
     depth = depth or {}
@@ -59,8 +62,9 @@ async def read_tabs(user: UserPublic, search: str = "", depth: dict[str, int] | 
 
 async def read_page(user: UserPublic, tab: str, before: int, search: str) -> list[LogEntryView]:
     """The next page of a tab, older than the entry `before`."""
-    return [to_view(log) for log in await page_reads.history_page(viewer=user, tab=tab, before=before, search=search,
-                                                                    limit=PAGE_SIZE)]
+    return [
+        to_view(log) for log in await page_reads.history_page(viewer=user, tab=tab, before=before, search=search, limit=PAGE_SIZE)
+    ]
 
 
 class HistoryState(AuthState):
@@ -92,8 +96,12 @@ class HistoryState(AuthState):
     @rx.var
     def shown(self) -> dict[str, int]:
         # Each list named outright: Reflex tracks a computed var's dependencies from its code.
-        return {"all": len(self.all_entries), "security": len(self.security_entries), "ai": len(self.ai_entries),
-                "battle": len(self.battle_entries)}
+        return {
+            "all": len(self.all_entries),
+            "security": len(self.security_entries),
+            "ai": len(self.ai_entries),
+            "battle": len(self.battle_entries),
+        }
 
     @protected(reads_only=True)
     async def load(self, user: UserPublic):

@@ -17,5 +17,4 @@ class LogLine:
 
     @classmethod
     def of(cls, line: JobLogPublic) -> LogLine:
-        return cls(seq=line.seq, level=line.level.value, message=line.message,
-                   time=as_utc(line.created_at).strftime("%H:%M:%S"))
+        return cls(seq=line.seq, level=line.level.value, message=line.message, time=as_utc(line.created_at).strftime("%H:%M:%S"))

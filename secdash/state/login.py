@@ -38,9 +38,11 @@ class LoginState(rx.State):
                 settings=get_settings(),
                 email=email,
                 password=password,
-                ip=client_address(self.router.session.client_ip,
-                                  self.router.headers.raw_headers.get("x-forwarded-for"),
-                                  get_settings().trusted_proxies),
+                ip=client_address(
+                    self.router.session.client_ip,
+                    self.router.headers.raw_headers.get("x-forwarded-for"),
+                    get_settings().trusted_proxies,
+                ),
                 user_agent=self.router.headers.user_agent,
             )
         except DomainError as exc:

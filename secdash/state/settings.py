@@ -31,8 +31,7 @@ PAGE = "settings"
 MAX_STALENESS_SECONDS = 15.0
 LOG_ROWS = 100
 MAX_FIELD_CHARS = 2100  # a little over the service's URL limit: the service says what is too long
-PARAMS = {AlertKind.tls_expiring.value: "days", AlertKind.finding.value: "severity",
-          AlertKind.drill_weak.value: "threshold"}
+PARAMS = {AlertKind.tls_expiring.value: "days", AlertKind.finding.value: "severity", AlertKind.drill_weak.value: "threshold"}
 KIND_LABELS = {
     AlertKind.site_down.value: "Site down",
     AlertKind.site_checking.value: "Site degraded",
@@ -87,16 +86,24 @@ def _when(value: Any) -> str:
 
 
 def delivery_row(row: DeliveryPublic) -> DeliveryRow:
-    return DeliveryRow(id=row.id, time=_when(row.created_at), channel=row.channel_name or "(deleted channel)",
-                       kind=KIND_LABELS.get(row.kind.value, row.kind.value), title=row.title,
-                       outcome=row.outcome.value, attempts=row.attempts, error=row.error or "")
+    return DeliveryRow(
+        id=row.id,
+        time=_when(row.created_at),
+        channel=row.channel_name or "(deleted channel)",
+        kind=KIND_LABELS.get(row.kind.value, row.kind.value),
+        title=row.title,
+        outcome=row.outcome.value,
+        attempts=row.attempts,
+        error=row.error or "",
+    )
 
 
 def channel_row(row: ChannelPublic, log: list[DeliveryPublic]) -> ChannelRow:
     """A channel with its last test: the newest test delivery in the log (its real outcome and error), else what
     the channel row remembers of its last test."""
-    view = ChannelRow(id=row.id, name=row.name, service=row.service, url=row.url, enabled=row.enabled,
-                      allow_private=row.allow_private)
+    view = ChannelRow(
+        id=row.id, name=row.name, service=row.service, url=row.url, enabled=row.enabled, allow_private=row.allow_private
+    )
     test = next((d for d in log if d.kind == AlertKind.test and d.channel_id == row.id), None)
     if test is not None:
         outcome = test.outcome.value
@@ -121,9 +128,17 @@ def rule_rows(data: RulesPublic) -> list[RuleRow]:
     out = []
     for rule in data.rules:
         param = PARAMS.get(rule.kind.value, "")
-        out.append(RuleRow(kind=rule.kind.value, label=rule.label, enabled=rule.enabled,
-                           scope="chosen" if rule.channel_ids else "all", channel_ids=list(rule.channel_ids),
-                           param=param, param_value=str(rule.params.get(param, "")) if param else ""))
+        out.append(
+            RuleRow(
+                kind=rule.kind.value,
+                label=rule.label,
+                enabled=rule.enabled,
+                scope="chosen" if rule.channel_ids else "all",
+                channel_ids=list(rule.channel_ids),
+                param=param,
+                param_value=str(rule.params.get(param, "")) if param else "",
+            )
+        )
     return out
 
 
@@ -181,8 +196,7 @@ class SettingsState(AuthState):
         self.rules = rule_rows(data)
         settings = data.settings
         self.reminder_minutes, self.recovery_seconds = str(settings.reminder_minutes), str(settings.recovery_seconds)
-        self.quiet_enabled, self.quiet_start, self.quiet_end = (settings.quiet_enabled, settings.quiet_start,
-                                                                settings.quiet_end)
+        self.quiet_enabled, self.quiet_start, self.quiet_end = (settings.quiet_enabled, settings.quiet_start, settings.quiet_end)
         self.rules_dirty = False
         self.rules_key += 1
 
@@ -250,8 +264,13 @@ class SettingsState(AuthState):
     async def add_channel(self, user: UserPublic, form: dict):
         """Add a channel from the form (name, url); the typed URL goes to the service and is not kept here."""
         try:
-            row = await in_session(channel_service.create_channel, actor=user, name=_text(form.get("name")),
-                                   url=_text(form.get("url")), allow_private=self.add_private)
+            row = await in_session(
+                channel_service.create_channel,
+                actor=user,
+                name=_text(form.get("name")),
+                url=_text(form.get("url")),
+                allow_private=self.add_private,
+            )
         except PermissionDenied as exc:
             return toast.error("Access denied", description=exc.message)
         except DomainError as exc:  # the form keeps what was typed
@@ -298,8 +317,7 @@ class SettingsState(AuthState):
         if url:
             changes["url"] = url
         try:
-            row = await in_session(channel_service.update_channel, actor=user, channel_id=self.edit_id,
-                                   changes=changes)
+            row = await in_session(channel_service.update_channel, actor=user, channel_id=self.edit_id, changes=changes)
         except PermissionDenied as exc:
             return toast.error("Access denied", description=exc.message)
         except DomainError as exc:  # the dialog stays open with what was typed
@@ -310,8 +328,7 @@ class SettingsState(AuthState):
 
     async def _change(self, user: UserPublic, channel_id: int, changes: dict[str, Any], done: str):
         try:
-            row = await in_session(channel_service.update_channel, actor=user, channel_id=channel_id,
-                                   changes=changes)
+            row = await in_session(channel_service.update_channel, actor=user, channel_id=channel_id, changes=changes)
         except PermissionDenied as exc:
             return toast.error("Access denied", description=exc.message)
         except DomainError as exc:
@@ -322,13 +339,13 @@ class SettingsState(AuthState):
 
     @protected
     async def set_channel_enabled(self, user: UserPublic, channel_id: int, value: bool):
-        return await self._change(user, channel_id, {"enabled": bool(value)},
-                                  "Channel enabled" if value else "Channel disabled")
+        return await self._change(user, channel_id, {"enabled": bool(value)}, "Channel enabled" if value else "Channel disabled")
 
     @protected
     async def set_channel_private(self, user: UserPublic, channel_id: int, value: bool):
-        return await self._change(user, channel_id, {"allowPrivate": bool(value)},
-                                  "Private addresses allowed" if value else "Private addresses refused")
+        return await self._change(
+            user, channel_id, {"allowPrivate": bool(value)}, "Private addresses allowed" if value else "Private addresses refused"
+        )
 
     @protected(reads_only=True)
     async def ask_delete(self, channel_id: int):
@@ -396,8 +413,10 @@ class SettingsState(AuthState):
         elif outcome in ENDED or outcome == "suppressed":
             yield toast.error("Test failed", description=f"{row.name}: {delivery.error or outcome}")
         else:
-            yield toast.warning("Test still retrying", description=f"{row.name}: {delivery.error or 'no answer yet'}; "
-                                "the delivery log shows how it ends")
+            yield toast.warning(
+                "Test still retrying",
+                description=f"{row.name}: {delivery.error or 'no answer yet'}; the delivery log shows how it ends",
+            )
 
     # --- rules (a draft until Save) ---------------------------------------------------------------------
 
@@ -475,15 +494,22 @@ class SettingsState(AuthState):
             chosen = [cid for cid in rule.channel_ids if cid in known]
             if rule.scope == "chosen" and not chosen:
                 return f"{rule.label}: choose at least one channel, or send to all channels"
-            item: dict[str, Any] = {"kind": rule.kind, "enabled": rule.enabled,
-                                    "channelIds": chosen if rule.scope == "chosen" else []}
+            item: dict[str, Any] = {
+                "kind": rule.kind,
+                "enabled": rule.enabled,
+                "channelIds": chosen if rule.scope == "chosen" else [],
+            }
             if rule.param:
                 value = rule.param_value.strip() if rule.param == "severity" else _number(rule.param_value)
                 item["params"] = {rule.param: value}
             out.append(item)
-        settings = {"reminderMinutes": _number(self.reminder_minutes),
-                    "recoverySeconds": _number(self.recovery_seconds), "quietEnabled": self.quiet_enabled,
-                    "quietStart": self.quiet_start.strip(), "quietEnd": self.quiet_end.strip()}
+        settings = {
+            "reminderMinutes": _number(self.reminder_minutes),
+            "recoverySeconds": _number(self.recovery_seconds),
+            "quietEnabled": self.quiet_enabled,
+            "quietStart": self.quiet_start.strip(),
+            "quietEnd": self.quiet_end.strip(),
+        }
         return out, settings
 
     @protected

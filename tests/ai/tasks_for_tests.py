@@ -39,5 +39,9 @@ class PageTask(Task):
         return (ChatTurn("user", self.request),)
 
     def offline_text(self) -> str:
-        return ("Here is the site.\n" + file_block("index.html", "<h1>Hello</h1>\n<p>offline</p>")
-                + file_block("css/site.css", "h1 { color: teal; }") + "Done.\n")
+        return (
+            "Here is the site.\n"
+            + file_block("index.html", "<h1>Hello</h1>\n<p>offline</p>")
+            + file_block("css/site.css", "h1 { color: teal; }")
+            + "Done.\n"
+        )

@@ -79,7 +79,9 @@ async def test_a_failed_call_is_recorded_as_an_error_with_its_kind(fake):
     with pytest.raises(LLMError):
         await _calls(_model(fake, "wrongjson"), ledger).structured(ThreatTask("hi"), ThreatAssessment)
     assert [(r.outcome, r.error_kind, r.first_token_ms) for r in ledger.records] == [
-        ("error", "rate_limit", None), ("error", "format", None)]
+        ("error", "rate_limit", None),
+        ("error", "format", None),
+    ]
 
 
 async def test_a_stopped_stream_is_recorded_as_stopped_and_closes_upstream(fake):
@@ -125,11 +127,9 @@ async def test_a_follow_up_is_recorded_under_its_parent_without_new_admission():
     ledger = Ledger()
     calls = _calls(OfflineEngine(), ledger)
     done = [e async for e in calls.stream(PageTask("x"))][-1]
-    judged = await calls.structured(ThreatTask("we see 5000 failed logins per minute"), ThreatAssessment,
-                                    follows=done.call_id)
+    judged = await calls.structured(ThreatTask("we see 5000 failed logins per minute"), ThreatAssessment, follows=done.call_id)
     assert judged.threatLevel == "high"
     assert ledger.admitted == 1
-    assert [(r.task, r.parent_id, r.provider) for r in ledger.records] == [("page", None, "offline"),
-                                                                           ("threat", 1, "offline")]
+    assert [(r.task, r.parent_id, r.provider) for r in ledger.records] == [("page", None, "offline"), ("threat", 1, "offline")]
     with pytest.raises(ValueError, match="follow"):
         await calls.structured(ThreatTask("x"), ThreatAssessment, follows=99)  # not a call of this wrapper

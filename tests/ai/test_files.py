@@ -7,8 +7,12 @@ import pytest
 from secdash.ai.base import FileContent, FileEnd, FileStart, TextDelta
 from secdash.ai.files import FileStreamParser, file_block, normalise_path, safe_path
 
-TEXT = ("Here you go.\n" + file_block("index.html", "<h1>Hi</h1>\n<p>=== not a marker ===</p>")
-        + file_block("js/app.js", "let a = 1;") + "That is all.")
+TEXT = (
+    "Here you go.\n"
+    + file_block("index.html", "<h1>Hi</h1>\n<p>=== not a marker ===</p>")
+    + file_block("js/app.js", "let a = 1;")
+    + "That is all."
+)
 
 
 def _parse(chunks: list[str]) -> list:
@@ -31,9 +35,13 @@ def _summary(events: list) -> tuple[list, dict, str]:
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 16, 1000])
 def test_the_same_files_come_out_however_the_text_is_cut(size):
-    markers, files, text = _summary(_parse([TEXT[i:i + size] for i in range(0, len(TEXT), size)]))
-    assert markers == [("FileStart", "index.html"), ("FileEnd", "index.html"),
-                       ("FileStart", "js/app.js"), ("FileEnd", "js/app.js")]
+    markers, files, text = _summary(_parse([TEXT[i : i + size] for i in range(0, len(TEXT), size)]))
+    assert markers == [
+        ("FileStart", "index.html"),
+        ("FileEnd", "index.html"),
+        ("FileStart", "js/app.js"),
+        ("FileEnd", "js/app.js"),
+    ]
     assert files == {"index.html": "<h1>Hi</h1>\n<p>=== not a marker ===</p>\n", "js/app.js": "let a = 1;\n"}
     assert text == "Here you go.\nThat is all."
 
@@ -61,10 +69,13 @@ def test_a_file_cut_short_ends_incomplete():
 
 def _outcome(text: str) -> tuple[list, dict, str]:
     """Markers (with `complete`), files and text; the same whether the text comes whole or one character at a time."""
+
     def summary(events: list) -> tuple[list, dict, str]:
-        markers = [(e.path, e.complete) if isinstance(e, FileEnd) else e.path for e in events
-                   if isinstance(e, FileStart | FileEnd)]
+        markers = [
+            (e.path, e.complete) if isinstance(e, FileEnd) else e.path for e in events if isinstance(e, FileStart | FileEnd)
+        ]
         return markers, *_summary(events)[1:]
+
     whole = summary(_parse([text]))
     assert summary(_parse(list(text))) == whole
     return whole
@@ -73,9 +84,19 @@ def _outcome(text: str) -> tuple[list, dict, str]:
 PAGE = "<h1>Hi</h1>\n  <p>two</p>\n"
 
 
-@pytest.mark.parametrize("fence", ["```html index.html", '```html title="index.html"', "```index.html",
-                                   "```html:index.html", "```html filename=index.html", "```html file='./index.html'",
-                                   "~~~html index.html", "````html index.html"])
+@pytest.mark.parametrize(
+    "fence",
+    [
+        "```html index.html",
+        '```html title="index.html"',
+        "```index.html",
+        "```html:index.html",
+        "```html filename=index.html",
+        "```html file='./index.html'",
+        "~~~html index.html",
+        "````html index.html",
+    ],
+)
 def test_a_fence_that_names_its_file_in_the_info_string_is_a_file(fence):
     closing = fence[0] * (len(fence) - len(fence.lstrip(fence[0])))
     markers, files, text = _outcome(f"Here is the page:\n{fence}\n{PAGE}{closing}\nOpen it in a browser.\n")
@@ -88,9 +109,23 @@ def test_a_path_in_the_info_string_keeps_its_folders():
     assert _outcome("```python filename=app/main.py\nprint(1)\n```\n")[1] == {"app/main.py": "print(1)\n"}
 
 
-@pytest.mark.parametrize("label", ["index.html", "**index.html**", "### index.html", "File: index.html",
-                                   "Filename: index.html", "`index.html`", "1. index.html:", "// index.html",
-                                   "<!-- index.html -->", "# index.html", "**File:** `./index.html`", "- `index.html`"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "index.html",
+        "**index.html**",
+        "### index.html",
+        "File: index.html",
+        "Filename: index.html",
+        "`index.html`",
+        "1. index.html:",
+        "// index.html",
+        "<!-- index.html -->",
+        "# index.html",
+        "**File:** `./index.html`",
+        "- `index.html`",
+    ],
+)
 @pytest.mark.parametrize("gap", ["", "\n"])
 def test_a_fence_below_a_line_holding_just_a_file_name_is_that_file(label, gap):
     markers, files, text = _outcome(f"Two files.\n\n{label}\n{gap}```html\n{PAGE}```\n\nstyle.css\n```css\nh1 {{}}\n```\n")
@@ -99,8 +134,17 @@ def test_a_fence_below_a_line_holding_just_a_file_name_is_that_file(label, gap):
     assert text == f"Two files.\n\n{label}\n{gap}\nstyle.css\n"  # the name line stays in the text
 
 
-@pytest.mark.parametrize("before", ["Here is the code:", "Save this as index.html:", "### Node.js",
-                                    "index.html\n\n", "index.html\nIt shows a greeting:", "File: see below"])
+@pytest.mark.parametrize(
+    "before",
+    [
+        "Here is the code:",
+        "Save this as index.html:",
+        "### Node.js",
+        "index.html\n\n",
+        "index.html\nIt shows a greeting:",
+        "File: see below",
+    ],
+)
 def test_a_fence_that_names_no_file_stays_text_with_all_it_holds(before):
     answer = f"{before}\n```html\n<h1>Hi</h1>\n```\nDone.\n"
     assert _outcome(answer) == ([], {}, answer)
@@ -122,8 +166,23 @@ def test_a_fence_indented_in_a_list_item_gives_its_content_without_that_indentat
     assert files == {"index.html": PAGE} and text == "1. **index.html**\n2. Done\n"
 
 
-@pytest.mark.parametrize("path", ["../x.txt", "/etc/passwd", "/etc/passwd.txt", "C:\\x.txt", "C:/x.txt", "a/../../b.txt",
-                                  "~/.ssh/id_rsa", "~/.bashrc.sh", "a" * 300 + ".txt", "a\x01b.txt", "a\x7fb.txt", ""])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../x.txt",
+        "/etc/passwd",
+        "/etc/passwd.txt",
+        "C:\\x.txt",
+        "C:/x.txt",
+        "a/../../b.txt",
+        "~/.ssh/id_rsa",
+        "~/.bashrc.sh",
+        "a" * 300 + ".txt",
+        "a\x01b.txt",
+        "a\x7fb.txt",
+        "",
+    ],
+)
 @pytest.mark.parametrize("form", ['```sh title="{}"\n', "```sh {}\n", "{}\n```sh\n", "=== FILE: {} ===\n"])
 def test_a_hostile_path_never_becomes_a_file_in_any_form(path, form):
     closing = "=== END FILE ===\n" if form.startswith("===") else "```\n"
@@ -131,9 +190,19 @@ def test_a_hostile_path_never_becomes_a_file_in_any_form(path, form):
     assert markers == [] and files == {} and "root::0:0" in text
 
 
-@pytest.mark.parametrize(("raw", "path"), [('"./css//site.css":', "css/site.css"), ("**`app.js`**", "app.js"),
-                                           ("././a/b.txt", "a/b.txt"), ("'index.html'", "index.html"),
-                                           ("//etc/passwd", None), ("./../x", None), ("", None), ("C:\\x", None)])
+@pytest.mark.parametrize(
+    ("raw", "path"),
+    [
+        ('"./css//site.css":', "css/site.css"),
+        ("**`app.js`**", "app.js"),
+        ("././a/b.txt", "a/b.txt"),
+        ("'index.html'", "index.html"),
+        ("//etc/passwd", None),
+        ("./../x", None),
+        ("", None),
+        ("C:\\x", None),
+    ],
+)
 def test_a_path_is_tidied_before_it_is_judged(raw, path):
     assert normalise_path(raw) == path
 
@@ -143,9 +212,14 @@ def test_markers_name_their_files_the_same_tidy_way():
     assert safe_path("a//b") is None  # the strict check itself is unchanged
 
 
-@pytest.mark.parametrize(("answer", "content"), [("```html index.html\n<h1>Hi", "<h1>Hi"),
-                                                 ("index.html\n```html\n<h1>Hi</h1>\n", "<h1>Hi</h1>\n"),
-                                                 ("```html index.html\n", None)])
+@pytest.mark.parametrize(
+    ("answer", "content"),
+    [
+        ("```html index.html\n<h1>Hi", "<h1>Hi"),
+        ("index.html\n```html\n<h1>Hi</h1>\n", "<h1>Hi</h1>\n"),
+        ("```html index.html\n", None),
+    ],
+)
 def test_a_reply_cut_inside_a_fenced_file_ends_it_incomplete(answer, content):
     markers, files, text = _outcome(answer)
     assert markers == ["index.html", ("index.html", False)]
@@ -156,16 +230,25 @@ def test_a_closing_fence_cut_from_its_newline_still_completes_the_file():
     assert _outcome("```js app.js\nlet a;\n```")[:2] == (["app.js", ("app.js", True)], {"app.js": "let a;\n"})
 
 
-MIXED = ("Here is the project.\n" + file_block("README.md", "# Demo\n```bash\nnpm start\n```\n")
-         + "\n**index.html**\n```html\n<h1>Hi</h1>\n```\n\nAnd the script:\n```js title=\"js/app.js\"\nlet a = 1;\n```\n"
-         + "Run:\n```\nnpm start\n```\n" + file_block("css/site.css", "h1 { color: teal; }") + "Enjoy.")
+MIXED = (
+    "Here is the project.\n"
+    + file_block("README.md", "# Demo\n```bash\nnpm start\n```\n")
+    + '\n**index.html**\n```html\n<h1>Hi</h1>\n```\n\nAnd the script:\n```js title="js/app.js"\nlet a = 1;\n```\n'
+    + "Run:\n```\nnpm start\n```\n"
+    + file_block("css/site.css", "h1 { color: teal; }")
+    + "Enjoy."
+)
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 8, 13, 1000])
 def test_marker_files_and_fenced_files_mix_however_the_text_is_cut(size):
-    markers, files, text = _summary(_parse([MIXED[i:i + size] for i in range(0, len(MIXED), size)]))
-    assert files == {"README.md": "# Demo\n```bash\nnpm start\n```\n", "index.html": "<h1>Hi</h1>\n",
-                     "js/app.js": "let a = 1;\n", "css/site.css": "h1 { color: teal; }\n"}
+    markers, files, text = _summary(_parse([MIXED[i : i + size] for i in range(0, len(MIXED), size)]))
+    assert files == {
+        "README.md": "# Demo\n```bash\nnpm start\n```\n",
+        "index.html": "<h1>Hi</h1>\n",
+        "js/app.js": "let a = 1;\n",
+        "css/site.css": "h1 { color: teal; }\n",
+    }
     assert text == "Here is the project.\n\n**index.html**\n\nAnd the script:\nRun:\n```\nnpm start\n```\nEnjoy."
     assert [m for m in markers if m[0] == "FileStart"] == [("FileStart", p) for p in files]
     assert _outcome(MIXED)[1:] == (files, text)
@@ -182,12 +265,15 @@ def test_markers_inside_a_fence_wrapping_the_whole_answer_are_still_files():
 
 def _outcome_with_default(text: str, default_path: str | None = "index.html") -> tuple[list, dict, str]:
     """Like `_outcome`, with `FileStreamParser(default_path=...)`; whole and one character at a time agree."""
+
     def run(chunks: list[str]) -> tuple[list, dict, str]:
         parser = FileStreamParser(default_path=default_path)
         events = [event for chunk in chunks for event in parser.feed(chunk)] + parser.close()
-        markers = [(e.path, e.complete) if isinstance(e, FileEnd) else e.path for e in events
-                   if isinstance(e, FileStart | FileEnd)]
+        markers = [
+            (e.path, e.complete) if isinstance(e, FileEnd) else e.path for e in events if isinstance(e, FileStart | FileEnd)
+        ]
         return markers, *_summary(events)[1:]
+
     whole = run([text])
     assert run(list(text)) == whole
     return whole

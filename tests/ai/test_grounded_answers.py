@@ -12,32 +12,76 @@ from secdash.ai.situation import CheckFact, EventFact, SiteFact, Situation, rend
 from secdash.ai.tasks.chat import ChatTask, agent_system_prompt
 
 CHECKED = "2026-05-01T12:00:00Z"
-TOUR_HEADERS = ("Content-Security-Policy header missing (-25)", "X-Frame-Options header missing (-20)",
-                "Referrer-Policy missing or unsafe (-5)")
+TOUR_HEADERS = (
+    "Content-Security-Policy header missing (-25)",
+    "X-Frame-Options header missing (-20)",
+    "Referrer-Policy missing or unsafe (-5)",
+)
 
 
 def _tour(status: str = "warning", **overrides) -> SiteFact:
-    facts = dict(id=2, name="Tour", url="http://127.0.0.1:3000/demo/tour/", status=status, grade="D", score=50,
-                 findings=TOUR_HEADERS, tls_days_left=None, last_error=None, response_ms=120, status_code=200,
-                 last_checked_at=CHECKED,
-                 recent_checks=(CheckFact(CHECKED, status, 200, 120, "D"),
-                                CheckFact("2026-05-01T11:59:30Z", "secure", 200, 95, "D")))
+    facts = dict(
+        id=2,
+        name="Tour",
+        url="http://127.0.0.1:3000/demo/tour/",
+        status=status,
+        grade="D",
+        score=50,
+        findings=TOUR_HEADERS,
+        tls_days_left=None,
+        last_error=None,
+        response_ms=120,
+        status_code=200,
+        last_checked_at=CHECKED,
+        recent_checks=(CheckFact(CHECKED, status, 200, 120, "D"), CheckFact("2026-05-01T11:59:30Z", "secure", 200, 95, "D")),
+    )
     facts.update(overrides)
     return SiteFact(**facts)
 
 
-INNER_HTML = EventFact(id=15, created_at=CHECKED, event_type="vulnerability_detected", severity="medium",
-                       description="HTML assigned from a string (XSS risk) (tour/translate.js:12)", source="scanner",
-                       site="Tour", rule="js:innerHTML", file="tour/translate.js", line=12)
-STATUS_EVENT = EventFact(id=9, created_at=CHECKED, event_type="site_status_changed", severity="medium",
-                         description="Tour is now CHECKING: security headers grade D", source="monitor", site="Tour")
-GEM = SiteFact(id=3, name="Gem", url="http://127.0.0.1:3000/demo/gem/", status="secure", grade="A", score=95,
-               findings=("Referrer-Policy missing or unsafe (-5)",), last_checked_at=CHECKED, status_code=200)
+INNER_HTML = EventFact(
+    id=15,
+    created_at=CHECKED,
+    event_type="vulnerability_detected",
+    severity="medium",
+    description="HTML assigned from a string (XSS risk) (tour/translate.js:12)",
+    source="scanner",
+    site="Tour",
+    rule="js:innerHTML",
+    file="tour/translate.js",
+    line=12,
+)
+STATUS_EVENT = EventFact(
+    id=9,
+    created_at=CHECKED,
+    event_type="site_status_changed",
+    severity="medium",
+    description="Tour is now CHECKING: security headers grade D",
+    source="monitor",
+    site="Tour",
+)
+GEM = SiteFact(
+    id=3,
+    name="Gem",
+    url="http://127.0.0.1:3000/demo/gem/",
+    status="secure",
+    grade="A",
+    score=95,
+    findings=("Referrer-Policy missing or unsafe (-5)",),
+    last_checked_at=CHECKED,
+    status_code=200,
+)
 
 
 def _situation(agent_id: str = "tour", *sites: SiteFact) -> Situation:
-    return Situation(agent_id=agent_id, sites=sites or (_tour(),), events=(STATUS_EVENT,), findings=(INNER_HTML,),
-                     open_events=1, open_findings=1)
+    return Situation(
+        agent_id=agent_id,
+        sites=sites or (_tour(),),
+        events=(STATUS_EVENT,),
+        findings=(INNER_HTML,),
+        open_events=1,
+        open_findings=1,
+    )
 
 
 def _live_lines(answer: str) -> list[str]:
@@ -99,8 +143,7 @@ def test_attack_answers_carry_the_agents_live_context_and_containment_for_an_act
 
 async def test_the_offline_engine_takes_the_situation():
     engine = OfflineEngine()
-    task = ChatTask(agent=AGENTS["tour"], conversation=(ChatTurn("user", "Is our Tour site safe?"),),
-                    situation=_situation())
+    task = ChatTask(agent=AGENTS["tour"], conversation=(ChatTurn("user", "Is our Tour site safe?"),), situation=_situation())
     pieces = [e.text async for e in engine.stream(task) if isinstance(e, TextDelta)]
     assert "grade D" in "".join(pieces)
 
@@ -115,11 +158,26 @@ def test_the_model_gets_the_facts_and_is_told_to_cite_them():
 
 
 def test_the_context_is_bounded():
-    many = tuple(EventFact(id=n, created_at=CHECKED, event_type="attack_detected", severity="high",
-                           description="x" * 2000, source="monitor", site="Tour") for n in range(500))
-    situation = Situation(agent_id="general", sites=tuple(_tour(name=f"Site{n}", last_error="e" * 300)
-                                                          for n in range(50)),
-                          events=many, findings=many, open_events=500, open_findings=500)
+    many = tuple(
+        EventFact(
+            id=n,
+            created_at=CHECKED,
+            event_type="attack_detected",
+            severity="high",
+            description="x" * 2000,
+            source="monitor",
+            site="Tour",
+        )
+        for n in range(500)
+    )
+    situation = Situation(
+        agent_id="general",
+        sites=tuple(_tour(name=f"Site{n}", last_error="e" * 300) for n in range(50)),
+        events=many,
+        findings=many,
+        open_events=500,
+        open_findings=500,
+    )
     text = render(situation)
     assert len(text) <= 4000
     assert "500 open" in text  # what was left out is counted, not silently dropped

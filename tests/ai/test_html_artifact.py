@@ -23,10 +23,14 @@ PROMPTS = {  # prompt -> the offline template's label in the Changes line
     "a memory game with animals": "memory game",
     "a REST API for a book store": "landing page",  # not a page: the landing page instead
 }
-HOSTILE = ('a page called <script>alert(1)</script> onload=eval(1) with "x" onclick=steal() and '
-           "document.write(1), api_key = 'AKIAIOSFODNN7EXAMPLE', ../../etc/passwd")
-SIMPLE_PAGE = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Old</title>\n</head>\n'
-               "<body>\n<h1>Old</h1>\n<p>Hi</p>\n</body>\n</html>\n")
+HOSTILE = (
+    'a page called <script>alert(1)</script> onload=eval(1) with "x" onclick=steal() and '
+    "document.write(1), api_key = 'AKIAIOSFODNN7EXAMPLE', ../../etc/passwd"
+)
+SIMPLE_PAGE = (
+    '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Old</title>\n</head>\n'
+    "<body>\n<h1>Old</h1>\n<p>Hi</p>\n</body>\n</html>\n"
+)
 
 
 # --- the prompts -------------------------------------------------------------------------------------------------
@@ -93,7 +97,9 @@ async def _check(page: str, folder: Path):
 async def test_an_offline_create_is_one_self_contained_page_that_passes_the_checks(prompt, label, tmp_path):
     events = await _events(HtmlArtifactTask(prompt=prompt))
     assert [(type(e).__name__, e.path) for e in events if isinstance(e, FileStart | FileEnd)] == [
-        ("FileStart", PAGE), ("FileEnd", PAGE)]
+        ("FileStart", PAGE),
+        ("FileEnd", PAGE),
+    ]
     assert all(e.complete for e in events if isinstance(e, FileEnd)) and isinstance(events[-1], Done)
     page, text = _page_and_text(events)
     assert text == f"Changes: Offline template engine: {label}.\n"
@@ -120,12 +126,15 @@ async def test_hostile_words_in_an_offline_prompt_stay_text(tmp_path):
     assert report.errors == 0, [str(finding) for finding in report.findings]
 
 
-@pytest.mark.parametrize(("request_text", "changed"), [
-    ('rename the title to "Brew Haven"', "Brew Haven"),
-    ("make it dark", "color-scheme: dark"),  # its inline :root variables (the override block made it unreadable)
-    ("add a footer saying Thanks for visiting", "Thanks for visiting"),
-    ("add a section called Prices", "Prices"),
-])
+@pytest.mark.parametrize(
+    ("request_text", "changed"),
+    [
+        ('rename the title to "Brew Haven"', "Brew Haven"),
+        ("make it dark", "color-scheme: dark"),  # its inline :root variables (the override block made it unreadable)
+        ("add a footer saying Thanks for visiting", "Thanks for visiting"),
+        ("add a section called Prices", "Prices"),
+    ],
+)
 async def test_an_offline_update_edits_the_page_and_says_what_changed(request_text, changed, tmp_path):
     current = _page_and_text(await _events(HtmlArtifactTask(prompt="a landing page for a cafe called Bean There")))[0]
     events = await _events(HtmlArtifactTask(prompt=request_text, current=current, name="Bean There"))

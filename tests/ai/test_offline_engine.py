@@ -58,12 +58,15 @@ async def test_answers_are_deterministic_and_streamed_in_pieces():
     assert "".join(pieces) == await _answer("xss in search", "tour")
 
 
-@pytest.mark.parametrize(("text", "level"), [
-    ("Good morning, status please", "low"),
-    ("We noticed suspicious port scan activity", "medium"),
-    ("Brute force attempts on admin login", "high"),
-    ("Ransomware encrypted the file server, data exfiltration suspected", "critical"),
-])
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("Good morning, status please", "low"),
+        ("We noticed suspicious port scan activity", "medium"),
+        ("Brute force attempts on admin login", "high"),
+        ("Ransomware encrypted the file server, data exfiltration suspected", "critical"),
+    ],
+)
 def test_threat_level_rules(text, level):
     assert threat.assess(text)[0] == level
 

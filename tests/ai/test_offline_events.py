@@ -29,17 +29,24 @@ async def test_a_chat_answer_is_text_deltas_then_done_without_usage():
 async def test_a_multi_file_task_streams_file_events():
     events = await _events(PageTask("a landing page"))
     assert [(type(e).__name__, e.path) for e in events if isinstance(e, FileStart | FileEnd)] == [
-        ("FileStart", "index.html"), ("FileEnd", "index.html"), ("FileStart", "css/site.css"), ("FileEnd", "css/site.css")]
+        ("FileStart", "index.html"),
+        ("FileEnd", "index.html"),
+        ("FileStart", "css/site.css"),
+        ("FileEnd", "css/site.css"),
+    ]
     content = "".join(e.text for e in events if isinstance(e, FileContent) and e.path == "index.html")
     assert content == "<h1>Hello</h1>\n<p>offline</p>\n"
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Here is the site.\nDone.\n"
 
 
-@pytest.mark.parametrize(("message", "level"), [
-    ("is there a DDoS risk?", "low"),
-    ("we see 5000 failed logins per minute", "high"),
-    ("Ransomware is encrypting the file server", "critical"),
-])
+@pytest.mark.parametrize(
+    ("message", "level"),
+    [
+        ("is there a DDoS risk?", "low"),
+        ("we see 5000 failed logins per minute", "high"),
+        ("Ransomware is encrypting the file server", "critical"),
+    ],
+)
 async def test_the_structured_threat_judgement_is_the_rules_one_every_time(message, level):
     tour = SiteFact(id=1, name="Tour", url="http://t", status="secure", last_checked_at="2026-05-01T12:00:00Z")
     task = ThreatTask(message, situation=Situation(agent_id="tour", sites=(tour,)), agent_id="tour")

@@ -9,8 +9,10 @@ from pathlib import Path
 import secdash
 
 ROOT = Path(secdash.__file__).parent
-ENGINE = re.compile(r"\b(get_provider|OpenAICompatibleProvider|OfflineEngine)\b|secdash\.ai\.(providers|offline|"
-                    r"openai_compatible)\b")
+ENGINE = re.compile(
+    r"\b(get_provider|OpenAICompatibleProvider|OfflineEngine)\b|secdash\.ai\.(providers|offline|"
+    r"openai_compatible)\b"
+)
 SDK = re.compile(r"^\s*(import openai|from openai\b)", re.MULTILINE)
 
 
@@ -20,8 +22,9 @@ def _sources():
 
 
 def test_only_the_ai_calls_service_reaches_an_engine():
-    offenders = [name for name, text in _sources()
-                 if ENGINE.search(text) and not name.startswith("ai/") and name != "services/ai_calls.py"]
+    offenders = [
+        name for name, text in _sources() if ENGINE.search(text) and not name.startswith("ai/") and name != "services/ai_calls.py"
+    ]
     assert offenders == []
 
 

@@ -99,11 +99,14 @@ async def test_multi_file_output_becomes_file_events(fake):
     assert "=== FILE:" in fake.requests[-1]["body"]["messages"][0]["content"]  # the task asked for the format
 
 
-@pytest.mark.parametrize(("model", "kind", "text"), [
-    ("unauthorized", "auth", "refused the API key"),
-    ("ratelimited", "rate_limit", "rate-limiting"),
-    ("broken", "server", "HTTP 500"),
-])
+@pytest.mark.parametrize(
+    ("model", "kind", "text"),
+    [
+        ("unauthorized", "auth", "refused the API key"),
+        ("ratelimited", "rate_limit", "rate-limiting"),
+        ("broken", "server", "HTTP 500"),
+    ],
+)
 async def test_errors_become_clear_messages(fake, model, kind, text):
     with pytest.raises(LLMError) as error:
         await _events(_provider(fake, model), AskTask("hi"))

@@ -156,16 +156,19 @@ def _reaches(question: str, expected: str | tuple[str, ...]) -> bool:
 
 
 def test_at_least_90_percent_of_natural_questions_reach_their_topic():
-    misses = [(question, expected, _topic(question)) for question, expected in QUESTIONS
-              if not _reaches(question, expected)]
+    misses = [(question, expected, _topic(question)) for question, expected in QUESTIONS if not _reaches(question, expected)]
     rate = 1 - len(misses) / len(QUESTIONS)
     listing = "\n".join(f"  {q!r}: wanted {want}, got {got}" for q, want, got in misses)
     assert rate >= 0.9, f"hit rate {rate:.0%} ({len(QUESTIONS) - len(misses)}/{len(QUESTIONS)}); misses:\n{listing}"
 
 
 def test_the_issues_own_examples_always_reach_their_topic():
-    for question in ("failed logins", "password spraying", "credential stuffing",
-                     "5000 failed logins per minute from one IP range"):
+    for question in (
+        "failed logins",
+        "password spraying",
+        "credential stuffing",
+        "5000 failed logins per minute from one IP range",
+    ):
         assert _topic(question) == "brute_force", question
     for agent_id in ("general", "tour"):
         assert _topic("is our Tour site safe?", agent_id) == "site_status"
@@ -300,8 +303,17 @@ OPERATOR_QUESTIONS: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     ("Does Tour have any defense against malware?", "site_topic:malware"),
     ("How would Shares handle a spike of bot traffic?", "site_topic:ddos"),
     ("Is Gem safe from cross-site scripting?", "site_topic:xss"),
-    ("What did the last drill on Tour show?", ("site_topic:ddos", "site_topic:brute_force", "site_topic:sql_injection",
-                                               "site_topic:xss", "site_topic:malware", "site_topic:phishing")),
+    (
+        "What did the last drill on Tour show?",
+        (
+            "site_topic:ddos",
+            "site_topic:brute_force",
+            "site_topic:sql_injection",
+            "site_topic:xss",
+            "site_topic:malware",
+            "site_topic:phishing",
+        ),
+    ),
     ("Shares went down three times this morning, why?", "flapping"),
     ("Why is Stock so unreliable?", "flapping"),
     ("Tour keeps timing out every now and again", "flapping"),

@@ -32,11 +32,24 @@ async def test_shape_for_a_limited_user(client, session):
     assert body["summary"]["profileFields"] == ["totalDataTb", "activeUsers"]
     assert [p["id"] for p in body["platforms"]] == ["stock", "tour", "gem", "shares"]
     platform = body["platforms"][0]
-    assert {"agentStatus", "siteStatus", "responseTime", "uptimePercent", "uptimeHours", "codeLines", "threatsDetected",
-            "threatsBlocked", "falsePositives", "recentActivities", "ai", "profile"} <= set(platform)
+    assert {
+        "agentStatus",
+        "siteStatus",
+        "responseTime",
+        "uptimePercent",
+        "uptimeHours",
+        "codeLines",
+        "threatsDetected",
+        "threatsBlocked",
+        "falsePositives",
+        "recentActivities",
+        "ai",
+        "profile",
+    } <= set(platform)
     assert platform["profile"]["source"] == "profile"
     assert {"users", "dataSize", "datasets", "accuracy", "memoryPercent", "frameworks", "trainingSamples"} <= set(
-        platform["profile"])
+        platform["profile"]
+    )
     assert [row["source"] for row in body["training"]] == ["profile"] * 4
 
 
@@ -47,18 +60,32 @@ async def test_figures_change_after_real_records(client, session):
     assert (before["threatsDetected"], before["uptimePercent"], before["ai"]["calls"]) == (0, None, 0)
 
     site = (await session.exec(select(Site).where(Site.default_slug == "tour"))).one()
-    session.add(SiteCheck(site_id=site.id, checked_at=utcnow() - timedelta(minutes=5), status="secure",
-                          status_code=200, response_ms=30))
+    session.add(
+        SiteCheck(site_id=site.id, checked_at=utcnow() - timedelta(minutes=5), status="secure", status_code=200, response_ms=30)
+    )
     session.add(SiteCheck(site_id=site.id, checked_at=utcnow(), status="critical", error="connection refused"))
-    event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high,
-                          description="probe burst", site_id=site.id)
+    event = events.record(
+        session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="probe burst", site_id=site.id
+    )
     await commit(session)
     user = await make_user(session, "caller@example.com", role="limited")
-    await ai_calls.recorder(user)(CallRecord(feature="chat", task="chat", agent="tour", user_id=user.id,
-                                             provider="openai", model="m", outcome="ok", total_ms=120,
-                                             prompt_tokens=11, completion_tokens=4))
-    resolved = await client.post(f"/api/security-events/{event.id}/resolve", headers=headers,
-                                 json={"note": "our own load test", "falsePositive": True})
+    await ai_calls.recorder(user)(
+        CallRecord(
+            feature="chat",
+            task="chat",
+            agent="tour",
+            user_id=user.id,
+            provider="openai",
+            model="m",
+            outcome="ok",
+            total_ms=120,
+            prompt_tokens=11,
+            completion_tokens=4,
+        )
+    )
+    resolved = await client.post(
+        f"/api/security-events/{event.id}/resolve", headers=headers, json={"note": "our own load test", "falsePositive": True}
+    )
     assert resolved.status_code == 200 and resolved.json()["falsePositive"] is True
 
     after = (await client.get("/api/ai-systems", headers=headers)).json()["platforms"][1]
@@ -80,6 +107,5 @@ async def test_false_positive_must_be_a_boolean(client, session):
     headers = await signed_in(client, session, "root@example.com", "admin")
     event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low, description="x")
     await commit(session)
-    response = await client.post(f"/api/security-events/{event.id}/resolve", headers=headers,
-                                 json={"falsePositive": "yes"})
+    response = await client.post(f"/api/security-events/{event.id}/resolve", headers=headers, json={"falsePositive": "yes"})
     assert response.status_code == 400

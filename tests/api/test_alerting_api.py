@@ -90,8 +90,7 @@ async def test_signed_out_callers_get_401(client, method, path, body):
     assert_refused(await client.request(method, path, json=body), 401)
 
 
-async def test_a_limited_user_gets_403_on_every_route_and_nothing_of_the_channels(client, session, admin, limited,
-                                                                                 webhook):
+async def test_a_limited_user_gets_403_on_every_route_and_nothing_of_the_channels(client, session, admin, limited, webhook):
     channel = await add(client, admin, "Night shift pager", webhook.url(), allowPrivate=True)
     own = f"{CHANNELS}/{channel['id']}"  # ids are not 1 on PostgreSQL (sequences outlive a test's rows)
     assert (await client.post(f"{own}/test", headers=admin)).json()["outcome"] == "sent"
@@ -109,8 +108,13 @@ async def test_a_limited_user_gets_403_on_every_route_and_nothing_of_the_channel
 async def test_a_webhook_channel_is_added_changed_tested_logged_and_deleted(client, session, admin, webhook):
     created = await add(client, admin, "  Ops   webhook ", webhook.url(), allowPrivate=True)
     assert {k: created[k] for k in ("name", "service", "enabled", "allowPrivate", "lastTestAt", "lastTestOk")} == {
-        "name": "Ops webhook", "service": "JSON", "enabled": True, "allowPrivate": True, "lastTestAt": None,
-        "lastTestOk": None}
+        "name": "Ops webhook",
+        "service": "JSON",
+        "enabled": True,
+        "allowPrivate": True,
+        "lastTestAt": None,
+        "lastTestOk": None,
+    }
     assert created["url"].startswith(f"json://127.0.0.1:{webhook.port}/****?")  # the host readable, the path not
     assert await listed(client, admin) == [created]
 
@@ -118,15 +122,24 @@ async def test_a_webhook_channel_is_added_changed_tested_logged_and_deleted(clie
     changed = await client.put(f"{CHANNELS}/{created['id']}", json={"name": "Ops", "enabled": False}, headers=admin)
     assert changed.status_code == 200, changed.text
     assert {k: changed.json()[k] for k in ("name", "enabled", "allowPrivate", "url")} == {
-        "name": "Ops", "enabled": False, "allowPrivate": True, "url": created["url"]}
+        "name": "Ops",
+        "enabled": False,
+        "allowPrivate": True,
+        "url": created["url"],
+    }
 
     # A test goes even to a disabled channel, answers the real result and is recorded on the channel.
     tested = await client.post(f"{CHANNELS}/{created['id']}/test", headers=admin)
     assert tested.status_code == 200, tested.text
     delivery = tested.json()
     assert {k: delivery[k] for k in ("channelId", "channelName", "kind", "outcome", "attempts", "error")} == {
-        "channelId": created["id"], "channelName": "Ops", "kind": "test", "outcome": "sent", "attempts": 1,
-        "error": None}
+        "channelId": created["id"],
+        "channelName": "Ops",
+        "kind": "test",
+        "outcome": "sent",
+        "attempts": 1,
+        "error": None,
+    }
     assert webhook.titles() == ["SecDash test notification"]
     assert "sent by root@example.com to the channel 'Ops'" in webhook.received[0][1]["message"]
     [channel] = await listed(client, admin)
@@ -162,27 +175,45 @@ async def test_rules_have_the_issue_defaults_and_change_only_what_is_sent(client
     before = response.json()
     rules = {r["kind"]: r for r in before["rules"]}
     assert {kind: (r["enabled"], r["params"]) for kind, r in rules.items()} == {
-        "site_down": (True, {}), "site_checking": (False, {}), "site_recovered": (True, {}),
-        "tls_expiring": (True, {"days": 14}), "finding": (True, {"severity": "high"}),
-        "drill_weak": (False, {"threshold": 70}), "account_locked": (False, {})}
+        "site_down": (True, {}),
+        "site_checking": (False, {}),
+        "site_recovered": (True, {}),
+        "tls_expiring": (True, {"days": 14}),
+        "finding": (True, {"severity": "high"}),
+        "drill_weak": (False, {"threshold": 70}),
+        "account_locked": (False, {}),
+    }
     assert all(r["channelIds"] == [] and r["label"] for r in rules.values())
 
     channel = await add(client, admin, "Ops", webhook.url(), allowPrivate=True)
-    body = {"rules": [{"kind": "finding", "params": {"severity": "medium"}, "channelIds": [channel["id"]]},
-                      {"kind": "drill_weak", "enabled": True}],
-            "settings": {"reminderMinutes": 45, "quietEnabled": True, "quietStart": "23:30", "quietEnd": "06:00"}}
+    body = {
+        "rules": [
+            {"kind": "finding", "params": {"severity": "medium"}, "channelIds": [channel["id"]]},
+            {"kind": "drill_weak", "enabled": True},
+        ],
+        "settings": {"reminderMinutes": 45, "quietEnabled": True, "quietStart": "23:30", "quietEnd": "06:00"},
+    }
     written = await client.put(RULES, json=body, headers=admin)
     assert written.status_code == 200, written.text
     after = written.json()
     assert after == (await client.get(RULES, headers=admin)).json()
     rules = {r["kind"]: r for r in after["rules"]}
     assert (rules["finding"]["params"], rules["finding"]["channelIds"], rules["finding"]["enabled"]) == (
-        {"severity": "medium"}, [channel["id"]], True)
+        {"severity": "medium"},
+        [channel["id"]],
+        True,
+    )
     assert (rules["drill_weak"]["enabled"], rules["drill_weak"]["params"]) == (True, {"threshold": 70})
     assert [r for r in after["rules"] if r["kind"] not in ("finding", "drill_weak")] == [
-        r for r in before["rules"] if r["kind"] not in ("finding", "drill_weak")]
-    assert after["settings"] == {**before["settings"], "reminderMinutes": 45, "quietEnabled": True,
-                                 "quietStart": "23:30", "quietEnd": "06:00"}
+        r for r in before["rules"] if r["kind"] not in ("finding", "drill_weak")
+    ]
+    assert after["settings"] == {
+        **before["settings"],
+        "reminderMinutes": 45,
+        "quietEnabled": True,
+        "quietStart": "23:30",
+        "quietEnd": "06:00",
+    }
     history = (await client.get("/api/history-logs?category=system", headers=admin)).json()
     assert "Notification rules changed" in [h["action"] for h in history]
 
@@ -229,8 +260,9 @@ BAD_CHANGES = [
 @pytest.mark.parametrize(("body", "words"), BAD_CHANGES)
 async def test_bad_channel_changes_are_refused_and_change_nothing(client, session, admin, body, words):
     # A public host by name: its address is not checked again when only the name or flags change.
-    row = NotificationChannel(name="Ops", service="Slack", url_encrypted="", url_masked="slack://T...2/",
-                              enabled=True, allow_private=False)
+    row = NotificationChannel(
+        name="Ops", service="Slack", url_encrypted="", url_masked="slack://T...2/", enabled=True, allow_private=False
+    )
     from secdash.services.alerting import secret_box
 
     row.url_encrypted = secret_box.seal("slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ")
@@ -278,21 +310,37 @@ async def test_bad_rules_and_settings_are_refused_and_change_nothing(client, ses
     assert (await client.get(RULES, headers=admin)).json() == before
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("PUT", f"{CHANNELS}/0"), ("PUT", f"{CHANNELS}/abc"), ("DELETE", f"{CHANNELS}/-1"),
-    ("DELETE", f"{CHANNELS}/99999999999999999999"), ("POST", f"{CHANNELS}/1.5/test"), ("POST", f"{CHANNELS}/%00/test"),
-    ("GET", f"{DELIVERIES}?channelId=abc"), ("GET", f"{DELIVERIES}?channelId=0"), ("GET", f"{DELIVERIES}?limit=0"),
-    ("GET", f"{DELIVERIES}?limit=501"), ("GET", f"{DELIVERIES}?limit=ten"), ("GET", f"{DELIVERIES}?limit=1234567"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("PUT", f"{CHANNELS}/0"),
+        ("PUT", f"{CHANNELS}/abc"),
+        ("DELETE", f"{CHANNELS}/-1"),
+        ("DELETE", f"{CHANNELS}/99999999999999999999"),
+        ("POST", f"{CHANNELS}/1.5/test"),
+        ("POST", f"{CHANNELS}/%00/test"),
+        ("GET", f"{DELIVERIES}?channelId=abc"),
+        ("GET", f"{DELIVERIES}?channelId=0"),
+        ("GET", f"{DELIVERIES}?limit=0"),
+        ("GET", f"{DELIVERIES}?limit=501"),
+        ("GET", f"{DELIVERIES}?limit=ten"),
+        ("GET", f"{DELIVERIES}?limit=1234567"),
+    ],
+)
 async def test_bad_ids_and_filters_are_400(client, session, admin, method, path):
     response = await client.request(method, path, json={"name": "X"} if method == "PUT" else None, headers=admin)
     assert_refused(response, 400)
 
 
-@pytest.mark.parametrize(("method", "path", "body"), [
-    ("PUT", f"{CHANNELS}/4242", {"name": "X"}), ("DELETE", f"{CHANNELS}/4242", None),
-    ("POST", f"{CHANNELS}/4242/test", None), ("GET", f"{DELIVERIES}?channelId=4242", None),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("PUT", f"{CHANNELS}/4242", {"name": "X"}),
+        ("DELETE", f"{CHANNELS}/4242", None),
+        ("POST", f"{CHANNELS}/4242/test", None),
+        ("GET", f"{DELIVERIES}?channelId=4242", None),
+    ],
+)
 async def test_an_unknown_channel_is_404(client, session, admin, method, path, body):
     assert_refused(await client.request(method, path, json=body, headers=admin), 404, "Channel #4242 not found")
 
@@ -308,14 +356,22 @@ async def test_channel_secrets_never_appear_in_answers_history_or_logs(client, s
         return response.json() if response.content else None
 
     closed_port = free_port()  # nothing listens: every attempt fails at once
-    mail = await call("POST", CHANNELS, {"name": "Mail", "url": "mailtos://alerts:Sup3rSecret@example.com?to=ops@example.com",
-                                         "allowPrivate": True}, 201)
-    hook = await call("POST", CHANNELS, {"name": "Hook", "url": webhook.url() + "?token=T0kenSecret",
-                                         "allowPrivate": True}, 201)
-    header = await call("POST", CHANNELS, {"name": "Header", "url": webhook.url("h") + "?+X-Api-Key=HeaderSecret1",
-                                           "allowPrivate": True}, 201)
-    broken = await call("POST", CHANNELS, {"name": "Broken", "url": f"json://ops:Pw0rdSecret@127.0.0.1:{closed_port}"
-                                                                   "/hook?token=T0kenSecret", "allowPrivate": True}, 201)
+    mail = await call(
+        "POST",
+        CHANNELS,
+        {"name": "Mail", "url": "mailtos://alerts:Sup3rSecret@example.com?to=ops@example.com", "allowPrivate": True},
+        201,
+    )
+    hook = await call("POST", CHANNELS, {"name": "Hook", "url": webhook.url() + "?token=T0kenSecret", "allowPrivate": True}, 201)
+    header = await call(
+        "POST", CHANNELS, {"name": "Header", "url": webhook.url("h") + "?+X-Api-Key=HeaderSecret1", "allowPrivate": True}, 201
+    )
+    broken = await call(
+        "POST",
+        CHANNELS,
+        {"name": "Broken", "url": f"json://ops:Pw0rdSecret@127.0.0.1:{closed_port}/hook?token=T0kenSecret", "allowPrivate": True},
+        201,
+    )
     # the host stays readable, the user name and the password do not (issue 21, item 8)
     assert mail["url"].startswith("mailtos://****:****@example.com/") and "alerts" not in mail["url"]
     await call("PUT", f"{CHANNELS}/{mail['id']}", {"url": "mailtos://alerts:N3wSecretPw@example.com?to=ops@example.com"})
@@ -334,7 +390,8 @@ async def test_channel_secrets_never_appear_in_answers_history_or_logs(client, s
     await call("GET", RULES)
     history = await call("GET", "/api/history-logs?category=system")
     assert {"Notification channel added", "Notification channel changed", "Notification test sent"} <= {
-        h["action"] for h in history}
+        h["action"] for h in history
+    }
     await call("DELETE", f"{CHANNELS}/{broken['id']}", status=204)
     await call("GET", "/api/history-logs")
 
@@ -351,8 +408,13 @@ async def test_channel_secrets_never_appear_in_answers_history_or_logs(client, s
 
 async def test_a_failing_mail_channel_error_has_its_password_cut(client, session, admin, smtp):
     # The local SMTP server offers no AUTH: a login with the password fails, and apprise says why.
-    channel = await add(client, admin, "Mail", f"mailto://ops:Pw0rdSecret@127.0.0.1:{smtp.port}?to=a@example.com"
-                                               "&from=alerts@example.com", allowPrivate=True)
+    channel = await add(
+        client,
+        admin,
+        "Mail",
+        f"mailto://ops:Pw0rdSecret@127.0.0.1:{smtp.port}?to=a@example.com&from=alerts@example.com",
+        allowPrivate=True,
+    )
     failed = await client.post(f"{CHANNELS}/{channel['id']}/test", headers=admin)
     assert failed.status_code == 200, failed.text
     delivery = failed.json()

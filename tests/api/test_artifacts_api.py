@@ -90,8 +90,7 @@ async def test_signed_out_callers_get_401(client, method, path, body):
 async def test_create_follow_update_history_and_list(client, user):
     assert (await client.get("/api/artifacts/current", headers=user)).json() is None
     assert (await client.get("/api/artifacts", headers=user)).json() == []
-    response = await client.post("/api/artifacts/create", json={"prompt": "a pricing table with three plans"},
-                                 headers=user)
+    response = await client.post("/api/artifacts/create", json={"prompt": "a pricing table with three plans"}, headers=user)
     assert response.status_code == 202, response.text
     started = response.json()
     assert set(started) >= {"id", "name", "version", "htmlContent", "updatedAt"}  # the spec's Artifact
@@ -105,8 +104,7 @@ async def test_create_follow_update_history_and_list(client, user):
     assert first["htmlContent"].lower().startswith("<!doctype html") and "</html>" in first["htmlContent"]
     assert first["engine"] == "offline" and first["draft"] is None
 
-    response = await client.post(f"/api/artifacts/{first['id']}/update", json={"prompt": "make it dark"},
-                                 headers=user)
+    response = await client.post(f"/api/artifacts/{first['id']}/update", json={"prompt": "make it dark"}, headers=user)
     assert response.status_code == 202 and response.json()["generating"], response.text
     second = await finished(client, user, first["id"])
     assert second["version"] == 2 and second["htmlContent"] != first["htmlContent"], second
@@ -144,19 +142,25 @@ async def test_diff_restore_and_hand_edit_make_versions(client, user):
     restored = await client.post(f"/api/artifacts/{aid}/restore", json={"version": 1}, headers=user)
     assert restored.status_code == 201, restored.text
     assert restored.json()["version"] == 3 and restored.json()["htmlContent"] == artifact["htmlContent"]
-    assert_refused(await client.post(f"/api/artifacts/{aid}/restore", json={"version": 3}, headers=user), 400,
-                   "already the newest")
+    assert_refused(
+        await client.post(f"/api/artifacts/{aid}/restore", json={"version": 3}, headers=user), 400, "already the newest"
+    )
 
-    edited = await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE, "changes": "a greeting"},
-                               headers=user)
+    edited = await client.post(
+        f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE, "changes": "a greeting"}, headers=user
+    )
     assert edited.status_code == 201, edited.text
     assert edited.json()["version"] == 4 and edited.json()["htmlContent"] == PAGE
-    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE}, headers=user),
-                   400, "Nothing changed")
+    assert_refused(
+        await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE}, headers=user), 400, "Nothing changed"
+    )
     history = (await client.get(f"/api/artifacts/{aid}/history", headers=user)).json()
     assert [(entry["version"], entry["source"]) for entry in history] == [
-        (4, "edit"), (3, "restore"), (2, "model" if second["engine"] != "offline" else history[2]["source"]),
-        (1, history[3]["source"])]
+        (4, "edit"),
+        (3, "restore"),
+        (2, "model" if second["engine"] != "offline" else history[2]["source"]),
+        (1, history[3]["source"]),
+    ]
     assert history[0]["changes"] == "Edited by hand: a greeting"
     assert history[1]["changes"] == "Restored version 1"
 
@@ -172,22 +176,30 @@ async def test_a_500_kb_edit_is_accepted_and_a_larger_one_is_a_clear_error(clien
     assert response.status_code == 201, response.text[:300]
     assert response.json()["version"] == 2 and len(response.json()["htmlContent"]) == MAX_HTML_BYTES
 
-    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": page + "!"},
-                                     headers=user), 400, "too large", "500000 bytes")
+    assert_refused(
+        await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": page + "!"}, headers=user),
+        400,
+        "too large",
+        "500000 bytes",
+    )
     # Non-ASCII text escaped by the client (\uXXXX: six bytes a character) still reaches the size check.
     accented = PAGE.replace("Hello", "é" * (MAX_HTML_BYTES // 2))
     raw = json.dumps({"htmlContent": accented}).encode()
     assert get_settings().API_MAX_BODY_BYTES < len(raw) <= EDIT_MAX_BODY_BYTES
-    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", content=raw,
-                                     headers={**user, "content-type": "application/json"}), 400, "too large")
+    assert_refused(
+        await client.post(f"/api/artifacts/{aid}/versions", content=raw, headers={**user, "content-type": "application/json"}),
+        400,
+        "too large",
+    )
     huge = json.dumps({"htmlContent": "x" * EDIT_MAX_BODY_BYTES}).encode()
-    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", content=huge,
-                                     headers={**user, "content-type": "application/json"}), 413, "too large")
+    assert_refused(
+        await client.post(f"/api/artifacts/{aid}/versions", content=huge, headers={**user, "content-type": "application/json"}),
+        413,
+        "too large",
+    )
     # Other routes keep the app's cap.
-    assert_refused(await client.post(f"/api/artifacts/{aid}/update", json={"prompt": "x" * MAX_HTML_BYTES},
-                                     headers=user), 413)
-    assert [entry["version"] for entry in (await client.get(f"/api/artifacts/{aid}/history",
-                                                            headers=user)).json()] == [2, 1]
+    assert_refused(await client.post(f"/api/artifacts/{aid}/update", json={"prompt": "x" * MAX_HTML_BYTES}, headers=user), 413)
+    assert [entry["version"] for entry in (await client.get(f"/api/artifacts/{aid}/history", headers=user)).json()] == [2, 1]
 
 
 async def test_downloads_are_named_as_the_spec_says(client, user):
@@ -216,15 +228,14 @@ async def test_downloads_are_named_as_the_spec_says(client, user):
         names = archive.namelist()
         assert sorted(entry.rsplit("/", 1)[-1] for entry in names) == [f"{stem}_v1.html", f"{stem}_v2.html"]
         assert archive.read(next(entry for entry in names if entry.endswith("_v2.html"))) == PAGE.encode()
-        assert archive.read(next(entry for entry in names if entry.endswith("_v1.html"))) == artifact[
-            "htmlContent"].encode()
+        assert archive.read(next(entry for entry in names if entry.endswith("_v1.html"))) == artifact["htmlContent"].encode()
 
 
 def test_content_disposition_fits_any_name():
-    header = attachment("Plan… über\"alles\"_v1.html")
+    header = attachment('Plan… über"alles"_v1.html')
     header.encode("latin-1")  # what an HTTP header may hold
     assert header.isascii() and 'filename="Plan..._uber_alles__v1.html"' in header
-    assert unquote(header.split("filename*=UTF-8''")[1]) == "Plan… über\"alles\"_v1.html"
+    assert unquote(header.split("filename*=UTF-8''")[1]) == 'Plan… über"alles"_v1.html'
 
 
 async def test_the_preview_link_serves_the_version_sandboxed(client, user):
@@ -242,8 +253,11 @@ async def test_the_preview_link_serves_the_version_sandboxed(client, user):
 
     older = (await client.get(f"/api/artifacts/{aid}/preview?version=1", headers=user)).json()["url"]
     assert (await client.get(older, headers=frame)).text == artifact["htmlContent"]
-    for bad in (link.replace("index.html", "other.html"), link.replace("index.html", "..%2F..%2Fetc%2Fpasswd"),
-                "/preview/forged-token/index.html"):
+    for bad in (
+        link.replace("index.html", "other.html"),
+        link.replace("index.html", "..%2F..%2Fetc%2Fpasswd"),
+        "/preview/forged-token/index.html",
+    ):
         response = await client.get(bad)
         assert response.status_code == 404 and "sandbox" in response.headers["content-security-policy"], bad
 
@@ -280,11 +294,11 @@ async def test_one_generation_at_a_time_and_stop(client, user, monkeypatch):
     monkeypatch.setattr(generate_job, "_set", slow_set)
     started = (await client.post("/api/artifacts/create", json={"prompt": "a pricing table"}, headers=user)).json()
     aid = started["id"]
-    assert_refused(await client.post("/api/artifacts/create", json={"prompt": "another"}, headers=user), 409,
-                   "already being generated")
+    assert_refused(
+        await client.post("/api/artifacts/create", json={"prompt": "another"}, headers=user), 409, "already being generated"
+    )
     assert_refused(await client.post(f"/api/artifacts/{aid}/update", json={"prompt": "dark"}, headers=user), 409)
-    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE}, headers=user),
-                   409)
+    assert_refused(await client.post(f"/api/artifacts/{aid}/versions", json={"htmlContent": PAGE}, headers=user), 409)
     assert_refused(await client.delete(f"/api/artifacts/{aid}", headers=user), 409, "stop it")
     stopping = await client.post(f"/api/artifacts/{aid}/stop", headers=user)
     assert stopping.status_code == 202, stopping.text
@@ -303,8 +317,7 @@ async def test_someone_elses_artifact_is_404_on_every_id_route(client, session, 
     aid = (await made(client, user))["id"]
     other = await signed_in(client, session, f"other-{role}@example.com", role)
     for method, path, body in ID_ROUTES:
-        assert_refused(await client.request(method, with_id(path, aid), json=body, headers=other), 404,
-                       f"#{aid}"), (method, path)
+        assert_refused(await client.request(method, with_id(path, aid), json=body, headers=other), 404, f"#{aid}"), (method, path)
     assert (await client.get("/api/artifacts", headers=other)).json() == []
     assert (await client.get("/api/artifacts/current", headers=other)).json() is None
     # Nothing changed for the owner.
@@ -314,12 +327,21 @@ async def test_someone_elses_artifact_is_404_on_every_id_route(client, session, 
 
 async def test_bad_input_gets_a_clear_400(client, user):
     aid = (await made(client, user))["id"]
-    for body, words in [({"prompt": "   "}, ("Prompt",)), ({"prompt": "x" * 4001}, ("too long",)), ({}, ("prompt",)),
-                        ({"prompt": 7}, ("prompt",)), ({"prompt": None}, ("prompt",)), ({"prompt": ["a"]}, ())]:
+    for body, words in [
+        ({"prompt": "   "}, ("Prompt",)),
+        ({"prompt": "x" * 4001}, ("too long",)),
+        ({}, ("prompt",)),
+        ({"prompt": 7}, ("prompt",)),
+        ({"prompt": None}, ("prompt",)),
+        ({"prompt": ["a"]}, ()),
+    ]:
         assert_refused(await client.post("/api/artifacts/create", json=body, headers=user), 400, *words)
         assert_refused(await client.post(f"/api/artifacts/{aid}/update", json=body, headers=user), 400, *words)
-    assert_refused(await client.post("/api/artifacts/create", content=b"{not json", headers={
-        **user, "content-type": "application/json"}), 400, "JSON")
+    assert_refused(
+        await client.post("/api/artifacts/create", content=b"{not json", headers={**user, "content-type": "application/json"}),
+        400,
+        "JSON",
+    )
     for bad_id in ("0", "-1", "x", str(2**40), "1.5"):
         for method, path, body in ID_ROUTES:
             assert_refused(await client.request(method, with_id(path, bad_id), json=body, headers=user), 400)
@@ -328,22 +350,24 @@ async def test_bad_input_gets_a_clear_400(client, user):
         for query in (f"version={bad_version}",):
             assert_refused(await client.get(f"/api/artifacts/{aid}/download?{query}", headers=user), 400, "version")
             assert_refused(await client.get(f"/api/artifacts/{aid}/preview?{query}", headers=user), 400, "version")
-        assert_refused(await client.get(f"/api/artifacts/{aid}/diff?from={bad_version}&to=1", headers=user), 400,
-                       "from")
-        assert_refused(await client.post(f"/api/artifacts/{aid}/restore", json={"version": bad_version},
-                                         headers=user), 400, "version")
+        assert_refused(await client.get(f"/api/artifacts/{aid}/diff?from={bad_version}&to=1", headers=user), 400, "from")
+        assert_refused(
+            await client.post(f"/api/artifacts/{aid}/restore", json={"version": bad_version}, headers=user), 400, "version"
+        )
     for missing in (99, 1000):  # well-formed versions the artifact does not have
-        assert_refused(await client.get(f"/api/artifacts/{aid}/versions/{missing}", headers=user), 404,
-                       f"no version {missing}")
+        assert_refused(await client.get(f"/api/artifacts/{aid}/versions/{missing}", headers=user), 404, f"no version {missing}")
         assert_refused(await client.get(f"/api/artifacts/{aid}/diff?from=1&to={missing}", headers=user), 404)
         assert_refused(await client.get(f"/api/artifacts/{aid}/download?version={missing}", headers=user), 404)
-        assert_refused(await client.post(f"/api/artifacts/{aid}/restore", json={"version": missing}, headers=user),
-                       404)
+        assert_refused(await client.post(f"/api/artifacts/{aid}/restore", json={"version": missing}, headers=user), 404)
     assert_refused(await client.get(f"/api/artifacts/{aid}/diff?from=1", headers=user), 400, "to")
     assert_refused(await client.get(f"/api/artifacts/{aid}/diff", headers=user), 400)
-    for body, words in [({}, ("htmlContent",)), ({"htmlContent": 5}, ("htmlContent",)),
-                        ({"htmlContent": "  \n "}, ("empty",)), ({"htmlContent": PAGE, "changes": 3}, ("changes",)),
-                        ({"htmlContent": PAGE, "changes": "y" * 301}, ("changes", "too long"))]:
+    for body, words in [
+        ({}, ("htmlContent",)),
+        ({"htmlContent": 5}, ("htmlContent",)),
+        ({"htmlContent": "  \n "}, ("empty",)),
+        ({"htmlContent": PAGE, "changes": 3}, ("changes",)),
+        ({"htmlContent": PAGE, "changes": "y" * 301}, ("changes", "too long")),
+    ]:
         assert_refused(await client.post(f"/api/artifacts/{aid}/versions", json=body, headers=user), 400, *words)
     for body in ({}, {"version": True}, {"version": 1.5}, {"version": None}, {"version": [1]}):
         assert_refused(await client.post(f"/api/artifacts/{aid}/restore", json=body, headers=user), 400, "version")
@@ -356,5 +380,4 @@ async def test_the_artifact_limit_is_a_clear_400(client, user, monkeypatch):
 
     monkeypatch.setattr(artifacts, "MAX_ARTIFACTS", 1)
     await made(client, user)
-    assert_refused(await client.post("/api/artifacts/create", json={"prompt": "another"}, headers=user), 400,
-                   "limit")
+    assert_refused(await client.post("/api/artifacts/create", json={"prompt": "another"}, headers=user), 400, "limit")

@@ -34,8 +34,11 @@ async def test_signed_out_callers_get_401(client, method, path, body):
 
 async def test_an_admin_defends_and_the_operation_is_listed_with_its_counts(client, session, demo):
     admin = await signed_in(client, session, "root@example.com", "admin")
-    response = await client.post("/api/battle-station/defend", headers=admin,
-                                 json={"attackType": "sql_injection", "attackSource": "203.0.113.77", "aiAgentId": "shares"})
+    response = await client.post(
+        "/api/battle-station/defend",
+        headers=admin,
+        json={"attackType": "sql_injection", "attackSource": "203.0.113.77", "aiAgentId": "shares"},
+    )
     assert response.status_code == 200, response.text
     reply = response.json()
     assert reply["defenseCode"] == reply["code"] and reply["code"]
@@ -76,16 +79,19 @@ async def test_a_second_drill_on_the_same_site_gets_409_and_the_active_list_show
     await runner.wait_for(job_id, timeout=120)
 
 
-@pytest.mark.parametrize("body", [
-    {"attackType": "nuke"},
-    {"attackType": "XSS"},
-    {},
-    {"attackType": "xss", "aiAgentId": "general"},
-    {"attackType": "xss", "aiAgentId": "../../etc"},
-    {"attackType": "xss", "attackSource": "x" * 65},
-    {"attackType": "xss", "attackSource": 5},
-    {"attackType": ["xss"]},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"attackType": "nuke"},
+        {"attackType": "XSS"},
+        {},
+        {"attackType": "xss", "aiAgentId": "general"},
+        {"attackType": "xss", "aiAgentId": "../../etc"},
+        {"attackType": "xss", "attackSource": "x" * 65},
+        {"attackType": "xss", "attackSource": 5},
+        {"attackType": ["xss"]},
+    ],
+)
 async def test_bad_defend_requests_get_400_with_a_message(client, session, demo, body):
     admin = await signed_in(client, session, "root@example.com", "admin")
     response = await client.post("/api/battle-station/defend", headers=admin, json=body)

@@ -83,8 +83,9 @@ async def test_build_follow_continue_save_download_and_clear(client, session):
     later = (await client.get(f"/api/code-project/logs/{project['id']}?after={logs[-2]['id']}", headers=user)).json()
     assert later == logs[-1:]
 
-    response = await client.post("/api/code-project/continue", json={"projectId": project["id"],
-                                                                     "prompt": "make it dark"}, headers=user)
+    response = await client.post(
+        "/api/code-project/continue", json={"projectId": project["id"], "prompt": "make it dark"}, headers=user
+    )
     assert response.status_code == 202, response.text
     changed = await finished(client, user, project["id"])
     assert changed["status"] == "complete"
@@ -111,18 +112,21 @@ async def test_build_follow_continue_save_download_and_clear(client, session):
 async def test_bad_input_gets_a_clear_message(client, session):
     user = await signed_in(client, session, "builder@example.com", "limited")
     assert_refused(await client.post("/api/code-project/build", json={"prompt": "   "}, headers=user), 400, "Prompt")
-    assert_refused(await client.post("/api/code-project/build", json={"prompt": "x" * 4001}, headers=user), 400,
-                   "too long")
+    assert_refused(await client.post("/api/code-project/build", json={"prompt": "x" * 4001}, headers=user), 400, "too long")
     assert_refused(await client.post("/api/code-project/build", json={}, headers=user), 400)
     assert_refused(await client.post("/api/code-project/build", json={"prompt": 7}, headers=user), 400)
-    assert_refused(await client.post("/api/code-project/continue", json={"projectId": "x", "prompt": "a"},
-                                     headers=user), 400, "projectId")
-    assert_refused(await client.post("/api/code-project/continue", json={"projectId": 99, "prompt": "a"},
-                                     headers=user), 404)
+    assert_refused(
+        await client.post("/api/code-project/continue", json={"projectId": "x", "prompt": "a"}, headers=user), 400, "projectId"
+    )
+    assert_refused(await client.post("/api/code-project/continue", json={"projectId": 99, "prompt": "a"}, headers=user), 404)
     assert_refused(await client.get("/api/code-project/0", headers=user), 400)
     for huge in (2**31, 36307118907):  # no such row; PostgreSQL would refuse it as an INTEGER (a 500 before)
-        assert_refused(await client.post("/api/code-project/continue", json={"projectId": huge, "prompt": "a"},
-                                         headers=user), 400, "projectId", "at most")
+        assert_refused(
+            await client.post("/api/code-project/continue", json={"projectId": huge, "prompt": "a"}, headers=user),
+            400,
+            "projectId",
+            "at most",
+        )
         assert_refused(await client.post("/api/code-project/save", json={"projectId": huge}, headers=user), 400)
     assert_refused(await client.get("/api/code-project/logs/1?after=-1", headers=user), 404)
     assert (await client.get("/api/code-project", headers=user)).json() == []
@@ -132,16 +136,21 @@ async def test_someone_elses_project_is_404_and_one_build_at_a_time(client, sess
     owner = await signed_in(client, session, "owner@example.com", "limited")
     other = await signed_in(client, session, "root@example.com", "admin")
     started = (await client.post("/api/code-project/build", json={"prompt": "a landing page"}, headers=owner)).json()
-    assert_refused(await client.post("/api/code-project/build", json={"prompt": "another"}, headers=owner), 409,
-                   "already running")
+    assert_refused(
+        await client.post("/api/code-project/build", json={"prompt": "another"}, headers=owner), 409, "already running"
+    )
     project = await finished(client, owner, started["id"])
     pid = project["id"]
     for method, path, body in [
-        ("GET", f"/api/code-project/{pid}", None), ("GET", f"/api/code-project/logs/{pid}", None),
+        ("GET", f"/api/code-project/{pid}", None),
+        ("GET", f"/api/code-project/logs/{pid}", None),
         ("POST", "/api/code-project/continue", {"projectId": pid, "prompt": "dark"}),
-        ("POST", "/api/code-project/save", {"projectId": pid}), ("GET", f"/api/code-project/{pid}/download", None),
-        ("GET", f"/api/code-project/{pid}/preview", None), ("POST", f"/api/code-project/{pid}/open", None),
-        ("PATCH", f"/api/code-project/{pid}", {"name": "Mine now"}), ("DELETE", f"/api/code-project/{pid}", None),
+        ("POST", "/api/code-project/save", {"projectId": pid}),
+        ("GET", f"/api/code-project/{pid}/download", None),
+        ("GET", f"/api/code-project/{pid}/preview", None),
+        ("POST", f"/api/code-project/{pid}/open", None),
+        ("PATCH", f"/api/code-project/{pid}", {"name": "Mine now"}),
+        ("DELETE", f"/api/code-project/{pid}", None),
     ]:
         assert_refused(await client.request(method, path, json=body, headers=other), 404)
 
@@ -164,8 +173,7 @@ async def test_the_list_rename_and_delete_of_one_project(client, session):
 
 async def test_the_preview_route_serves_sandboxed_files_under_a_link(client, session):
     user = await signed_in(client, session, "builder@example.com", "limited")
-    started = (await client.post("/api/code-project/build", json={"prompt": "a dashboard with a chart"},
-                                 headers=user)).json()
+    started = (await client.post("/api/code-project/build", json={"prompt": "a dashboard with a chart"}, headers=user)).json()
     project = await finished(client, user, started["id"])
     link = (await client.get(f"/api/code-project/{project['id']}/preview", headers=user)).json()["url"]
     assert link.startswith("/preview/") and link.endswith("/index.html")
@@ -178,7 +186,10 @@ async def test_the_preview_route_serves_sandboxed_files_under_a_link(client, ses
     scripts = [file["filename"] for file in project["files"] if file["filename"].endswith(".js")]
     script = await client.get(link.replace("index.html", scripts[0]))
     assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
-    for bad in (link.replace("index.html", "..%2F..%2Fetc%2Fpasswd"), link.replace("index.html", "nope.html"),
-                "/preview/forged-token/index.html"):
+    for bad in (
+        link.replace("index.html", "..%2F..%2Fetc%2Fpasswd"),
+        link.replace("index.html", "nope.html"),
+        "/preview/forged-token/index.html",
+    ):
         response = await client.get(bad)
         assert response.status_code == 404 and "sandbox" in response.headers["content-security-policy"]

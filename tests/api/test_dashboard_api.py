@@ -20,10 +20,17 @@ async def limited_headers(client, session):
     return await signed_in(client, session, "viewer@example.com", "limited")
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("POST", "/api/init-sites"), ("GET", "/api/dashboard/overview"), ("GET", "/api/security-events"),
-    ("GET", "/api/sites"), ("POST", "/api/sites"), ("POST", "/api/security-events/1/resolve"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/api/init-sites"),
+        ("GET", "/api/dashboard/overview"),
+        ("GET", "/api/security-events"),
+        ("GET", "/api/sites"),
+        ("POST", "/api/sites"),
+        ("POST", "/api/security-events/1/resolve"),
+    ],
+)
 async def test_dashboard_routes_need_a_user(client, session, method, path):
     response = await client.request(method, path, json={})
     assert response.status_code == 401
@@ -56,8 +63,19 @@ async def test_security_events_empty_is_an_empty_array_then_filters(client, sess
     await commit(session)
     rows = (await client.get("/api/security-events", headers=admin_headers)).json()
     assert [r["description"] for r in rows] == ["probe", "blocked"]
-    assert set(rows[0]) >= {"id", "createdAt", "siteId", "eventType", "severity", "description", "resolved", "aiAction",
-                            "sourceIp", "userAgent", "site"}
+    assert set(rows[0]) >= {
+        "id",
+        "createdAt",
+        "siteId",
+        "eventType",
+        "severity",
+        "description",
+        "resolved",
+        "aiAction",
+        "sourceIp",
+        "userAgent",
+        "site",
+    }
     high = (await client.get("/api/security-events?severity=high", headers=admin_headers)).json()
     assert [r["description"] for r in high] == ["blocked"]
     overview = (await client.get("/api/dashboard/overview", headers=admin_headers)).json()
@@ -85,8 +103,9 @@ async def test_site_crud_admin_only_with_clear_errors(client, admin_headers, lim
         return ["93.184.215.14"]
 
     monkeypatch.setattr(sites, "resolve", resolve)
-    assert (await client.post("/api/sites", json={"name": "Blog", "url": "https://blog.example.com"},
-                              headers=limited_headers)).status_code == 403
+    assert (
+        await client.post("/api/sites", json={"name": "Blog", "url": "https://blog.example.com"}, headers=limited_headers)
+    ).status_code == 403
     bad = await client.post("/api/sites", json={"name": "Blog", "url": "ftp://blog.example.com"}, headers=admin_headers)
     assert bad.status_code == 400 and "url" in bad.json()["message"]
     unnamed = await client.post("/api/sites", json={"name": " ", "url": "https://blog.example.com"}, headers=admin_headers)
@@ -94,8 +113,9 @@ async def test_site_crud_admin_only_with_clear_errors(client, admin_headers, lim
     created = await client.post("/api/sites", json={"name": "Blog", "url": "https://blog.example.com"}, headers=admin_headers)
     assert created.status_code == 201
     site_id = created.json()["id"]
-    updated = await client.put(f"/api/sites/{site_id}", json={"name": "Blog 2", "url": "https://blog.example.com/x"},
-                               headers=admin_headers)
+    updated = await client.put(
+        f"/api/sites/{site_id}", json={"name": "Blog 2", "url": "https://blog.example.com/x"}, headers=admin_headers
+    )
     assert updated.json()["name"] == "Blog 2"
     assert (await client.get(f"/api/sites/{site_id}/checks", headers=admin_headers)).json() == []
     assert (await client.delete(f"/api/sites/{site_id}", headers=limited_headers)).status_code == 403

@@ -26,8 +26,7 @@ async def test_widget_conversation_is_stored_and_read_back_oldest_first(client, 
 
 
 async def test_every_ai_call_is_audited_without_the_prompt(client, session, headers):
-    await client.post("/api/defense-chat", json={"message": "secret plan: phishing drill", "agentId": "tour"},
-                      headers=headers)
+    await client.post("/api/defense-chat", json={"message": "secret plan: phishing drill", "agentId": "tour"}, headers=headers)
     logs = (await session.exec(select(HistoryLog).where(HistoryLog.category == "ai"))).all()
     assert len(logs) == 1
     details = logs[0].details
@@ -37,25 +36,30 @@ async def test_every_ai_call_is_audited_without_the_prompt(client, session, head
 
 
 async def test_defense_chat_returns_response_and_threat_level(client, headers):
-    body = (await client.post("/api/defense-chat", json={"message": "Ransomware is encrypting our server",
-                                                         "agentId": "gem"}, headers=headers)).json()
+    body = (
+        await client.post(
+            "/api/defense-chat", json={"message": "Ransomware is encrypting our server", "agentId": "gem"}, headers=headers
+        )
+    ).json()
     assert body["threatLevel"] == "critical" and "Isolate the affected host" in body["response"]
 
 
 async def test_ai_chat_takes_platform_agents_only(client, headers):
-    ok = await client.post("/api/ai-chat", json={"agentId": "shares", "message": "sql injection in search"},
-                           headers=headers)
+    ok = await client.post("/api/ai-chat", json={"agentId": "shares", "message": "sql injection in search"}, headers=headers)
     assert ok.status_code == 200 and "parameterized queries" in ok.json()["response"]
     assert set(ok.json()) == {"response"}
     bad = await client.post("/api/ai-chat", json={"agentId": "general", "message": "hi"}, headers=headers)
     assert bad.status_code == 400 and "agentId" in bad.json()["message"]
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"message": "   ", "agentId": "stock"}, "blank"),
-    ({"message": "x" * 4001, "agentId": "stock"}, "at most 4000"),
-    ({"message": "hi", "agentId": "nope"}, "agentId"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"message": "   ", "agentId": "stock"}, "blank"),
+        ({"message": "x" * 4001, "agentId": "stock"}, "at most 4000"),
+        ({"message": "hi", "agentId": "nope"}, "agentId"),
+    ],
+)
 async def test_bad_messages_are_400_and_nothing_is_stored(client, session, headers, payload, field):
     response = await client.post("/api/defense-chat", json=payload, headers=headers)
     assert response.status_code == 400 and field in response.json()["message"]
@@ -75,8 +79,9 @@ async def test_configured_model_answers_and_judges_the_threat(client, session, h
     try:
         monkeypatch.setattr(settings, "LLM_BASE_URL", fake.base_url)
         monkeypatch.setattr(settings, "LLM_MODEL", "threat-critical")
-        body = (await client.post("/api/defense-chat", json={"message": "routine status check", "agentId": "stock"},
-                                  headers=headers)).json()
+        body = (
+            await client.post("/api/defense-chat", json={"message": "routine status check", "agentId": "stock"}, headers=headers)
+        ).json()
     finally:
         fake.close()
     assert body["response"] == "You said: routine status check"

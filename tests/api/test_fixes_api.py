@@ -94,8 +94,7 @@ def git_apply_check(root, patch: bytes, repo) -> subprocess.CompletedProcess:
     shutil.copytree(root, repo)
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     (repo.parent / "fix.patch").write_bytes(patch)
-    return subprocess.run(["git", "apply", "--check", str(repo.parent / "fix.patch")], cwd=repo, capture_output=True,
-                          text=True)
+    return subprocess.run(["git", "apply", "--check", str(repo.parent / "fix.patch")], cwd=repo, capture_output=True, text=True)
 
 
 def assert_refused(response, status: int, *words: str) -> None:
@@ -110,8 +109,7 @@ async def test_signed_out_callers_get_401(client, method, path, body):
     assert_refused(response, 401)
 
 
-async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(client, session, code_dir, gem_site,
-                                                                              tmp_path):
+async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(client, session, code_dir, gem_site, tmp_path):
     admin = await signed_in(client, session, "root@example.com", "admin")
     viewer = await signed_in(client, session, "viewer@example.com", "limited")
     await full_scan(client, admin)
@@ -144,8 +142,9 @@ async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(c
     assert fix["diff"].startswith(f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n") and "(carats * 1200 + clarity * 300)" in fix["diff"]
     assert fix["explanation"] and fix["risk"] and fix["provider"] == "offline" and fix["error"] is None
     assert {r["problemId"]: r["state"] for r in await problems(client, admin)}[row["problemId"]] == "proposed"
-    assert_refused(await client.post("/api/fixes", json={"problemId": str(row["problemId"])}, headers=admin), 409,
-                   "already has fix")
+    assert_refused(
+        await client.post("/api/fixes", json={"problemId": str(row["problemId"])}, headers=admin), 409, "already has fix"
+    )
     listed_fixes = (await client.get(f"/api/fixes?problemId={row['problemId']}", headers=viewer)).json()
     assert [f["id"] for f in listed_fixes] == [fix_id]
 
@@ -175,8 +174,7 @@ async def test_a_code_fix_is_proposed_downloaded_applied_verified_and_reverted(c
     assert (code_dir / DEMO_EVAL).read_bytes() == original
     assert row["problemId"] not in {r["problemId"] for r in await problems(client, admin)}
     assert_refused(await client.post(f"/api/fixes/{fix_id}/apply", headers=admin), 409, "only a proposed fix")
-    assert_refused(await client.post("/api/fixes", json={"problemId": row["problemId"]}, headers=admin), 400,
-                   "already resolved")
+    assert_refused(await client.post("/api/fixes", json={"problemId": row["problemId"]}, headers=admin), 400, "already resolved")
 
     reverted = await client.post(f"/api/fixes/{fix_id}/revert", headers=admin)
     assert reverted.status_code == 200, reverted.text
@@ -194,8 +192,9 @@ async def test_one_open_fix_per_problem_reject_and_a_diff_that_no_longer_applies
     problem = await problem_id(client, admin, DEMO_EVAL, "js:eval")
 
     first = await until(client, admin, (await propose(client, admin, problem))["id"], "proposed")
-    assert_refused(await client.post("/api/fixes", json={"problemId": problem}, headers=admin), 409,
-                   f"already has fix #{first['id']}")
+    assert_refused(
+        await client.post("/api/fixes", json={"problemId": problem}, headers=admin), 409, f"already has fix #{first['id']}"
+    )
     rejected = await client.post(f"/api/fixes/{first['id']}/reject", headers=admin)
     assert rejected.status_code == 200 and rejected.json()["status"] == "rejected"
     for action in ("reject", "apply", "revert"):
@@ -244,23 +243,26 @@ async def test_unknown_fixes_and_problems_are_404(client, session):
     assert (await client.get("/api/fixes", headers=admin)).json() == []
 
 
-@pytest.mark.parametrize(("body", "words"), [
-    ({}, ("problemId",)),
-    ({"problemId": None}, ("problemId",)),
-    ({"problemId": True}, ("problemId",)),
-    ({"problemId": 1.5}, ("problemId",)),
-    ({"problemId": [1]}, ("problemId",)),
-    ({"problemId": {"id": 1}}, ("problemId",)),
-    ({"problemId": -1}, ("problemId", "positive")),
-    ({"problemId": 0}, ("problemId", "positive")),
-    ({"problemId": "abc"}, ("problemId", "positive")),
-    ({"problemId": "1.5"}, ("problemId", "positive")),
-    ({"problemId": 10**30}, ("problemId", "positive")),
-    ({"problemId": 2**31}, ("problemId", "at most")),  # PostgreSQL would refuse it as an INTEGER (a 500)
-    ({"problemId": "9" * 40}, ("problemId", "positive")),
-    ([1], ()),
-    ("1", ()),
-])
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({}, ("problemId",)),
+        ({"problemId": None}, ("problemId",)),
+        ({"problemId": True}, ("problemId",)),
+        ({"problemId": 1.5}, ("problemId",)),
+        ({"problemId": [1]}, ("problemId",)),
+        ({"problemId": {"id": 1}}, ("problemId",)),
+        ({"problemId": -1}, ("problemId", "positive")),
+        ({"problemId": 0}, ("problemId", "positive")),
+        ({"problemId": "abc"}, ("problemId", "positive")),
+        ({"problemId": "1.5"}, ("problemId", "positive")),
+        ({"problemId": 10**30}, ("problemId", "positive")),
+        ({"problemId": 2**31}, ("problemId", "at most")),  # PostgreSQL would refuse it as an INTEGER (a 500)
+        ({"problemId": "9" * 40}, ("problemId", "positive")),
+        ([1], ()),
+        ("1", ()),
+    ],
+)
 async def test_bad_propose_bodies_are_400(client, session, body, words):
     admin = await signed_in(client, session, "root@example.com", "admin")
     assert_refused(await client.post("/api/fixes", json=body, headers=admin), 400, *words)
@@ -274,21 +276,24 @@ async def test_malformed_and_oversized_bodies(client, session, settings):
     assert_refused(await client.post("/api/fixes", content=big, headers=json_headers), 413, "too large")
 
 
-@pytest.mark.parametrize(("query", "words"), [
-    ("/api/fixes/problems?severity=critical", ("severity",)),
-    ("/api/fixes/problems?severity=HIGH", ("severity",)),
-    ("/api/fixes/problems?kind=docs", ("kind",)),
-    ("/api/fixes/problems?site=abc", ("site", "positive")),
-    ("/api/fixes/problems?site=-1", ("site", "positive")),
-    ("/api/fixes/problems?site=0", ("site", "positive")),
-    ("/api/fixes/problems?site=1.5", ("site", "positive")),
-    ("/api/fixes/problems?site=" + "9" * 13, ("site",)),
-    ("/api/fixes/problems?severity=" + "x" * 500, ("severity",)),
-    ("/api/fixes?problemId=x", ("problemId", "positive")),
-    ("/api/fixes?problemId=0", ("problemId", "positive")),
-    ("/api/fixes?limit=0", ("limit", "positive")),
-    ("/api/fixes?limit=many", ("limit", "positive")),
-])
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("/api/fixes/problems?severity=critical", ("severity",)),
+        ("/api/fixes/problems?severity=HIGH", ("severity",)),
+        ("/api/fixes/problems?kind=docs", ("kind",)),
+        ("/api/fixes/problems?site=abc", ("site", "positive")),
+        ("/api/fixes/problems?site=-1", ("site", "positive")),
+        ("/api/fixes/problems?site=0", ("site", "positive")),
+        ("/api/fixes/problems?site=1.5", ("site", "positive")),
+        ("/api/fixes/problems?site=" + "9" * 13, ("site",)),
+        ("/api/fixes/problems?severity=" + "x" * 500, ("severity",)),
+        ("/api/fixes?problemId=x", ("problemId", "positive")),
+        ("/api/fixes?problemId=0", ("problemId", "positive")),
+        ("/api/fixes?limit=0", ("limit", "positive")),
+        ("/api/fixes?limit=many", ("limit", "positive")),
+    ],
+)
 async def test_bad_filters_are_400(client, session, query, words):
     viewer = await signed_in(client, session, "viewer@example.com", "limited")
     assert_refused(await client.get(query, headers=viewer), 400, *words)

@@ -159,8 +159,7 @@ async def test_a_hand_edited_artifact_version_note(client, session):
     await session.commit()
     artifact_id = (await session.exec(select(Artifact))).one().id
     body = {"htmlContent": "<p>x</p>", "changes": "c" * (limits.MAX_CHANGES_CHARS + 1)}
-    assert await _api_message(client, "POST", f"/api/artifacts/{artifact_id}/versions", body, headers) == \
-        refused.value.message
+    assert await _api_message(client, "POST", f"/api/artifacts/{artifact_id}/versions", body, headers) == refused.value.message
 
 
 SERVICE_CHECKED = {

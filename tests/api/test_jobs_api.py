@@ -38,8 +38,13 @@ def held_scan(monkeypatch):
 
 
 async def test_every_route_wants_a_signed_in_user(client, session):
-    for method, path in (("GET", "/api/jobs/1"), ("GET", "/api/jobs/1/logs"), ("POST", "/api/jobs/1/stop"),
-                         ("GET", "/api/security-scan"), ("POST", "/api/security-scan/stop")):
+    for method, path in (
+        ("GET", "/api/jobs/1"),
+        ("GET", "/api/jobs/1/logs"),
+        ("POST", "/api/jobs/1/stop"),
+        ("GET", "/api/security-scan"),
+        ("POST", "/api/security-scan/stop"),
+    ):
         response = await client.request(method, path)
         assert response.status_code == 401 and "message" in response.json(), path
     response = await client.post("/api/security-scan/start", json={"scanType": "quick"})

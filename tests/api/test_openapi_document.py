@@ -42,8 +42,14 @@ def test_every_2xx_answer_has_a_json_schema():
                 continue
             content = response.get("content", {})
             # JSON, or a download (a fix's patch, a project's zip, an artifact's page) documented as the string it is
-            schema = next((content[kind] for kind in ("application/json", "text/x-diff", "application/zip", "text/html")
-                           if kind in content), {}).get("schema")
+            schema = next(
+                (
+                    content[kind]
+                    for kind in ("application/json", "text/x-diff", "application/zip", "text/html")
+                    if kind in content
+                ),
+                {},
+            ).get("schema")
             if not schema or schema == {}:
                 missing.append(f"{method} {path} {code}")
     assert missing == []

@@ -17,8 +17,14 @@ async def test_threats_blocked_agree_across_the_overview_ai_systems_and_the_agen
     gem = (await session.exec(select(Site).where(Site.default_slug == "gem"))).one()
     stock = (await session.exec(select(Site).where(Site.default_slug == "stock"))).one()
     for site, blocked in ((gem, 7), (stock, 5), (gem, 3)):
-        events.record_blocked_threat(session, description="blocked in a drill", source="drill", site_id=site.id,
-                                     blocked_requests=blocked, resolved_note="blocked")
+        events.record_blocked_threat(
+            session,
+            description="blocked in a drill",
+            source="drill",
+            site_id=site.id,
+            blocked_requests=blocked,
+            resolved_note="blocked",
+        )
     await commit(session)
 
     overview = (await client.get("/api/dashboard/overview", headers=headers)).json()
@@ -28,5 +34,4 @@ async def test_threats_blocked_agree_across_the_overview_ai_systems_and_the_agen
     assert overview["threatsBlocked"] == 15
     assert {slug: p["threatsBlocked"] for slug, p in platforms.items()} == {"stock": 5, "tour": 0, "gem": 10, "shares": 0}
     assert {slug: a["threatsBlocked"] for slug, a in agents.items()} == {"stock": 5, "tour": 0, "gem": 10, "shares": 0}
-    assert {slug: a["threatsBlocked"] for slug, a in ai_agents.items()} == {"stock": 5, "tour": 0, "gem": 10,
-                                                                            "shares": 0}
+    assert {slug: a["threatsBlocked"] for slug, a in ai_agents.items()} == {"stock": 5, "tour": 0, "gem": 10, "shares": 0}

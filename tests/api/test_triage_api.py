@@ -11,8 +11,13 @@ from tests.api.conftest import signed_in
 
 
 async def _event(session, description="x", source=EventSource.scanner):
-    event = events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.low,
-                          description=description, source=source.value)
+    event = events.record(
+        session,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.low,
+        description=description,
+        source=source.value,
+    )
     await commit(session)
     return event
 
@@ -21,12 +26,14 @@ async def test_an_accepted_risk_is_recorded_with_its_end_and_reason(client, sess
     headers = await signed_in(client, session, "root@example.com", "admin")
     event = await _event(session)
     until = (datetime.now(UTC) + timedelta(days=30)).isoformat()
-    response = await client.post(f"/api/security-events/{event.id}/resolve", headers=headers,
-                                 json={"disposition": "accepted_risk", "note": "internal only", "acceptedUntil": until})
+    response = await client.post(
+        f"/api/security-events/{event.id}/resolve",
+        headers=headers,
+        json={"disposition": "accepted_risk", "note": "internal only", "acceptedUntil": until},
+    )
     assert response.status_code == 200, response.text
     body = response.json()
-    assert (body["disposition"], body["resolutionNote"], body["falsePositive"]) == ("accepted_risk", "internal only",
-                                                                                    False)
+    assert (body["disposition"], body["resolutionNote"], body["falsePositive"]) == ("accepted_risk", "internal only", False)
     assert body["acceptedUntil"].startswith(until[:10])
 
 
@@ -55,8 +62,7 @@ async def test_the_list_filters_by_status_and_leaves_drills_out_on_request(clien
     headers = await signed_in(client, session, "root@example.com", "admin")
     finding = await _event(session, "a finding")
     drill = await _event(session, "a drill record", source=EventSource.drill)
-    await client.post(f"/api/security-events/{finding.id}/resolve", headers=headers,
-                      json={"disposition": "false_positive"})
+    await client.post(f"/api/security-events/{finding.id}/resolve", headers=headers, json={"disposition": "false_positive"})
     suppressed = (await client.get("/api/security-events?status=suppressed", headers=headers)).json()
     assert [row["id"] for row in suppressed] == [finding.id]
     no_drills = (await client.get("/api/security-events?drills=exclude", headers=headers)).json()
@@ -68,6 +74,7 @@ async def test_the_list_filters_by_status_and_leaves_drills_out_on_request(clien
 async def test_a_limited_user_cannot_decide(client, session):
     headers = await signed_in(client, session, "viewer@example.com", "limited")
     event = await _event(session)
-    response = await client.post(f"/api/security-events/{event.id}/resolve", headers=headers,
-                                 json={"disposition": "false_positive"})
+    response = await client.post(
+        f"/api/security-events/{event.id}/resolve", headers=headers, json={"disposition": "false_positive"}
+    )
     assert response.status_code == 403

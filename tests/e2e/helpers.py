@@ -32,9 +32,14 @@ _axe = Axe()
 def assert_accessible(page: Page, where: str) -> None:
     """No serious or critical axe finding on the page as it is now (tests/e2e/test_accessibility.py audits every
     page at load; this audits a page in a given state)."""
-    page.evaluate("() => Promise.all(document.getAnimations()"  # finite animations (a toast) run to their end
-                  ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
-                  ".map(a => a.finished.catch(() => null)))")
-    found = [f"{v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(n["html"][:120] for n in v["nodes"][:3])
-             for v in _axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
+    page.evaluate(
+        "() => Promise.all(document.getAnimations()"  # finite animations (a toast) run to their end
+        ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
+        ".map(a => a.finished.catch(() => null)))"
+    )
+    found = [
+        f"{v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(n["html"][:120] for n in v["nodes"][:3])
+        for v in _axe.run(page).response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
     assert not found, f"{where}:\n" + "\n".join(found)

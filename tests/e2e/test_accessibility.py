@@ -12,8 +12,17 @@ from playwright.sync_api import Page, expect
 from tests.e2e.helpers import sign_in
 from tests.support.browser import LIMITED_EMAIL, LIMITED_PASSWORD
 
-SIGNED_IN_ROUTES = ("/history", "/defense-command", "/defense-command/center", "/ai-systems", "/battle-station",
-                    "/fix-mode", "/code-mode", "/code-artifacts", "/no-such-page")
+SIGNED_IN_ROUTES = (
+    "/history",
+    "/defense-command",
+    "/defense-command/center",
+    "/ai-systems",
+    "/battle-station",
+    "/fix-mode",
+    "/code-mode",
+    "/code-artifacts",
+    "/no-such-page",
+)
 DASHBOARD_TABS = ("Dashboard", "Live Traffic", "User Scan", "Security Scan", "AI Defense Mode", "Problem Database")
 BLOCKING = ("serious", "critical")
 
@@ -21,9 +30,11 @@ _axe = Axe()
 
 
 # Finite animations (a dialog fading in) first run to their end: mid-fade colours are not the real contrast.
-_SETTLE = ("() => Promise.all(document.getAnimations()"
-           ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
-           ".map(a => a.finished.catch(() => null)))")
+_SETTLE = (
+    "() => Promise.all(document.getAnimations()"
+    ".filter(a => isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity))"
+    ".map(a => a.finished.catch(() => null)))"
+)
 
 
 def _violations(page: Page) -> list[str]:
@@ -32,7 +43,8 @@ def _violations(page: Page) -> list[str]:
     results = _axe.run(page)
     return [
         f"{v['id']} ({v['impact']}): {v['help']} -> " + "; ".join(n["html"][:120] for n in v["nodes"][:3])
-        for v in results.response["violations"] if v["impact"] in BLOCKING
+        for v in results.response["violations"]
+        if v["impact"] in BLOCKING
     ]
 
 
@@ -107,8 +119,12 @@ def test_axe_runs_under_the_apps_csp_and_sees_a_planted_violation(page: Page):
 
 def test_signed_out_pages_have_no_serious_violation(page: Page):
     audit = Audit(page)
-    for route, heading in (("/", "SecDash"), ("/landing", "SecDash"), ("/login", "Admin Access Portal"),
-                           ("/no-such-page", "404 Page Not Found")):
+    for route, heading in (
+        ("/", "SecDash"),
+        ("/landing", "SecDash"),
+        ("/login", "Admin Access Portal"),
+        ("/no-such-page", "404 Page Not Found"),
+    ):
         page.goto(route)
         expect(page.get_by_role("heading", name=heading)).to_be_visible()
         audit.check(route)

@@ -27,8 +27,11 @@ def _shot(page: Page, name: str) -> None:
         page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
         width, height = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
         for part, top in enumerate(range(0, height, 1200)):  # readable pieces of a long phone page
-            page.screenshot(path=str(Path(SHOTS) / f"{name}-{part}.png"), full_page=True,
-                            clip={"x": 0, "y": top, "width": width, "height": min(1200, height - top)})
+            page.screenshot(
+                path=str(Path(SHOTS) / f"{name}-{part}.png"),
+                full_page=True,
+                clip={"x": 0, "y": top, "width": width, "height": min(1200, height - top)},
+            )
 
 
 def _open(page: Page, *, by_link: bool = True) -> None:
@@ -57,13 +60,15 @@ def test_platforms_show_measured_figures_and_marked_profile_figures(page: Page):
     expect(stock.get_by_test_id("platform-online")).to_have_text("Online", timeout=30000)
     expect(stock).to_contain_text(re.compile(r"\d+ ms"))
     expect(stock.get_by_test_id("uptime-hours")).to_have_text(
-        re.compile(r"^Under a minute$|^\d+ min$|^\d+ h( \d+ min)?$|^\d+ d( \d+ h)?$|^Down$"))
+        re.compile(r"^Under a minute$|^\d+ min$|^\d+ h( \d+ min)?$|^\d+ d( \d+ h)?$|^Down$")
+    )
     expect(stock).to_contain_text(re.compile(r"\d+\.\d\d%"))
     expect(stock.get_by_test_id("code-lines")).to_have_text(re.compile(r"^[1-9][\d,]*$"))
     expect(stock.get_by_text("profile", exact=True)).to_have_count(7)  # users, data, models, datasets, accuracy, memory, ML
     expect(stock).to_contain_text("5,837")
     expect(page.get_by_test_id("systems-badge")).to_have_text(
-        re.compile(r"All Systems Operational|Systems (Down|Degraded)|Awaiting first check"))
+        re.compile(r"All Systems Operational|Systems (Down|Degraded)|Awaiting first check")
+    )
     training = page.get_by_test_id("training-overview")
     expect(training.get_by_role("heading", name="Training Data Overview")).to_be_visible()
     expect(training.get_by_role("row")).to_have_count(5)
@@ -77,8 +82,12 @@ def test_a_model_call_appears_without_a_reload(page: Page, base_url: str):
     before = int(gem_calls.inner_text().split()[0].replace(",", ""))
     login = httpx.post(f"{base_url}/api/auth/login", json={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
     headers = {"Authorization": f"Bearer {login.json()['token']}"}
-    reply = httpx.post(f"{base_url}/api/ai-chat", headers=headers, timeout=60,
-                       json={"agentId": "gem", "message": "How do you check a certificate's authenticity?"})
+    reply = httpx.post(
+        f"{base_url}/api/ai-chat",
+        headers=headers,
+        timeout=60,
+        json={"agentId": "gem", "message": "How do you check a certificate's authenticity?"},
+    )
     assert reply.status_code == 200, reply.text
     expect(gem_calls).to_have_text(re.compile(rf"^{before + 1}\b|^{before + 2}\b"), timeout=25000)
 
@@ -93,8 +102,12 @@ def test_a_drill_raises_its_platforms_threat_figures_without_a_reload(page: Page
     headers = {"Authorization": f"Bearer {login.json()['token']}"}
     deadline = time.monotonic() + 180  # an earlier test's drill on Tour may still run
     while True:
-        reply = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers, timeout=200,
-                           json={"attackType": "phishing", "aiAgentId": "tour"})
+        reply = httpx.post(
+            f"{base_url}/api/battle-station/defend",
+            headers=headers,
+            timeout=200,
+            json={"attackType": "phishing", "aiAgentId": "tour"},
+        )
         if reply.status_code != 409 or time.monotonic() > deadline:
             break
         time.sleep(1)
@@ -108,13 +121,11 @@ def test_a_drill_raises_its_platforms_threat_figures_without_a_reload(page: Page
     expect(detected).to_have_text(str(before_detected))
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}],
-                         ids=["desktop", "phone"])
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
 def test_the_page_fits_the_screen(page: Page, viewport: dict):
     page.set_viewport_size(viewport)
     _open(page, by_link=False)
-    expect(page.get_by_test_id("platform-card").nth(0).get_by_test_id("platform-online")).to_have_text(
-        "Online", timeout=30000)
+    expect(page.get_by_test_id("platform-card").nth(0).get_by_test_id("platform-online")).to_have_text("Online", timeout=30000)
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= viewport["width"], f"/ai-systems is {width} px wide at {viewport['width']} px"
     _shot(page, f"ai-systems-{viewport['width']}")
@@ -138,8 +149,12 @@ def test_a_false_positive_resolution_is_counted_for_its_platform(page: Page, bas
         # The subprocess-import notice (bandit B404): a finding an operator may well judge a false positive, and
         # one no other test fixes (a resolution now outlives re-scans, so resolving the eval finding Fix Mode's
         # test needs would take it away from that test).
-        row = page.get_by_test_id("problem-row").filter(has_text="gem/settings.py:3)").filter(
-            has=page.get_by_role("button", name="Resolve")).first
+        row = (
+            page.get_by_test_id("problem-row")
+            .filter(has_text="gem/settings.py:3)")
+            .filter(has=page.get_by_role("button", name="Resolve"))
+            .first
+        )
         row.get_by_role("button", name="Resolve").click()
         page.get_by_label("Resolution note").fill("test data, not a real secret")
         page.get_by_text("False positive (nothing was wrong)").click()

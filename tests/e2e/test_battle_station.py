@@ -21,8 +21,14 @@ from tests.e2e.helpers import sign_in, toast
 from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD, LIMITED_EMAIL, LIMITED_PASSWORD, MODEL_MODE
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
-LABELS = {"ddos": "DDoS Attack", "sql_injection": "SQL Injection", "xss": "XSS Attack", "malware": "Malware",
-          "brute_force": "Brute Force", "phishing": "Phishing"}
+LABELS = {
+    "ddos": "DDoS Attack",
+    "sql_injection": "SQL Injection",
+    "xss": "XSS Attack",
+    "malware": "Malware",
+    "brute_force": "Brute Force",
+    "phishing": "Phishing",
+}
 SITES = ("stock", "tour", "gem", "shares")
 DRILL_TIMEOUT_MS = 120_000
 
@@ -66,7 +72,8 @@ def test_each_attack_runs_a_measured_drill_from_its_button(page: Page, base_url:
 
     page.get_by_role("button", name=label, exact=True).click()
     expect(toast(page, f"{attack_type.upper().replace('_', ' ')} ATTACK DETECTED")).to_contain_text(
-        "Activating enterprise defense systems...")
+        "Activating enterprise defense systems..."
+    )
     expect(status).to_have_text("DEFENDING")
     panel = page.get_by_test_id("active-threat")
     name = label.removesuffix(" Attack")  # "DDoS Attack": "DDoS Attack in Progress", not "Attack Attack"
@@ -85,8 +92,7 @@ def test_each_attack_runs_a_measured_drill_from_its_button(page: Page, base_url:
         _shot(page, "battle-station-defending-1280")
 
     done = toast(page, "Defense Activated!")
-    expect(done).to_contain_text(re.compile(r"Enterprise defense deployed with \d{1,3}% effectiveness"),
-                                 timeout=DRILL_TIMEOUT_MS)
+    expect(done).to_contain_text(re.compile(r"Enterprise defense deployed with \d{1,3}% effectiveness"), timeout=DRILL_TIMEOUT_MS)
     percent = re.search(r"(\d{1,3})% effectiveness", done.inner_text()).group(1)
     expect(status).to_have_text("SECURE", timeout=15000)
     expect(page.get_by_test_id("active-threat")).to_have_count(0)
@@ -95,7 +101,8 @@ def test_each_attack_runs_a_measured_drill_from_its_button(page: Page, base_url:
     expect(newest).to_contain_text(label)
     expect(newest.get_by_test_id("effectiveness")).to_have_text(f"{percent}%")
     expect(newest.get_by_test_id("operation-counts")).to_contain_text(
-        re.compile(r"blocked \d+/[1-9]\d* attack, served \d+/[1-9]\d* benign · T\d{4}"))
+        re.compile(r"blocked \d+/[1-9]\d* attack, served \d+/[1-9]\d* benign · T\d{4}")
+    )
     expect(newest.get_by_test_id("operation-status")).to_have_text(re.compile(r"^(defended|partial)$"))
     if MODEL_MODE:  # the local OpenAI-compatible test server wrote this defense, not the offline recipe
         expect(newest).to_contain_text("Model plan:")
@@ -121,9 +128,19 @@ def test_a_refused_defend_request_shows_the_fallback_and_a_system_alert(page: Pa
 
     holding.set()
     replies: list[httpx.Response] = []
-    drills = [threading.Thread(target=lambda site=site: replies.append(httpx.post(
-        f"{base_url}/api/battle-station/defend", headers=headers, timeout=180,
-        json={"attackType": "xss", "attackSource": "198.51.100.7", "aiAgentId": site}))) for site in SITES]
+    drills = [
+        threading.Thread(
+            target=lambda site=site: replies.append(
+                httpx.post(
+                    f"{base_url}/api/battle-station/defend",
+                    headers=headers,
+                    timeout=180,
+                    json={"attackType": "xss", "attackSource": "198.51.100.7", "aiAgentId": site},
+                )
+            )
+        )
+        for site in SITES
+    ]
     for thread in drills:
         thread.start()
     try:
@@ -168,8 +185,11 @@ def test_a_limited_user_sees_the_attacks_disabled_with_the_reason(page: Page, ba
     expect(page.get_by_test_id("demo-defenses").get_by_role("button", name=re.compile("^Reset"))).to_have_count(0)
     # The server refuses the drill whatever the page shows.
     login = httpx.post(f"{base_url}/api/auth/login", json={"email": LIMITED_EMAIL, "password": LIMITED_PASSWORD})
-    refused = httpx.post(f"{base_url}/api/battle-station/defend", json={"attackType": "phishing"},
-                         headers={"Authorization": f"Bearer {login.json()['token']}"})
+    refused = httpx.post(
+        f"{base_url}/api/battle-station/defend",
+        json={"attackType": "phishing"},
+        headers={"Authorization": f"Bearer {login.json()['token']}"},
+    )
     assert refused.status_code == 403, refused.text
     # An administrator sees the same buttons enabled and no read-only note.
     page.context.clear_cookies()
@@ -183,8 +203,12 @@ def test_battle_station_and_history_agree_on_what_a_limited_user_reads(page: Pag
     headers = _headers(base_url)
     _wait_idle(base_url, headers)
     if not httpx.get(f"{base_url}/api/battle-station", headers=headers).json():
-        reply = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers, timeout=180,
-                           json={"attackType": "xss", "attackSource": "203.0.113.7", "aiAgentId": "gem"})
+        reply = httpx.post(
+            f"{base_url}/api/battle-station/defend",
+            headers=headers,
+            timeout=180,
+            json={"attackType": "xss", "attackSource": "203.0.113.7", "aiAgentId": "gem"},
+        )
         assert reply.status_code == 200, reply.text
     _open(page, LIMITED_EMAIL, LIMITED_PASSWORD)
     expect(page.get_by_test_id("operation").first).to_be_visible()
@@ -200,8 +224,12 @@ def test_battle_station_and_history_agree_on_what_a_limited_user_reads(page: Pag
 def test_an_admin_resets_a_drilled_defense(page: Page, base_url: str):
     headers = _headers(base_url)
     _wait_idle(base_url, headers)
-    reply = httpx.post(f"{base_url}/api/battle-station/defend", headers=headers, timeout=180,
-                       json={"attackType": "sql_injection", "attackSource": "203.0.113.9", "aiAgentId": "shares"})
+    reply = httpx.post(
+        f"{base_url}/api/battle-station/defend",
+        headers=headers,
+        timeout=180,
+        json={"attackType": "sql_injection", "attackSource": "203.0.113.9", "aiAgentId": "shares"},
+    )
     assert reply.status_code == 200, reply.text
     _open(page)
     row = page.get_by_test_id("defense-row").filter(has_text="Shares")
@@ -215,8 +243,7 @@ def test_an_admin_resets_a_drilled_defense(page: Page, base_url: str):
     assert defense["source"] == "reset" and defense["config"]["patterns"] == []
 
 
-@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}],
-                         ids=["desktop", "phone"])
+@pytest.mark.parametrize("viewport", [{"width": 1280, "height": 900}, {"width": 390, "height": 844}], ids=["desktop", "phone"])
 def test_the_page_fits_the_screen(page: Page, base_url: str, viewport: dict):
     _wait_idle(base_url, _headers(base_url))
     page.set_viewport_size(viewport)

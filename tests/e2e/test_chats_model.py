@@ -63,7 +63,8 @@ def test_center_failure_message_threat_toast_and_stop(page: Page, fake_model):
     box.fill("[fail] report")
     box.press("Enter")
     expect(page.get_by_test_id("agent-message").last).to_contain_text(
-        "Defense protocols active. Continuing security operations.", timeout=15000)
+        "Defense protocols active. Continuing security operations.", timeout=15000
+    )
 
     box.fill("an attack on the stock api")
     box.press("Enter")

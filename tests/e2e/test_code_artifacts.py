@@ -75,8 +75,7 @@ def test_create_update_compare_restore_edit_preview_and_download(page: Page):
     expect(page.get_by_test_id("artifact-name")).to_have_text(EXPECT["name"])
     expect(send).to_have_text("Update HTML")
     expect(page.get_by_test_id("findings-badge")).to_have_text("No findings")
-    expect(page.get_by_test_id("recent-artifacts").get_by_test_id("recent-artifact").first).to_contain_text(
-        EXPECT["name"])
+    expect(page.get_by_test_id("recent-artifacts").get_by_test_id("recent-artifact").first).to_contain_text(EXPECT["name"])
 
     prompt.fill(EXPECT["update"])
     send.click()

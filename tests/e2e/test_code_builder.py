@@ -78,7 +78,8 @@ def test_build_continue_preview_download_and_clear(page: Page):
     send.click()
     expect(toast(page, "Continuing Build")).to_be_visible()
     expect(log.locator("[data-type=success]").filter(has_text=f"Updated {EXPECT['changed']}")).to_be_visible(
-        timeout=BUILD_TIMEOUT_MS)
+        timeout=BUILD_TIMEOUT_MS
+    )
     expect(_status(page)).to_have_text("COMPLETE", timeout=BUILD_TIMEOUT_MS)
     changed = page.get_by_test_id("file-row").filter(has_text="changed")
     expect(changed.first).to_be_visible()
@@ -133,8 +134,10 @@ def test_build_continue_preview_download_and_clear(page: Page):
     page.get_by_role("button", name="Clear All").click()
     dialog = page.get_by_role("alertdialog")
     expect(dialog.get_by_text("Clear All Projects?")).to_be_visible()
-    expect(dialog).to_contain_text("This action will permanently delete all your code projects and cannot be undone. "
-                                   "All files, build logs, and project data will be removed.")
+    expect(dialog).to_contain_text(
+        "This action will permanently delete all your code projects and cannot be undone. "
+        "All files, build logs, and project data will be removed."
+    )
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_have_count(0)
     page.get_by_role("button", name="Clear All").click()

@@ -98,13 +98,11 @@ def _propose_and_wait(page: Page, row: Locator) -> Locator:
 def _apply_and_wait(page: Page, panel: Locator, *, verified: bool = True) -> None:
     panel.get_by_role("button", name="Apply", exact=True).click()
     expect(toast(page, "Fix applied").first).to_be_visible()
-    expect(panel.get_by_test_id("fix-status")).to_have_text("verified" if verified else "not verified",
-                                                            timeout=JOB_TIMEOUT_MS)
+    expect(panel.get_by_test_id("fix-status")).to_have_text("verified" if verified else "not verified", timeout=JOB_TIMEOUT_MS)
     expect(panel.get_by_test_id("fix-log")).to_contain_text("Verified:" if verified else "Not verified:")
 
 
-def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser: Browser, base_url: str,
-                                                            no_workspace):
+def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser: Browser, base_url: str, no_workspace):
     page.set_viewport_size(DESKTOP)
     sign_in(page)
     _full_scan(page)
@@ -155,7 +153,8 @@ def test_an_admin_fixes_the_gem_eval_finding_and_reverts_it(page: Page, browser:
     expect(_problem(other, "gem/appraise.js", "js:eval")).to_have_count(0)
     other_context.close()
     expect(panel.get_by_test_id("verification")).to_contain_text(
-        "Fixed: the re-scan no longer finds it, and the code works as before")
+        "Fixed: the re-scan no longer finds it, and the code works as before"
+    )
     expect(toast(page, "Fix verified").first).to_be_visible()
     # A verified fix closes its problem: it leaves the list, and stays among the recent fixes.
     expect(_problem(page, "gem/appraise.js", "js:eval")).to_have_count(0)

@@ -12,8 +12,18 @@ from tests.support.browser import LIMITED_EMAIL, LIMITED_PASSWORD, LONG_EMAIL, L
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-SIGNED_IN_ROUTES = ("/", "/history", "/defense-command", "/defense-command/center", "/ai-systems", "/battle-station",
-                    "/fix-mode", "/code-mode", "/code-artifacts", "/settings")
+SIGNED_IN_ROUTES = (
+    "/",
+    "/history",
+    "/defense-command",
+    "/defense-command/center",
+    "/ai-systems",
+    "/battle-station",
+    "/fix-mode",
+    "/code-mode",
+    "/code-artifacts",
+    "/settings",
+)
 DASHBOARD_TABS = ("Live Traffic", "User Scan", "Security Scan", "AI Defense Mode", "Problem Database")
 
 # A touch phone: like a real one, it widens its layout viewport to content that overflows (that is how the
@@ -44,8 +54,12 @@ def _topmost_is(page: Page, locator: Locator) -> bool:
 
 
 def _overlap(a: dict, b: dict) -> bool:
-    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def _check_widths(page: Page, width: int) -> None:
@@ -156,7 +170,6 @@ def test_logout_stays_on_screen_at_1280_beside_a_60_character_email(page: Page):
     assert _topmost_is(page, logout)
     email = banner.get_by_title(LONG_EMAIL)
     expect(email).to_be_visible()
-    for label in ("Dashboard", "History Logs", "Defense Command", "AI Systems", "Battle Station", "Fix Mode",
-                  "Code Mode"):
+    for label in ("Dashboard", "History Logs", "Defense Command", "AI Systems", "Battle Station", "Fix Mode", "Code Mode"):
         expect(banner.get_by_role("link", name=label, exact=True)).to_be_visible()
     _check_widths(page, client_width)

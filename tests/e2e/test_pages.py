@@ -53,6 +53,7 @@ def test_history_logs_show_the_trail_and_new_entries_arrive_without_reload(page:
         expect(page.get_by_text("No battle station logs")).to_be_visible()
     else:  # tests/e2e/test_battle_station.py ran drills: the tab lists their entries
         expect(page.get_by_role("tabpanel").get_by_test_id("history-entry").first).to_contain_text(
-            re.compile(r"drill|defense", re.IGNORECASE))
+            re.compile(r"drill|defense", re.IGNORECASE)
+        )
     page.get_by_role("tab", name=re.compile(r"Security \(\d+\)")).click()
     expect(page.get_by_role("tabpanel").get_by_test_id("history-entry").first).to_contain_text("intruder@e2e.test")

@@ -151,8 +151,12 @@ def test_rules_are_saved_and_a_refused_value_stays_as_typed(page: Page):
     rules.get_by_role("button", name="Save rules").click()
     expect(toast(page, "Rules saved")).to_be_visible()
     page.reload()
-    expect(page.get_by_role("region", name="Rules").get_by_test_id("rule-row").filter(
-        has_text="A TLS certificate expires soon").get_by_label("Days before expiry")).to_have_value("30")
+    expect(
+        page.get_by_role("region", name="Rules")
+        .get_by_test_id("rule-row")
+        .filter(has_text="A TLS certificate expires soon")
+        .get_by_label("Days before expiry")
+    ).to_have_value("30")
     # Back to the default for the other tests of this server.
     page.get_by_role("region", name="Rules").get_by_label("Days before expiry").fill("14")
     page.get_by_role("region", name="Rules").get_by_role("button", name="Save rules").click()

@@ -14,8 +14,13 @@ from tests.support.browser import ADMIN_EMAIL, LIMITED_EMAIL, LIMITED_PASSWORD
 def test_landing_page_leads_to_the_admin_portal(page: Page):
     page.goto("/")
     expect(page.get_by_text("Advanced Security Monitoring System")).to_be_visible()
-    for feature in ("Live Traffic Monitoring", "Real-time User Scanning", "AI Defense Capabilities",
-                    "Security Problem Database", "Live Threat Detection"):
+    for feature in (
+        "Live Traffic Monitoring",
+        "Real-time User Scanning",
+        "AI Defense Capabilities",
+        "Security Problem Database",
+        "Live Threat Detection",
+    ):
         expect(page.get_by_text(feature)).to_be_visible()
     expect(page.get_by_text("Authorized Access Only")).to_be_visible()
     page.get_by_role("link", name="Access Security Dashboard").click()

@@ -60,8 +60,11 @@ class Tab:
 
     def send_load_check(self, path: str) -> int:
         """Send the page's on_load check as the page sends events; the index its answer comes after."""
-        event = {"name": f"{AuthState.get_full_name()}.check_auth", "payload": {},
-                 "router_data": {"pathname": path, "asPath": path}}
+        event = {
+            "name": f"{AuthState.get_full_name()}.check_auth",
+            "payload": {},
+            "router_data": {"pathname": path, "asPath": path},
+        }
         sent_at = len(self.from_server)
         self.server.send("42/_event," + json.dumps(["event", event]))
         return sent_at

@@ -40,11 +40,15 @@ async def admin(client, session):
 
 
 def _is_json_error(response, *statuses: int) -> bool:
-    return (response.status_code in statuses and response.headers["content-type"].startswith("application/json")
-            and isinstance(response.json().get("message"), str))
+    return (
+        response.status_code in statuses
+        and response.headers["content-type"].startswith("application/json")
+        and isinstance(response.json().get("message"), str)
+    )
 
 
 # --- request bodies ---------------------------------------------------------------------------
+
 
 async def test_body_over_the_cap_is_413_with_content_length(client, session):
     cap = get_settings().API_MAX_BODY_BYTES
@@ -73,11 +77,14 @@ async def test_body_under_the_cap_is_served(client, session):
     assert response.status_code == 401
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"email": "\\ud800", "password": "x"}',
-    b'{"email": "a@b.co", "password": "\\udfff"}',
-    b'{"email": "a@b.co", "password": "x", "\\ud83d": 1}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"email": "\\ud800", "password": "x"}',
+        b'{"email": "a@b.co", "password": "\\udfff"}',
+        b'{"email": "a@b.co", "password": "x", "\\ud83d": 1}',
+    ],
+)
 async def test_lone_surrogate_on_login_is_400(client, session, raw):
     response = await client.post("/api/auth/login", content=raw, headers={"content-type": "application/json"})
     assert _is_json_error(response, 400), response.text
@@ -89,21 +96,26 @@ async def test_lone_surrogate_without_content_type_is_400(client, session):
     assert _is_json_error(response, 400), response.text
 
 
-@pytest.mark.parametrize(("method", "path", "raw"), [
-    ("POST", "/api/sites", b'{"name": "\\ud800", "url": "https://example.com"}'),
-    ("POST", "/api/defense-chat", b'{"message": "hi \\udc00 there", "agentId": "stock"}'),
-    ("POST", "/api/defense-chat/message", b'{"content": ["\\ud800"]}'),
-    ("POST", "/api/security-events/1/resolve", b'{"note": "\\ud800"}'),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "raw"),
+    [
+        ("POST", "/api/sites", b'{"name": "\\ud800", "url": "https://example.com"}'),
+        ("POST", "/api/defense-chat", b'{"message": "hi \\udc00 there", "agentId": "stock"}'),
+        ("POST", "/api/defense-chat/message", b'{"content": ["\\ud800"]}'),
+        ("POST", "/api/security-events/1/resolve", b'{"note": "\\ud800"}'),
+    ],
+)
 async def test_lone_surrogate_is_400_on_every_route(client, admin, method, path, raw):
     response = await client.request(method, path, content=raw, headers={**admin, "content-type": "application/json"})
     assert _is_json_error(response, 400), response.text
 
 
 async def test_a_proper_surrogate_pair_is_fine(client, admin):
-    response = await client.post("/api/sites", content=b'{"name": "Shop \\ud83d\\ude00", "url": "http://127.0.0.1:9/", '
-                                 b'"allowPrivate": true}',
-                                 headers={**admin, "content-type": "application/json"})
+    response = await client.post(
+        "/api/sites",
+        content=b'{"name": "Shop \\ud83d\\ude00", "url": "http://127.0.0.1:9/", "allowPrivate": true}',
+        headers={**admin, "content-type": "application/json"},
+    )
     assert response.status_code == 201 and response.json()["name"] == "Shop \U0001f600"
 
 
@@ -115,14 +127,21 @@ async def test_deeply_nested_json_is_400_not_500(client, session):
 
 # --- ids, methods -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("PUT", f"/api/sites/{BIG_ID}"), ("DELETE", f"/api/sites/{BIG_ID}"), ("GET", f"/api/sites/{BIG_ID}/checks"),
-    ("POST", f"/api/security-events/{BIG_ID}/resolve"), ("GET", f"/api/sites/{2**31}/checks"),
-    ("GET", f"/api/sites/{-BIG_ID}/checks"), ("GET", f"/api/security-events?siteId={BIG_ID}"),
-])
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("PUT", f"/api/sites/{BIG_ID}"),
+        ("DELETE", f"/api/sites/{BIG_ID}"),
+        ("GET", f"/api/sites/{BIG_ID}/checks"),
+        ("POST", f"/api/security-events/{BIG_ID}/resolve"),
+        ("GET", f"/api/sites/{2**31}/checks"),
+        ("GET", f"/api/sites/{-BIG_ID}/checks"),
+        ("GET", f"/api/security-events?siteId={BIG_ID}"),
+    ],
+)
 async def test_huge_ids_are_400_or_404(client, admin, method, path):
-    response = await client.request(method, path, json={"name": "x", "url": "https://example.com", "note": ""},
-                                    headers=admin)
+    response = await client.request(method, path, json={"name": "x", "url": "https://example.com", "note": ""}, headers=admin)
     assert _is_json_error(response, 400, 404), (response.status_code, response.text)
 
 
@@ -135,10 +154,14 @@ async def test_unusual_methods_answer_json(client, session, method, path):
 
 # --- field caps -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"name": "n" * 81, "url": "https://example.com"}, "name"),
-    ({"name": "Blog", "url": "https://example.com/" + "a" * 2030}, "url"),
-])
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"name": "n" * 81, "url": "https://example.com"}, "name"),
+        ({"name": "Blog", "url": "https://example.com/" + "a" * 2030}, "url"),
+    ],
+)
 async def test_site_fields_are_capped(client, session, admin, payload, field):
     response = await client.post("/api/sites", json=payload, headers=admin)
     assert _is_json_error(response, 400) and field in response.json()["message"], response.text
@@ -151,10 +174,13 @@ async def test_a_url_of_2048_characters_is_accepted(client, admin):
     assert response.status_code == 201
 
 
-@pytest.mark.parametrize(("payload", "field"), [
-    ({"email": "a" * 250 + "@b.co", "password": "x"}, "email"),
-    ({"email": "a@b.co", "password": "x" * 1025}, "password"),
-])
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [
+        ({"email": "a" * 250 + "@b.co", "password": "x"}, "email"),
+        ({"email": "a@b.co", "password": "x" * 1025}, "password"),
+    ],
+)
 async def test_login_fields_are_capped(client, session, payload, field):
     response = await client.post("/api/auth/login", json=payload)
     assert _is_json_error(response, 400) and field in response.json()["message"], response.text
@@ -176,11 +202,16 @@ async def test_other_text_fields_are_capped(client, admin):
 
 # --- audit metadata ---------------------------------------------------------------------------
 
+
 async def test_audit_details_are_truncated_and_bounded(session):
     huge = "u" * (5 * 1024 * 1024)
-    entry = audit.record(session, category=LogCategory.system, action="Site added", description="added " + huge,
-                         details={"url": huge, "nested": {"deep": [huge, "ok"]}, "n": 3,
-                                  **{f"k{i}": "v" * 400 for i in range(40)}})
+    entry = audit.record(
+        session,
+        category=LogCategory.system,
+        action="Site added",
+        description="added " + huge,
+        details={"url": huge, "nested": {"deep": [huge, "ok"]}, "n": 3, **{f"k{i}": "v" * 400 for i in range(40)}},
+    )
     await commit(session)
     stored = (await session.exec(select(HistoryLog).where(HistoryLog.id == entry.id))).one()
     assert len(json.dumps(stored.details)) <= audit.MAX_DETAILS_BYTES
@@ -191,21 +222,22 @@ async def test_audit_details_are_truncated_and_bounded(session):
 
 async def test_small_audit_details_are_kept_as_they_are(session):
     details = {"email": "a@b.co", "ip": "198.51.100.7", "sessions": 2, "before": {"name": "x", "url": "https://x"}}
-    entry = audit.record(session, category=LogCategory.security, action="Login succeeded", description="ok",
-                         details=details)
+    entry = audit.record(session, category=LogCategory.security, action="Login succeeded", description="ok", details=details)
     await commit(session)
     assert (await session.exec(select(HistoryLog).where(HistoryLog.id == entry.id))).one().details == details
 
 
 async def test_history_stays_small_after_a_huge_entry(client, session, admin):
-    audit.record(session, category=LogCategory.system, action="Site added", description="x",
-                 details={"url": "h" * (5 * 1024 * 1024)})
+    audit.record(
+        session, category=LogCategory.system, action="Site added", description="x", details={"url": "h" * (5 * 1024 * 1024)}
+    )
     await commit(session)
     response = await client.get("/api/history-logs", headers=admin)
     assert response.status_code == 200 and len(response.content) < 20_000
 
 
 # --- database connections and model calls -----------------------------------------------------
+
 
 class PoolProbe:
     """A model that records how many pooled connections are checked out while it "thinks"."""
@@ -241,9 +273,11 @@ class PoolProbe:
 async def test_no_connection_is_held_while_the_model_thinks(client, admin, monkeypatch):
     probe = PoolProbe()
     monkeypatch.setattr(ai_calls, "get_provider", lambda settings: probe)
-    for path, body in (("/api/defense-chat", {"message": "status?", "agentId": "stock"}),
-                       ("/api/defense-chat/message", {"content": "status?"}),
-                       ("/api/ai-chat", {"message": "status?", "agentId": "tour"})):
+    for path, body in (
+        ("/api/defense-chat", {"message": "status?", "agentId": "stock"}),
+        ("/api/defense-chat/message", {"content": "status?"}),
+        ("/api/ai-chat", {"message": "status?", "agentId": "tour"}),
+    ):
         response = await client.post(path, json=body, headers=admin)
         assert response.status_code == 200, response.text
     assert probe.checked_out == [0, 0, 0]
@@ -280,21 +314,29 @@ async def test_sixteen_concurrent_chats_share_a_pool_of_two(client, admin, tiny_
 
 @pytest.mark.parametrize("flag", [1, "yes", "true", None])
 async def test_body_types_are_taken_as_documented(client, session, admin, flag):
-    response = await client.post("/api/sites", json={"name": "Lab", "url": "http://127.0.0.1:9/", "allowPrivate": flag},
-                                 headers=admin)
+    response = await client.post(
+        "/api/sites", json={"name": "Lab", "url": "http://127.0.0.1:9/", "allowPrivate": flag}, headers=admin
+    )
     assert _is_json_error(response, 400) and "allowPrivate" in response.json()["message"], response.text
     assert (await session.exec(select(Site))).all() == []
 
 
 # Digits that are not ASCII: str.isdigit() says yes to them, int() refuses the superscripts and circled ones.
 @pytest.mark.parametrize("digit", ["\u00b2", "\u2460", "\u0663"])  # ², ①, Arabic-Indic 3
-@pytest.mark.parametrize(("method", "path", "body"), [
-    ("GET", "/api/jobs/1/logs?after={}", None), ("GET", "/api/fixes?problemId={}", None),
-    ("GET", "/api/fixes?limit={}", None), ("GET", "/api/fixes/problems?site={}", None),
-    ("GET", "/api/notification-deliveries?limit={}", None), ("GET", "/api/notification-deliveries?channelId={}", None),
-    ("POST", "/api/fixes", {"problemId": "{}"}), ("POST", "/api/code-project/save", {"projectId": "{}"}),
-    ("POST", "/api/code-project/continue", {"projectId": "{}", "prompt": "Add a footer"}),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/jobs/1/logs?after={}", None),
+        ("GET", "/api/fixes?problemId={}", None),
+        ("GET", "/api/fixes?limit={}", None),
+        ("GET", "/api/fixes/problems?site={}", None),
+        ("GET", "/api/notification-deliveries?limit={}", None),
+        ("GET", "/api/notification-deliveries?channelId={}", None),
+        ("POST", "/api/fixes", {"problemId": "{}"}),
+        ("POST", "/api/code-project/save", {"projectId": "{}"}),
+        ("POST", "/api/code-project/continue", {"projectId": "{}", "prompt": "Add a footer"}),
+    ],
+)
 async def test_ids_and_numbers_are_ascii_digits_never_a_500(client, admin, digit, method, path, body):
     payload = json.loads(json.dumps(body).replace("{}", digit)) if body else None
     response = await client.request(method, path.format(digit), json=payload, headers=admin)

@@ -60,16 +60,14 @@ async def health_watch(client: httpx.AsyncClient):
 def _two_versions(lines: int) -> tuple[str, str]:
     """Two pages whose line diff costs difflib ~0.7 s (every other line changed)."""
     before = "\n".join(f"<p>line {i} {'x' * 10}</p>" for i in range(lines))
-    after = "\n".join(f"<p>line {i * 7 + 1} {'y' * 10}</p>" if i % 2 else f"<p>line {i} {'x' * 10}</p>"
-                      for i in range(lines))
+    after = "\n".join(f"<p>line {i * 7 + 1} {'y' * 10}</p>" if i % 2 else f"<p>line {i} {'x' * 10}</p>" for i in range(lines))
     return before, after
 
 
 async def test_a_long_hostile_line_in_a_hand_edit_leaves_the_server_answering(client, session, limited):
     artifact = await plant("user@example.com", "long line", "<!doctype html><title>t</title><p>first</p>")
     async with health_watch(client) as times:
-        response = await client.post(f"/api/artifacts/{artifact}/versions", headers=limited,
-                                     json={"htmlContent": LONG_LINE})
+        response = await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": LONG_LINE})
     assert response.status_code == 201, response.text
     assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
 
@@ -107,8 +105,10 @@ async def test_a_diff_that_runs_out_of_its_budget_is_refused_clearly(client, ses
     monkeypatch.setattr(bounded, "run", out_of_time)
     response = await client.get(f"/api/artifacts/{artifact}/diff?from=1&to=2", headers=limited)
     assert response.status_code == 400
-    assert response.json() == {"message": "v1.html and v2.html are too large to compare (the comparison did not "
-                                          f"finish within {line_diff.DIFF_SECONDS:g} s)"}
+    assert response.json() == {
+        "message": "v1.html and v2.html are too large to compare (the comparison did not "
+        f"finish within {line_diff.DIFF_SECONDS:g} s)"
+    }
 
 
 async def test_checks_that_run_out_of_their_budget_say_nothing_was_checked(tmp_path, monkeypatch):
@@ -117,8 +117,11 @@ async def test_checks_that_run_out_of_their_budget_say_nothing_was_checked(tmp_p
     report = await checks.run_checks(tmp_path, ["index.html"])
     assert report.ok and report.counts["html"] == 0
     assert [(f.level, f.message) for f in report.findings] == [
-        ("warning", "The checks did not finish within 0.01 s (the files are too large or too complex to check); "
-                    "nothing was checked")]
+        (
+            "warning",
+            "The checks did not finish within 0.01 s (the files are too large or too complex to check); nothing was checked",
+        )
+    ]
 
 
 async def test_injected_sql_never_starves_the_sign_in(client, session):
@@ -133,8 +136,7 @@ async def test_injected_sql_never_starves_the_sign_in(client, session):
     searches = [asyncio.create_task(search()) for _ in range(24)]
     await asyncio.sleep(0.3)
     async with health_watch(client) as times:
-        signed = await client.post("/api/auth/login", json={"email": "root@example.com",
-                                                            "password": DEFAULT_PASSWORD})
+        signed = await client.post("/api/auth/login", json={"email": "root@example.com", "password": DEFAULT_PASSWORD})
         ran_before = [status for status in answered if status != 503]
         waiting = 24 - len(answered)
     for task in searches:  # the rest would only take time (a cancelled search stops its worker)
@@ -149,8 +151,7 @@ async def test_injected_sql_never_starves_the_sign_in(client, session):
 async def test_the_demo_search_runs_in_a_bounded_worker_of_its_own(monkeypatch):
     """The search's own budget (a SQLite progress handler) cannot stop one long opcode: the worker's can."""
     monkeypatch.setattr(demo_db, "SEARCH_WORKER_SECONDS", 0.2)
-    result = await demo_db.search("gem", "x' UNION SELECT printf('%.*c', 900000000, 'x') || printf('%.*c', "
-                                         "900000000, 'x'), 1 --")
+    result = await demo_db.search("gem", "x' UNION SELECT printf('%.*c', 900000000, 'x') || printf('%.*c', 900000000, 'x'), 1 --")
     assert result.error == "the search ran out of time"
     assert (await demo_db.search("gem", "")).rows  # the next search gets a fresh worker
 

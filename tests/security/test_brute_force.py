@@ -97,7 +97,7 @@ async def test_a_locked_out_address_does_not_lock_the_account_elsewhere(session,
     # The attacker keeps hammering long after the lockout...
     results = [await _attempt(settings) for _ in range(60)]
     assert results.count(401) == settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP
-    assert set(results[settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP:]) == {429}
+    assert set(results[settings.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_IP :]) == {429}
     # ...even the right password is refused from the attacker's address...
     assert await _attempt(settings, password=DEFAULT_PASSWORD) == 429
     # ...but the real user signs in from their own address.

@@ -120,8 +120,10 @@ async def test_the_api_answers_429_with_retry_after_over_the_budget(session, set
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         login = await http.post("/api/auth/login", json={"email": "api@example.com", "password": DEFAULT_PASSWORD})
         headers = {"Authorization": f"Bearer {login.json()['token']}"}
-        statuses = [(await http.post("/api/defense-chat", json={"message": "what is ddos?", "agentId": "stock"},
-                                     headers=headers)) for _ in range(3)]
+        statuses = [
+            (await http.post("/api/defense-chat", json={"message": "what is ddos?", "agentId": "stock"}, headers=headers))
+            for _ in range(3)
+        ]
     assert [r.status_code for r in statuses] == [200, 200, 429]
     assert int(statuses[-1].headers["retry-after"]) >= 1
     assert "Too many AI requests" in statuses[-1].json()["message"]

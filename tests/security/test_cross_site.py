@@ -19,12 +19,16 @@ async def browser_like(session):
         yield http, {"Authorization": f"Bearer {response.json()['token']}"}
 
 
-@pytest.mark.parametrize("headers", [
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "same-site"},  # another port of the same host is another origin
-    {"Origin": "http://secdash.test:8081"},
-    {"Referer": "https://evil.example/page"},
-], ids=["cross-site", "same-site", "other-port-origin", "foreign-referer"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},  # another port of the same host is another origin
+        {"Origin": "http://secdash.test:8081"},
+        {"Referer": "https://evil.example/page"},
+    ],
+    ids=["cross-site", "same-site", "other-port-origin", "foreign-referer"],
+)
 async def test_logout_link_on_another_origin_does_not_sign_the_user_out(browser_like, headers):
     http, bearer = browser_like
     response = await http.get("/api/auth/logout", headers=headers)
@@ -33,15 +37,19 @@ async def test_logout_link_on_another_origin_does_not_sign_the_user_out(browser_
     assert (await http.get("/api/auth/user", headers=bearer)).status_code == 200
 
 
-@pytest.mark.parametrize("headers", [
-    {"Sec-Fetch-Site": "same-origin"},
-    {"Sec-Fetch-Site": "none"},  # typed into the address bar
-    {"Referer": "http://secdash.test/history"},
-    {},
-], ids=["same-origin", "address-bar", "own-referer", "no-headers"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Sec-Fetch-Site": "same-origin"},
+        {"Sec-Fetch-Site": "none"},  # typed into the address bar
+        {"Referer": "http://secdash.test/history"},
+        {},
+    ],
+    ids=["same-origin", "address-bar", "own-referer", "no-headers"],
+)
 async def test_logout_from_the_app_itself_signs_out(browser_like, headers):
     http, bearer = browser_like
     response = await http.get("/api/auth/logout", headers=headers)
     assert response.status_code == 303
-    assert "secdash_session=\"\"" in response.headers["set-cookie"]
+    assert 'secdash_session=""' in response.headers["set-cookie"]
     assert (await http.get("/api/auth/user", headers=bearer)).status_code == 401

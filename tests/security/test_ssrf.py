@@ -36,8 +36,7 @@ class RecordingServer:
     """A local HTTP(S) server on 127.0.0.1 that counts connections (before any TLS handshake),
     and records requests and the TLS server names (SNI) clients asked for."""
 
-    def __init__(self, routes: dict[str, tuple[int, dict[str, str]]] | None = None,
-                 tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, routes: dict[str, tuple[int, dict[str, str]]] | None = None, tls: ssl.SSLContext | None = None) -> None:
         self.connections = 0
         self.requests: list[tuple[str, str | None]] = []
         self.sni: list[str | None] = []
@@ -101,8 +100,12 @@ class FakeNetwork:
             if not addresses:
                 raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
             number = int(port or 0)
-            return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, number, 0, 0)) if ":" in a
-                    else (socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, number)) for a in addresses]
+            return [
+                (socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, number, 0, 0))
+                if ":" in a
+                else (socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, number))
+                for a in addresses
+            ]
 
         async def connect_tcp(remote_host, remote_port, **kwargs):
             host = str(remote_host)
@@ -142,23 +145,23 @@ def internal():
 # --- address policy ---------------------------------------------------------------------------
 
 NON_GLOBAL = [
-    "100.64.0.1",               # carrier-grade NAT
+    "100.64.0.1",  # carrier-grade NAT
     "100.127.255.254",
-    "[2002:7f00:1::]",           # 6to4 around 127.0.0.1
-    "[2002:a9fe:a9fe::1]",       # 6to4 around 169.254.169.254
-    "[64:ff9b::7f00:1]",         # NAT64 around 127.0.0.1
-    "[64:ff9b::a9fe:a9fe]",      # NAT64 around 169.254.169.254
-    "[64:ff9b:1::a00:1]",        # local-use NAT64
-    "[::ffff:127.0.0.1]",        # IPv4-mapped
+    "[2002:7f00:1::]",  # 6to4 around 127.0.0.1
+    "[2002:a9fe:a9fe::1]",  # 6to4 around 169.254.169.254
+    "[64:ff9b::7f00:1]",  # NAT64 around 127.0.0.1
+    "[64:ff9b::a9fe:a9fe]",  # NAT64 around 169.254.169.254
+    "[64:ff9b:1::a00:1]",  # local-use NAT64
+    "[::ffff:127.0.0.1]",  # IPv4-mapped
     "[::ffff:a9fe:a9fe]",
-    "[::127.0.0.1]",             # IPv4-compatible (deprecated)
+    "[::127.0.0.1]",  # IPv4-compatible (deprecated)
     "[2001:0:4136:e378:8000:63bf:80ff:fffe]",  # Teredo
     "0.0.0.0",  # noqa: S104
     "[::]",
-    "198.18.0.1",                # benchmarking
-    "192.0.2.10",                # documentation
-    "240.0.0.1",                 # reserved
-    "224.0.0.1",                 # multicast
+    "198.18.0.1",  # benchmarking
+    "192.0.2.10",  # documentation
+    "240.0.0.1",  # reserved
+    "224.0.0.1",  # multicast
     "[ff02::1]",
     "[fd00::1]",
     "[fe80::1]",
@@ -172,8 +175,7 @@ async def test_non_global_addresses_are_blocked_before_any_connection(net, host)
     assert result.status_code is None and net.connects == []
 
 
-@pytest.mark.parametrize("host", ["2130706433", "0x7f.1", "0x7f000001", "0177.0.0.1", "127.1", "[::ffff:127.0.0.1]",
-                                  "localhost"])
+@pytest.mark.parametrize("host", ["2130706433", "0x7f.1", "0x7f000001", "0177.0.0.1", "127.1", "[::ffff:127.0.0.1]", "localhost"])
 async def test_other_spellings_of_loopback_are_blocked(net, internal, host):
     result = await probe_site(f"http://{host}:{internal.port}/", timeout=1)
     assert result.error is not None and result.error.startswith("Blocked"), result.error
@@ -181,6 +183,7 @@ async def test_other_spellings_of_loopback_are_blocked(net, internal, host):
 
 
 # --- DNS rebinding -----------------------------------------------------------------------------
+
 
 async def test_dns_rebinding_never_reaches_the_loopback_address(net, internal):
     """The name answers a public address first (what a check sees) and 127.0.0.1 afterwards."""
@@ -236,6 +239,7 @@ async def test_tls_expiry_handshake_is_checked_and_pinned_too(net, internal, tmp
 
 
 # --- pinning: one lookup per connection, every address checked, the name kept for Host and SNI ---
+
 
 async def test_the_checked_address_is_the_address_connected_to(internal):
     lookups: list[str] = []
@@ -311,23 +315,27 @@ async def test_proxies_from_the_environment_are_not_used(monkeypatch, internal):
 
 # --- the check when a site is saved ----------------------------------------------------------
 
+
 async def _site_count(session) -> int:
     return (await session.exec(select(func.count()).select_from(Site))).one()
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("http://192.168.1.1/", "192.168.1.1 is a private address"),
-    ("http://10.0.0.5:8080/admin", "10.0.0.5 is a private address"),
-    ("http://100.64.0.1/", "100.64.0.1 is a carrier-grade NAT address"),
-    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
-    ("http://127.0.0.1:8000/", "127.0.0.1 is a loopback address"),
-    ("http://2130706433/", "2130706433 resolves to 127.0.0.1, a loopback address"),
-    ("http://0x7f.1/", "0x7f.1 resolves to 127.0.0.1, a loopback address"),
-    ("http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1 is a loopback address"),
-    ("http://[2002:7f00:1::]/", "2002:7f00:1:: is a loopback address"),
-    ("http://[fd00::1]/", "fd00::1 is a private address"),
-    ("http://0.0.0.0/", "0.0.0.0 is an unspecified address"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://192.168.1.1/", "192.168.1.1 is a private address"),
+        ("http://10.0.0.5:8080/admin", "10.0.0.5 is a private address"),
+        ("http://100.64.0.1/", "100.64.0.1 is a carrier-grade NAT address"),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
+        ("http://127.0.0.1:8000/", "127.0.0.1 is a loopback address"),
+        ("http://2130706433/", "2130706433 resolves to 127.0.0.1, a loopback address"),
+        ("http://0x7f.1/", "0x7f.1 resolves to 127.0.0.1, a loopback address"),
+        ("http://[::ffff:127.0.0.1]/", "::ffff:127.0.0.1 is a loopback address"),
+        ("http://[2002:7f00:1::]/", "2002:7f00:1:: is a loopback address"),
+        ("http://[fd00::1]/", "fd00::1 is a private address"),
+        ("http://0.0.0.0/", "0.0.0.0 is an unspecified address"),
+    ],
+)
 async def test_saving_a_private_target_is_refused_with_a_clear_message(session, url, shown):
     admin = await make_user(session, "root@example.com", role="admin")
     with pytest.raises(Invalid) as refused:
@@ -383,8 +391,9 @@ async def test_update_checks_a_new_url_and_turning_allow_private_off(session, se
         await sites.update_site(session=session, actor=admin, site_id=lan.id, name="NAS", url="http://192.168.1.1/")
     public = await sites.create_site(session=session, actor=admin, name="Public", url=f"http://{PUBLIC}/")
     with pytest.raises(Invalid, match="169.254.169.254 is a link-local address"):
-        await sites.update_site(session=session, actor=admin, site_id=public.id, name="Public",
-                                url="http://169.254.169.254/latest/meta-data/")
+        await sites.update_site(
+            session=session, actor=admin, site_id=public.id, name="Public", url="http://169.254.169.254/latest/meta-data/"
+        )
     await session.refresh(lan)
     await session.refresh(public)
     assert lan.allow_private and public.url == f"http://{PUBLIC}/"
@@ -413,12 +422,15 @@ async def test_url_length_is_capped_at_2048_characters(session):
     assert await _site_count(session) == 1
 
 
-@pytest.mark.parametrize(("url", "domain"), [
-    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254"),
-    ("https://shop.test:8443/a/b?c=d#e", "shop.test:8443"),
-    ("http://[fd00::1]:8080/x", "[fd00::1]:8080"),
-    ("HTTPS://Shop.Test/", "shop.test"),
-])
+@pytest.mark.parametrize(
+    ("url", "domain"),
+    [
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254"),
+        ("https://shop.test:8443/a/b?c=d#e", "shop.test:8443"),
+        ("http://[fd00::1]:8080/x", "[fd00::1]:8080"),
+        ("HTTPS://Shop.Test/", "shop.test"),
+    ],
+)
 async def test_domain_is_the_host_and_port_only(session, net, url, domain):
     admin = await make_user(session, "root@example.com", role="admin")
     net.answer("shop.test", [PUBLIC])

@@ -26,8 +26,7 @@ def test_cli_narrows_an_existing_world_readable_data_dir(tmp_path):
     (data / "secdash.db").write_bytes(b"")
     (data / "secdash.db").chmod(0o644)
     env = {**os.environ, "SECDASH_DATA_DIR": str(data), "SECDASH_DATABASE_URL": f"sqlite:///{data / 'fresh.db'}"}
-    result = subprocess.run([sys.executable, "-m", "secdash", "migrate"], env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-m", "secdash", "migrate"], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert _mode(data) == 0o700
     assert _mode(data / "secdash.db") == 0o600

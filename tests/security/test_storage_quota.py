@@ -59,8 +59,9 @@ async def test_room_comes_back_when_something_is_deleted(client, session, full):
     assert (await client.delete(f"/api/artifacts/{ids[1]}", headers=headers)).status_code == 204
     saved = await client.post(f"/api/artifacts/{ids[0]}/versions", headers=headers, json={"htmlContent": _page(KB)})
     assert saved.status_code == 201, saved.text
-    too_big = await client.post(f"/api/artifacts/{ids[0]}/versions", headers=headers,
-                                json={"htmlContent": _page(250 * KB)})  # 801 KB + 250 KB > 1 MB
+    too_big = await client.post(
+        f"/api/artifacts/{ids[0]}/versions", headers=headers, json={"htmlContent": _page(250 * KB)}
+    )  # 801 KB + 250 KB > 1 MB
     assert too_big.status_code == 400
     assert "this needs 0.2 MB more" in too_big.json()["message"]
 

@@ -13,29 +13,79 @@ HEADERS = ["Content-Security-Policy header missing (-25)", "X-Frame-Options head
 
 async def _seed(session):
     now = utcnow()
-    tour = Site(name="Tour", domain="127.0.0.1:3000", url="http://127.0.0.1:3000/demo/tour/", status="warning",
-                grade="D", score=55, findings=HEADERS, response_time_ms=140, status_code=200, last_checked_at=now,
-                is_demo=True)
-    stock = Site(name="Stock", domain="127.0.0.1:3000", url="http://127.0.0.1:3000/demo/stock/", status="critical",
-                 last_error="Connection refused", last_checked_at=now, is_demo=True)
+    tour = Site(
+        name="Tour",
+        domain="127.0.0.1:3000",
+        url="http://127.0.0.1:3000/demo/tour/",
+        status="warning",
+        grade="D",
+        score=55,
+        findings=HEADERS,
+        response_time_ms=140,
+        status_code=200,
+        last_checked_at=now,
+        is_demo=True,
+    )
+    stock = Site(
+        name="Stock",
+        domain="127.0.0.1:3000",
+        url="http://127.0.0.1:3000/demo/stock/",
+        status="critical",
+        last_error="Connection refused",
+        last_checked_at=now,
+        is_demo=True,
+    )
     session.add(tour)
     session.add(stock)
     await commit(session)
     for minutes in range(7):
-        session.add(SiteCheck(site_id=tour.id, checked_at=now - timedelta(minutes=minutes), status="warning",
-                              status_code=200, response_ms=100 + minutes, grade="D"))
-    events.record(session, event_type=EventType.site_status_changed, severity=EventSeverity.medium, site_id=tour.id,
-                  description="Tour is now CHECKING: security headers grade D")
-    closed = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, site_id=tour.id,
-                           description="an old, resolved attack")
+        session.add(
+            SiteCheck(
+                site_id=tour.id,
+                checked_at=now - timedelta(minutes=minutes),
+                status="warning",
+                status_code=200,
+                response_ms=100 + minutes,
+                grade="D",
+            )
+        )
+    events.record(
+        session,
+        event_type=EventType.site_status_changed,
+        severity=EventSeverity.medium,
+        site_id=tour.id,
+        description="Tour is now CHECKING: security headers grade D",
+    )
+    closed = events.record(
+        session,
+        event_type=EventType.attack_detected,
+        severity=EventSeverity.high,
+        site_id=tour.id,
+        description="an old, resolved attack",
+    )
     closed.resolved = True
-    events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.medium, site_id=tour.id,
-                  description="HTML assigned from a string (XSS risk) (tour/translate.js:12)", source="scanner",
-                  details={"file": "tour/translate.js", "line": 12, "rule": "js:innerHTML", "tool": "secdash-rules"})
-    events.record(session, event_type=EventType.site_status_changed, severity=EventSeverity.high, site_id=stock.id,
-                  description="Stock is now ALERT: Connection refused")
-    events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
-                  description="A probe from nowhere in particular")
+    events.record(
+        session,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.medium,
+        site_id=tour.id,
+        description="HTML assigned from a string (XSS risk) (tour/translate.js:12)",
+        source="scanner",
+        details={"file": "tour/translate.js", "line": 12, "rule": "js:innerHTML", "tool": "secdash-rules"},
+    )
+    events.record(
+        session,
+        event_type=EventType.site_status_changed,
+        severity=EventSeverity.high,
+        site_id=stock.id,
+        description="Stock is now ALERT: Connection refused",
+    )
+    events.record(
+        session,
+        event_type=EventType.attack_detected,
+        severity=EventSeverity.low,
+        description="A probe from nowhere in particular",
+    )
     await commit(session)
     return tour, stock
 
@@ -61,8 +111,10 @@ async def test_the_general_agent_sees_every_site_and_every_open_event(session):
     assert {site.name for site in facts.sites} == {"Tour", "Stock"}
     assert facts.sites[0].name == "Stock"  # the site in ALERT first
     assert {e.description for e in facts.events} == {
-        "Tour is now CHECKING: security headers grade D", "Stock is now ALERT: Connection refused",
-        "A probe from nowhere in particular"}
+        "Tour is now CHECKING: security headers grade D",
+        "Stock is now ALERT: Connection refused",
+        "A probe from nowhere in particular",
+    }
     assert facts.open_events == 3 and facts.open_findings == 1
 
 
@@ -75,8 +127,9 @@ async def test_an_agent_without_a_site_knows_that(session):
 async def test_lists_are_bounded_and_the_rest_counted(session):
     tour, _stock = await _seed(session)
     for n in range(agent_context.MAX_EVENTS + 5):
-        events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, site_id=tour.id,
-                      description=f"attack {n}")
+        events.record(
+            session, event_type=EventType.attack_detected, severity=EventSeverity.high, site_id=tour.id, description=f"attack {n}"
+        )
     await commit(session)
     facts = await agent_context.situation(agent_id="tour")
     assert len(facts.events) == agent_context.MAX_EVENTS

@@ -69,8 +69,7 @@ async def test_a_failed_call_is_recorded_as_an_error(session, settings, model):
     with pytest.raises(Exception, match="rate-limiting"):
         await defense_chat.reply(user=user, content="hi", agent_id="stock", surface="api", settings=settings)
     [call] = await _calls(session)
-    assert (call.outcome, call.error_kind, call.first_token_ms, call.completion_tokens) == ("error", "rate_limit", None,
-                                                                                           None)
+    assert (call.outcome, call.error_kind, call.first_token_ms, call.completion_tokens) == ("error", "rate_limit", None, None)
     [log] = await _ai_logs(session)
     assert log.details["outcome"] == "rate_limit" and log.severity == "error"
 
@@ -78,8 +77,9 @@ async def test_a_failed_call_is_recorded_as_an_error(session, settings, model):
 async def test_a_stopped_reply_is_recorded_as_stopped(session, settings, model):
     fake = model("slow")
     user = await make_user(session)
-    stream = defense_chat.stream_reply(user=user, content="tell me everything", agent_id="gem", surface="widget",
-                                       settings=settings)
+    stream = defense_chat.stream_reply(
+        user=user, content="tell me everything", agent_id="gem", surface="widget", settings=settings
+    )
     pieces = [await stream.__anext__() for _ in range(3)]
     await stream.aclose()
     assert "".join(pieces).startswith("w0 w1")
@@ -96,8 +96,7 @@ async def test_a_stopped_reply_is_recorded_as_stopped(session, settings, model):
 
 async def test_the_offline_engine_is_recorded_too(session, settings):
     user = await make_user(session)
-    await defense_chat.reply(user=user, content="How do we stop a DDoS?", agent_id="stock", surface="api",
-                             settings=settings)
+    await defense_chat.reply(user=user, content="How do we stop a DDoS?", agent_id="stock", surface="api", settings=settings)
     reply, judgement = await _calls(session)
     assert (reply.provider, reply.model, reply.outcome) == ("offline", "secdash-knowledge-base", "ok")
     assert reply.prompt_tokens is None and reply.completion_tokens is None  # nothing to report
@@ -121,8 +120,7 @@ async def test_every_call_through_the_wrapper_is_counted_against_the_users_budge
 async def test_a_reply_and_its_judgement_cost_one_call_of_the_budget(session, settings, model, monkeypatch):
     monkeypatch.setattr(settings, "AI_CALLS_PER_MINUTE", 1)
     user = await make_user(session)
-    await defense_chat.reply(user=user, content="an attack on the stock api", agent_id="stock", surface="api",
-                             settings=settings)
+    await defense_chat.reply(user=user, content="an attack on the stock api", agent_id="stock", surface="api", settings=settings)
     assert [c.task for c in await _calls(session)] == ["chat", "threat"]
     with pytest.raises(RateLimited):
         await defense_chat.reply(user=user, content="again", agent_id="stock", surface="api", settings=settings)
@@ -135,8 +133,16 @@ async def test_recording_a_call_tells_open_pages(session):
 
     user = await make_user(session, "ops@example.com")
     async with notify.subscribe(ai_calls.TOPIC) as changes:
-        await ai_calls.recorder(user)(CallRecord(
-            feature="chat", task="chat", agent="gem", user_id=user.id, provider="offline", model="offline",
-            outcome="ok", total_ms=12,
-        ))
+        await ai_calls.recorder(user)(
+            CallRecord(
+                feature="chat",
+                task="chat",
+                agent="gem",
+                user_id=user.id,
+                provider="offline",
+                model="offline",
+                outcome="ok",
+                total_ms=12,
+            )
+        )
         assert ai_calls.TOPIC in await asyncio.wait_for(changes.wait(5), 5)

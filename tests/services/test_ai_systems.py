@@ -30,9 +30,14 @@ async def _defaults(session, settings) -> dict[str, Site]:
 
 
 def _check(site: Site, minutes_ago: float, *, up: bool = True) -> SiteCheck:
-    return SiteCheck(site_id=site.id, checked_at=utcnow() - timedelta(minutes=minutes_ago),
-                     status="secure" if up else "critical", status_code=200 if up else None,
-                     response_ms=40 if up else None, error=None if up else "connection refused")
+    return SiteCheck(
+        site_id=site.id,
+        checked_at=utcnow() - timedelta(minutes=minutes_ago),
+        status="secure" if up else "critical",
+        status_code=200 if up else None,
+        response_ms=40 if up else None,
+        error=None if up else "connection refused",
+    )
 
 
 def _platform(data, slug: str):
@@ -92,8 +97,7 @@ async def test_the_demo_sites_code_is_counted_from_their_stored_roots(session, s
     data = await ai_systems.read(session=session)
     for platform in data.platforms:
         folder = code_roots.DEMO_SOURCES / platform.id
-        texts = [path.read_bytes() for path in folder.rglob("*")
-                 if path.is_file() and "__pycache__" not in path.parts]
+        texts = [path.read_bytes() for path in folder.rglob("*") if path.is_file() and "__pycache__" not in path.parts]
         expected = sum(len(text.splitlines()) for text in texts if b"\0" not in text)
         assert platform.code_lines == expected > 0
         assert platform.code_root == f"secdash/demo_sites/sources/{platform.id}"
@@ -126,12 +130,19 @@ async def test_threats_and_false_positives_from_events(session, settings):
     site = (await _defaults(session, settings))["stock"]
     admin = await make_user(session, "root@example.com", role="admin")
     limited = await make_user(session, "viewer@example.com", role="limited")
-    detected = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high,
-                             description="probe burst", site_id=site.id)
-    events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.medium,
-                  description="finding", site_id=site.id)
-    events.record(session, event_type=EventType.threat_blocked, severity=EventSeverity.high,
-                  description="blocked", site_id=site.id)
+    detected = events.record(
+        session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="probe burst", site_id=site.id
+    )
+    events.record(
+        session,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.medium,
+        description="finding",
+        site_id=site.id,
+    )
+    events.record(
+        session, event_type=EventType.threat_blocked, severity=EventSeverity.high, description="blocked", site_id=site.id
+    )
     events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low, description="no site")
     await commit(session)
     stock = _platform(await ai_systems.read(session=session), "stock")
@@ -139,8 +150,9 @@ async def test_threats_and_false_positives_from_events(session, settings):
 
     with pytest.raises(PermissionDenied):
         await events.resolve_event(session=session, actor=limited, event_id=detected.id, disposition="false_positive")
-    resolved = await events.resolve_event(session=session, actor=admin, event_id=detected.id, note="a test run",
-                                          disposition="false_positive")
+    resolved = await events.resolve_event(
+        session=session, actor=admin, event_id=detected.id, note="a test run", disposition="false_positive"
+    )
     assert resolved.false_positive is True and resolved.resolution_note == "a test run"
     stock = _platform(await ai_systems.read(session=session), "stock")
     assert stock.false_positives == 1
@@ -149,8 +161,9 @@ async def test_threats_and_false_positives_from_events(session, settings):
 async def test_a_plain_resolution_is_not_a_false_positive(session, settings):
     site = (await _defaults(session, settings))["stock"]
     admin = await make_user(session, "root@example.com", role="admin")
-    event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high,
-                          description="probe burst", site_id=site.id)
+    event = events.record(
+        session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="probe burst", site_id=site.id
+    )
     await commit(session)
     resolved = await events.resolve_event(session=session, actor=admin, event_id=event.id)
     assert resolved.resolved and resolved.false_positive is False
@@ -161,8 +174,7 @@ async def test_recent_activities_are_the_sites_real_ones(session, settings):
     await _defaults(session, settings)
     for n in range(6):
         activities.record(session, activity_type="scan", target="Shares", description=f"probe {n}")
-    activities.record(session, activity_type="block", target="Shares", description="made up", status="simulated",
-                      simulated=True)
+    activities.record(session, activity_type="block", target="Shares", description="made up", status="simulated", simulated=True)
     activities.record(session, activity_type="scan", target="Stock", description="other site")
     await commit(session)
     shares = _platform(await ai_systems.read(session=session), "shares")

@@ -75,9 +75,18 @@ async def _admin_with_channel(session, url: str, name: str = "Ops webhook"):
 async def test_a_site_going_down_and_coming_back_sends_exactly_two_messages(session, webhook):
     await _admin_with_channel(session, webhook.url())
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
-                                 (timedelta(minutes=2), "critical"), (timedelta(minutes=3), "secure"),
-                                 (timedelta(minutes=6), "secure"), (timedelta(minutes=9), "secure")])
+    await _drive(
+        session,
+        site,
+        [
+            (timedelta(0), "secure"),
+            (timedelta(minutes=1), "critical"),
+            (timedelta(minutes=2), "critical"),
+            (timedelta(minutes=3), "secure"),
+            (timedelta(minutes=6), "secure"),
+            (timedelta(minutes=9), "secure"),
+        ],
+    )
     rows = await _deliveries(session)
     assert [(row.kind, row.outcome) for row in rows] == [("site_down", "sent"), ("site_recovered", "sent")]
     titles = webhook.titles()
@@ -91,8 +100,16 @@ async def test_the_bundled_demo_sites_never_page_anyone(session, webhook):
     """Shares fails one minute in five by design: about 24 messages an hour per channel on a fresh install."""
     await _admin_with_channel(session, webhook.url())
     site = await _site(session, demo=True)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
-                                 (timedelta(minutes=6), "secure"), (timedelta(minutes=9), "secure")])
+    await _drive(
+        session,
+        site,
+        [
+            (timedelta(0), "secure"),
+            (timedelta(minutes=1), "critical"),
+            (timedelta(minutes=6), "secure"),
+            (timedelta(minutes=9), "secure"),
+        ],
+    )
     assert await _deliveries(session) == []
 
 
@@ -113,11 +130,15 @@ async def test_a_long_outage_sends_at_most_one_reminder_per_interval(session, we
     admin, _ = await _admin_with_channel(session, webhook.url())
     await rules.write(session=session, actor=admin, rules=None, settings={"reminderMinutes": 30})
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure")] +
-                 [(timedelta(minutes=minute), "critical") for minute in range(1, 80, 2)])
+    await _drive(
+        session, site, [(timedelta(0), "secure")] + [(timedelta(minutes=minute), "critical") for minute in range(1, 80, 2)]
+    )
     rows = await _deliveries(session)
-    assert [row.title for row in rows] == ["Shares is DOWN (ALERT)", "Shares is still DOWN (ALERT)",
-                                           "Shares is still DOWN (ALERT)"]
+    assert [row.title for row in rows] == [
+        "Shares is DOWN (ALERT)",
+        "Shares is still DOWN (ALERT)",
+        "Shares is still DOWN (ALERT)",
+    ]
 
 
 async def test_a_failing_channel_is_retried_then_logged_failed_without_blocking_others(session, webhook):
@@ -153,8 +174,9 @@ async def test_an_email_channel_sends_to_a_local_smtp_server(session):
 
 async def test_quiet_hours_log_the_delivery_as_suppressed(session, webhook):
     admin, _ = await _admin_with_channel(session, webhook.url())
-    await rules.write(session=session, actor=admin, rules=None,
-                      settings={"quietEnabled": True, "quietStart": "00:00", "quietEnd": "23:59"})
+    await rules.write(
+        session=session, actor=admin, rules=None, settings={"quietEnabled": True, "quietStart": "00:00", "quietEnd": "23:59"}
+    )
     site = await _site(session)
     await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical")])
     rows = await _deliveries(session)
@@ -182,13 +204,20 @@ async def test_bad_urls_private_targets_and_limited_users_are_refused(session):
     with pytest.raises(Invalid, match="url is required"):
         await channels.create_channel(session=session, actor=admin, name="X", url="  ")
     with pytest.raises(Invalid, match="no valid e-mail recipient"):  # apprise drops it silently; every send fails
-        await channels.create_channel(session=session, actor=admin, name="X", allow_private=True,
-                                      url="mailto://127.0.0.1:2525?from=alerts@example.com&to=a@b.c")
+        await channels.create_channel(
+            session=session,
+            actor=admin,
+            name="X",
+            allow_private=True,
+            url="mailto://127.0.0.1:2525?from=alerts@example.com&to=a@b.c",
+        )
     with pytest.raises(Invalid, match="127.0.0.1 resolves to 127.0.0.1"):
         await channels.create_channel(session=session, actor=admin, name="X", url="json://127.0.0.1:9/hook")
-    for call in (channels.list_channels(session=session, viewer=limited),
-                 channels.create_channel(session=session, actor=limited, name="X", url="json://example.com/x"),
-                 rules.read(session=session, viewer=limited)):
+    for call in (
+        channels.list_channels(session=session, viewer=limited),
+        channels.create_channel(session=session, actor=limited, name="X", url="json://example.com/x"),
+        rules.read(session=session, viewer=limited),
+    ):
         with pytest.raises(PermissionDenied):
             await call
 
@@ -211,8 +240,7 @@ async def test_send_test_answers_the_real_result_and_records_it_on_the_channel(s
     assert webhook.titles() == ["SecDash test notification"]
     refused = WebhookReceiver(fail_times=100)
     try:
-        bad = await channels.create_channel(session=session, actor=admin, name="Down", url=refused.url(),
-                                            allow_private=True)
+        bad = await channels.create_channel(session=session, actor=admin, name="Down", url=refused.url(), allow_private=True)
         failed = await deliveries.send_test(session=session, actor=admin, channel_id=bad.id)
         assert failed.outcome == "failed" and "attempts failed" in failed.error
     finally:
@@ -238,18 +266,21 @@ async def test_deleting_a_channel_takes_it_out_of_the_rules_and_never_widens_a_r
     """A rule naming a deleted channel made the rules unsavable as read ("no channel #N"); a rule that named only
     deleted channels sends nowhere, so it is switched off rather than widened to every channel."""
     admin, first = await _admin_with_channel(session, webhook.url("first"))
-    second = await channels.create_channel(session=session, actor=admin, name="Second", url=webhook.url("second"),
-                                           allow_private=True)
-    await rules.write(session=session, actor=admin, settings=None, rules=[
-        {"kind": "finding", "channelIds": [first.id]},
-        {"kind": "site_down", "channelIds": [first.id, second.id]}])
+    second = await channels.create_channel(
+        session=session, actor=admin, name="Second", url=webhook.url("second"), allow_private=True
+    )
+    await rules.write(
+        session=session,
+        actor=admin,
+        settings=None,
+        rules=[{"kind": "finding", "channelIds": [first.id]}, {"kind": "site_down", "channelIds": [first.id, second.id]}],
+    )
     await channels.delete_channel(session=session, actor=admin, channel_id=first.id)
     read = await rules.read(session=session, viewer=admin)
     by_kind = {rule.kind: rule for rule in read.rules}
     assert by_kind["site_down"].channel_ids == [second.id] and by_kind["site_down"].enabled
     assert by_kind["finding"].channel_ids == [] and by_kind["finding"].enabled is False
-    as_read = [{"kind": r.kind.value, "enabled": r.enabled, "channelIds": r.channel_ids, "params": r.params}
-               for r in read.rules]
+    as_read = [{"kind": r.kind.value, "enabled": r.enabled, "channelIds": r.channel_ids, "params": r.params} for r in read.rules]
     await rules.write(session=session, actor=admin, rules=as_read, settings=None)  # saves as read
 
 
@@ -264,8 +295,7 @@ async def test_a_new_site_finding_notifies_when_the_rule_takes_its_severity(sess
     await site_findings.reconcile_site_findings(session, site, [finding], T0)
     await commit(session)
     assert await _deliveries(session) == []
-    await rules.write(session=session, actor=admin, rules=[{"kind": "finding", "params": {"severity": "medium"}}],
-                      settings=None)
+    await rules.write(session=session, actor=admin, rules=[{"kind": "finding", "params": {"severity": "medium"}}], settings=None)
     other = Site(name="Blog", url="http://blog.example/", domain="blog.example", allow_private=True)
     session.add(other)
     await session.commit()

@@ -43,16 +43,17 @@ def model(settings, monkeypatch):
 @pytest.fixture
 def use_model(model, settings, monkeypatch):
     """Switch the test model's behaviour by name."""
+
     def use(name: str) -> FakeOpenAI:
         monkeypatch.setattr(settings, "LLM_MODEL", name)
         return model
+
     return use
 
 
 async def settled(session, user, artifact_id: int):
     """The artifact once its running generation has ended."""
-    row = (await session.exec(select(Artifact).where(Artifact.id == artifact_id)
-                              .execution_options(populate_existing=True))).one()
+    row = (await session.exec(select(Artifact).where(Artifact.id == artifact_id).execution_options(populate_existing=True))).one()
     if row.job_id:
         await runner.wait_for(row.job_id, timeout=90)
     session.expire_all()
@@ -122,8 +123,7 @@ async def test_an_offline_update_makes_version_two_and_the_diff_shows_it(session
     assert v2.name == "Crumbs"  # the name comes from the first version's title only
     newest = (await history_of(session, user, artifact.id))[0]
     assert newest.version == 2 and newest.changes.startswith("Offline template engine: changed the title")
-    diff = await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact.id, from_version=1,
-                                         to_version=2)
+    diff = await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact.id, from_version=1, to_version=2)
     assert diff.added > 0 and diff.removed > 0
     assert any(line.kind == "added" and "Crumbs &amp; Co" in line.text for line in diff.lines)
 
@@ -168,15 +168,17 @@ async def test_a_model_update_sends_the_current_page_as_data_and_makes_version_t
     assert [entry.version for entry in entries] == [2, 1]
     assert entries[0].changes == "Heading now purple; added a line with the request"
     assert entries[0].prompt == "make the heading purple"
-    diff = await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact.id, from_version=1,
-                                         to_version=2)
+    diff = await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact.id, from_version=1, to_version=2)
     assert (diff.added, diff.removed) == (2, 1)
 
 
-@pytest.mark.parametrize(("model_name", "page"), [
-    ("artifact-fenced", ARTIFACT_PAGE),
-    ("artifact-raw", ARTIFACT_PAGE.rstrip("\n")),
-])
+@pytest.mark.parametrize(
+    ("model_name", "page"),
+    [
+        ("artifact-fenced", ARTIFACT_PAGE),
+        ("artifact-raw", ARTIFACT_PAGE.rstrip("\n")),
+    ],
+)
 async def test_a_fenced_block_or_a_bare_document_is_taken_and_its_note_computed(session, use_model, model_name, page):
     use_model(model_name)
     user = await make_user(session, "artist@example.com")
@@ -187,13 +189,15 @@ async def test_a_fenced_block_or_a_bare_document_is_taken_and_its_note_computed(
     assert v1.changes == f"First version ({ARTIFACT_TITLE}): {page.count(chr(10)) + 1} lines"
 
 
-@pytest.mark.parametrize(("model_name", "reason"), [
-    ("artifact-none", "held no HTML page"),
-    ("artifact-cut", "cut off before the end of the page"),
-    ("artifact-bad", "The model failed"),
-])
-async def test_an_answer_without_a_whole_page_fails_with_the_reason_and_adds_no_version(session, use_model,
-                                                                                        model_name, reason):
+@pytest.mark.parametrize(
+    ("model_name", "reason"),
+    [
+        ("artifact-none", "held no HTML page"),
+        ("artifact-cut", "cut off before the end of the page"),
+        ("artifact-bad", "The model failed"),
+    ],
+)
+async def test_an_answer_without_a_whole_page_fails_with_the_reason_and_adds_no_version(session, use_model, model_name, reason):
     user = await make_user(session, "artist@example.com")
     use_model("artifact")
     first = await created(session, user, "a page with a button")
@@ -278,9 +282,11 @@ async def test_one_generation_at_a_time_per_user_is_decided_by_the_server(sessio
     with pytest.raises(Conflict, match="already being generated"):
         await artifacts.create(session=session, actor=user, prompt="a second page")
     assert [row.id for row in await artifacts.list_artifacts(session=session, viewer=user)] == [first.id]
-    for call in (artifacts.update_artifact(session=session, actor=user, artifact_id=first.id, prompt="purple"),
-                 artifacts.save_edit(session=session, actor=user, artifact_id=first.id, html="<p>x</p>"),
-                 artifacts.delete(session=session, actor=user, artifact_id=first.id)):
+    for call in (
+        artifacts.update_artifact(session=session, actor=user, artifact_id=first.id, prompt="purple"),
+        artifacts.save_edit(session=session, actor=user, artifact_id=first.id, html="<p>x</p>"),
+        artifacts.delete(session=session, actor=user, artifact_id=first.id),
+    ):
         with pytest.raises(Conflict):
             await call
     other = await make_user(session, "other@example.com")
@@ -349,17 +355,25 @@ async def test_a_hand_edit_is_checked_and_bad_ones_change_nothing(session, monke
     user = await make_user(session, "artist@example.com")
     artifact = await created(session, user)
     monkeypatch.setattr(limits, "MAX_HTML_BYTES", 10_000)
-    for html, message in (("   \n", "empty"), (None, "must be text"), (42, "must be text"),
-                          ("x" * 10_001, "too large"), ("é" * 5001, "too large"),  # bytes, not characters
-                          (artifact.html_content, "Nothing changed")):
+    for html, message in (
+        ("   \n", "empty"),
+        (None, "must be text"),
+        (42, "must be text"),
+        ("x" * 10_001, "too large"),
+        ("é" * 5001, "too large"),  # bytes, not characters
+        (artifact.html_content, "Nothing changed"),
+    ):
         with pytest.raises(Invalid, match=message):
             await artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id, html=html)
     with pytest.raises(Invalid, match="changes is too long"):
-        await artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id, html="<p>ok</p>",
-                                  changes="x" * (limits.MAX_CHANGES_CHARS + 1))
+        await artifacts.save_edit(
+            session=session, actor=user, artifact_id=artifact.id, html="<p>ok</p>", changes="x" * (limits.MAX_CHANGES_CHARS + 1)
+        )
     assert len(await history_of(session, user, artifact.id)) == 1
-    risky = "<!doctype html>\n<html>\n<head><title>Mine</title></head>\n<body>\n<script>\neval(location.hash);\n" \
-            "</script>\n</body>\n</html>\n"
+    risky = (
+        "<!doctype html>\n<html>\n<head><title>Mine</title></head>\n<body>\n<script>\neval(location.hash);\n"
+        "</script>\n</body>\n</html>\n"
+    )
     saved = await artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id, html=risky)
     assert saved.version == 2 and saved.html_content == risky and saved.name == "Bean There"
     assert any("eval" in finding.message for finding in saved.findings)
@@ -369,23 +383,19 @@ async def test_a_hand_edit_is_checked_and_bad_ones_change_nothing(session, monke
 async def test_a_diff_between_any_two_versions_in_either_order(session):
     user = await make_user(session, "artist@example.com")
     first, _ = await three_versions(session, user)
-    forward = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=1,
-                                            to_version=3)
+    forward = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=1, to_version=3)
     assert (forward.from_version, forward.to_version, forward.added, forward.removed) == (1, 3, 2, 0)
     assert [line.text for line in forward.lines if line.kind == "added"] == ["<p>Second</p>", "<p>Third</p>"]
     assert forward.unified.startswith("--- v1.html\n+++ v3.html\n@@")
-    backward = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version="3",
-                                             to_version="1")
+    backward = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version="3", to_version="1")
     assert (backward.added, backward.removed) == (0, 2)
     assert [line.text for line in backward.lines if line.kind == "removed"] == ["<p>Second</p>", "<p>Third</p>"]
     removed = next(line for line in backward.lines if line.kind == "removed")
     assert removed.old_line is not None and removed.new_line is None
-    same = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=2,
-                                         to_version=2)
+    same = await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=2, to_version=2)
     assert (same.added, same.removed, same.lines) == (0, 0, [])
     with pytest.raises(NotFound, match="no version 4"):
-        await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=1,
-                                      to_version=4)
+        await artifacts.diff_versions(session=session, viewer=user, artifact_id=first.id, from_version=1, to_version=4)
 
 
 # --- limits and bad input ----------------------------------------------------------------------------------------
@@ -393,8 +403,12 @@ async def test_a_diff_between_any_two_versions_in_either_order(session):
 
 async def test_bad_prompts_are_refused_with_a_clear_message_and_change_nothing(session):
     user = await make_user(session, "artist@example.com")
-    for prompt, message in (("   ", "Prompt is required"), (None, "Prompt is required"), (5, "must be text"),
-                            ("x" * (limits.MAX_PROMPT_CHARS + 1), "too long")):
+    for prompt, message in (
+        ("   ", "Prompt is required"),
+        (None, "Prompt is required"),
+        (5, "must be text"),
+        ("x" * (limits.MAX_PROMPT_CHARS + 1), "too long"),
+    ):
         with pytest.raises(Invalid, match=message):
             await artifacts.create(session=session, actor=user, prompt=prompt)
     assert await artifacts.list_artifacts(session=session, viewer=user) == []
@@ -417,11 +431,14 @@ async def test_the_artifact_and_version_limits_say_what_to_do(session, monkeypat
     other = await make_user(session, "other@example.com")  # the limit is per user
     await created(session, other)
     monkeypatch.setattr(versions, "MAX_VERSIONS", 2)
-    await artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id,
-                              html=edited_page(artifact.html_content, "Two"))
-    for call in (artifacts.update_artifact(session=session, actor=user, artifact_id=artifact.id, prompt="make it dark"),
-                 artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id, html="<p>three</p>"),
-                 artifacts.restore(session=session, actor=user, artifact_id=artifact.id, version=1)):
+    await artifacts.save_edit(
+        session=session, actor=user, artifact_id=artifact.id, html=edited_page(artifact.html_content, "Two")
+    )
+    for call in (
+        artifacts.update_artifact(session=session, actor=user, artifact_id=artifact.id, prompt="make it dark"),
+        artifacts.save_edit(session=session, actor=user, artifact_id=artifact.id, html="<p>three</p>"),
+        artifacts.restore(session=session, actor=user, artifact_id=artifact.id, version=1),
+    ):
         with pytest.raises(Invalid, match="2 versions, the limit: create a new artifact"):
             await call
     assert len(await history_of(session, user, artifact.id)) == 2
@@ -539,13 +556,16 @@ async def rename(artifact_id: int, name: str) -> None:
         await fresh.commit()
 
 
-@pytest.mark.parametrize(("name", "file_name"), [
-    ("My  Page\t2", "My__Page_2_v3.html"),
-    ('a/b\\c:d*e?f"g<h>i|j', "abcdefghij_v3.html"),
-    ("Ünïcode page", "Ünïcode_page_v3.html"),
-    ("..hidden.", "hidden_v3.html"),
-    ("/:*?", "artifact_v3.html"),
-])
+@pytest.mark.parametrize(
+    ("name", "file_name"),
+    [
+        ("My  Page\t2", "My__Page_2_v3.html"),
+        ('a/b\\c:d*e?f"g<h>i|j', "abcdefghij_v3.html"),
+        ("Ünïcode page", "Ünïcode_page_v3.html"),
+        ("..hidden.", "hidden_v3.html"),
+        ("/:*?", "artifact_v3.html"),
+    ],
+)
 async def test_a_download_has_the_spec_file_name(session, name, file_name):
     user = await make_user(session, "artist@example.com")
     artifact, newest = await three_versions(session, user)
@@ -566,8 +586,10 @@ async def test_the_zip_holds_every_version(session):
     session.expire_all()
     name, body = await downloads.all_versions_zip(session=session, viewer=user, artifact_id=artifact.id)
     assert name == "My_Page_versions.zip"
-    expected = {f"My_Page_versions/My_Page_v{entry.version}.html": entry.html_content
-                for entry in await history_of(session, user, artifact.id)}
+    expected = {
+        f"My_Page_versions/My_Page_v{entry.version}.html": entry.html_content
+        for entry in await history_of(session, user, artifact.id)
+    }
     with zipfile.ZipFile(io.BytesIO(body)) as archive:
         assert {entry: archive.read(entry).decode() for entry in archive.namelist()} == expected
     assert len(expected) == 3
@@ -578,9 +600,11 @@ async def test_an_artifact_without_a_version_has_nothing_to_download_or_preview(
     user = await make_user(session, "artist@example.com")
     artifact = await created(session, user)
     auth_token = await sign_in(session, "artist@example.com")
-    for call in (downloads.version_file(session=session, viewer=user, artifact_id=artifact.id),
-                 downloads.all_versions_zip(session=session, viewer=user, artifact_id=artifact.id),
-                 preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token=auth_token)):
+    for call in (
+        downloads.version_file(session=session, viewer=user, artifact_id=artifact.id),
+        downloads.all_versions_zip(session=session, viewer=user, artifact_id=artifact.id),
+        preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token=auth_token),
+    ):
         with pytest.raises(NotFound, match="No HTML yet"):
             await call
 
@@ -592,6 +616,7 @@ async def test_an_artifact_without_a_version_has_nothing_to_download_or_preview(
 def clean_projects():
     yield
     import shutil
+
     shutil.rmtree(project_dir.projects_dir(), ignore_errors=True)
 
 
@@ -604,21 +629,24 @@ async def test_a_version_link_serves_that_versions_html_and_nothing_else(session
     user = await make_user(session, "artist@example.com")
     artifact, newest = await three_versions(session, user)
     auth_token = await sign_in(session, "artist@example.com")
-    one = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, version=1,
-                                             auth_token=auth_token))
-    latest = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id,
-                                                auth_token=auth_token))
+    one = token_of(
+        await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, version=1, auth_token=auth_token)
+    )
+    latest = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token=auth_token))
     assert await preview_files.preview_file(session=session, token=one, path="index.html") == (
-        "text/html", artifact.html_content.encode())
+        "text/html",
+        artifact.html_content.encode(),
+    )
     for path in ("index.html", "./index.html", ""):
         assert await preview_files.preview_file(session=session, token=latest, path=path) == (
-            "text/html", newest.html_content.encode())
+            "text/html",
+            newest.html_content.encode(),
+        )
     for path in ("style.css", "app.js", "../index.html", "a/index.html", "/etc/passwd", "index.htm"):
         with pytest.raises(NotFound):
             await preview_files.preview_file(session=session, token=one, path=path)
     with pytest.raises(NotFound, match="no version 8"):
-        await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, version=8,
-                                  auth_token=auth_token)
+        await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, version=8, auth_token=auth_token)
     await artifacts.delete(session=session, actor=user, artifact_id=artifact.id)
     with pytest.raises(NotFound, match="no longer exists"):
         await preview_files.preview_file(session=session, token=one, path="index.html")
@@ -628,12 +656,10 @@ async def test_expired_forged_and_foreign_links_are_not_found(session, settings)
     user = await make_user(session, "artist@example.com")
     artifact = await created(session, user)
     auth_token = await sign_in(session, "artist@example.com")
-    token = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id,
-                                               auth_token=auth_token))
+    token = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token=auth_token))
     assert (await preview_files.preview_file(session=session, token=token, path="index.html"))[1]
     target = {"aid": artifact.id, "v": 1}
-    expired = token_of(preview_links.make_link(viewer=user, auth_token=auth_token, target=target,
-                                               ttl=-timedelta(minutes=1)))
+    expired = token_of(preview_links.make_link(viewer=user, auth_token=auth_token, target=target, ttl=-timedelta(minutes=1)))
     for bad in (token[:-2] + "xx", "not-a-token", "", expired):
         with pytest.raises(NotFound, match="expired or is not valid"):
             await preview_files.preview_file(session=session, token=bad, path="index.html")
@@ -649,8 +675,9 @@ async def test_expired_forged_and_foreign_links_are_not_found(session, settings)
         await preview_files.preview_file(session=session, token=token, path="index.html")
     with pytest.raises(NotFound, match="Sign in again"):
         await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token="forged")
-    dead = token_of(await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id,
-                                              auth_token=auth_token))  # made with the ended session's token
+    dead = token_of(
+        await preview.preview_url(session=session, viewer=user, artifact_id=artifact.id, auth_token=auth_token)
+    )  # made with the ended session's token
     with pytest.raises(NotFound, match="expired"):
         await preview_files.preview_file(session=session, token=dead, path="index.html")
 
@@ -664,13 +691,15 @@ async def test_a_builder_link_still_serves_its_project_files(session, clean_proj
     project = await projects.get_project(session=session, viewer=user, project_id=started.id)
     assert project.status == "complete", project.error
     auth_token = await sign_in(session, "artist@example.com")
-    token = token_of(await project_preview.preview_url(session=session, viewer=user, project_id=project.id,
-                                                       auth_token=auth_token))
+    token = token_of(
+        await project_preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token=auth_token)
+    )
     files = {file.filename: file.content for file in project.files}
     assert await preview_files.preview_file(session=session, token=token, path="index.html") == (
-        "text/html", files["index.html"].encode())
+        "text/html",
+        files["index.html"].encode(),
+    )
     css = next(path for path in files if path.endswith(".css"))
-    assert await preview_files.preview_file(session=session, token=token, path=css) == (
-        "text/css", files[css].encode())
+    assert await preview_files.preview_file(session=session, token=token, path=css) == ("text/css", files[css].encode())
     with pytest.raises(NotFound):
         await preview_files.preview_file(session=session, token=token, path="missing.js")

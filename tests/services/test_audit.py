@@ -12,8 +12,15 @@ from tests.factories import make_user
 
 
 async def _write(session, category, action, actor=None):
-    audit.record(session, category=category, action=action, description=action, actor_user_id=actor,
-                 severity=LogSeverity.info, details={"n": action})
+    audit.record(
+        session,
+        category=category,
+        action=action,
+        description=action,
+        actor_user_id=actor,
+        severity=LogSeverity.info,
+        details={"n": action},
+    )
     await commit(session)
 
 

@@ -234,9 +234,14 @@ async def test_a_burst_is_served_in_full_until_a_rate_limit_caps_each_client(htt
 async def test_the_monitors_signed_probes_are_never_rate_limited_but_the_rest_of_the_defense_applies(http, session):
     """A DDoS drill leaves Stock a page limit of 10 a minute per client: SecDash's own monitor, probing every few
     seconds, was refused (429) and showed a healthy Stock as CHECKING (a CI run failed on it)."""
-    await deploy(session, "stock", {"rate_limits": [{"name": "page-flood", "requests": 3, "window_seconds": 60,
-                                                     "endpoints": ["pages"]}],
-                                    "patterns": [{"name": "no-drop", "pattern": "(?i)drop\\s+table"}]})
+    await deploy(
+        session,
+        "stock",
+        {
+            "rate_limits": [{"name": "page-flood", "requests": 3, "window_seconds": 60, "endpoints": ["pages"]}],
+            "patterns": [{"name": "no-drop", "pattern": "(?i)drop\\s+table"}],
+        },
+    )
     probes = [await http.get("/demo/stock/", headers=request_log.monitor_headers()) for _ in range(6)]
     assert [r.status_code for r in probes] == [200] * 6
     # A forged mark from the same machine is an ordinary client (the window already holds its 6 requests).

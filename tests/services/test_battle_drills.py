@@ -103,8 +103,10 @@ async def test_drills_only_attack_this_machine(session, demo, settings, monkeypa
     admin = await make_user(session, "root@example.com", role="admin")
     op = await run(session, admin, "ddos")
     assert op.status == "failed" and "only attack this machine" in op.error
-    assert op.baseline == {} and await request_log.operation_counts(session, f"drill-{op.id}-baseline") == \
-        request_log.TrafficCounts()
+    assert (
+        op.baseline == {}
+        and await request_log.operation_counts(session, f"drill-{op.id}-baseline") == request_log.TrafficCounts()
+    )
 
 
 async def test_a_defense_the_server_refuses_gets_one_retry_then_the_drill_fails(session, demo, monkeypatch):
@@ -121,8 +123,12 @@ async def test_a_defense_the_server_refuses_gets_one_retry_then_the_drill_fails(
 
 
 async def test_an_over_broad_defense_loses_visitors_and_scores_lower(session, demo, monkeypatch):
-    broad = FixedProvider({"strategy": "block every comment", "config": {
-        "patterns": [{"name": "everything", "pattern": ".", "targets": ["query"], "endpoints": ["comment"]}]}})
+    broad = FixedProvider(
+        {
+            "strategy": "block every comment",
+            "config": {"patterns": [{"name": "everything", "pattern": ".", "targets": ["query"], "endpoints": ["comment"]}]},
+        }
+    )
     monkeypatch.setattr(ai_calls, "get_provider", lambda settings: broad)
     admin = await make_user(session, "root@example.com", role="admin")
     op = await run(session, admin, "xss", agent_id="tour")

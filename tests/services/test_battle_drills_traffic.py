@@ -57,8 +57,9 @@ def fast(corpus: corpora.Corpus) -> corpora.Corpus:
 
 
 async def run(http, attack_type: str, slug: str, operation: str, number: int, **kwargs) -> sender.RunResult:
-    return await sender.send_corpus(http, slug, fast(corpora.corpus(attack_type, slug)), operation_id=operation, run=number,
-                                    **kwargs)
+    return await sender.send_corpus(
+        http, slug, fast(corpora.corpus(attack_type, slug)), operation_id=operation, run=number, **kwargs
+    )
 
 
 # --- the six drills ---------------------------------------------------------------------------------------
@@ -110,16 +111,18 @@ async def test_an_over_broad_defense_loses_benign_requests(http, session, attack
 
 
 async def test_blocked_means_refused_by_the_defense_not_a_wrong_password_or_an_error(http, session):
-    await defense.deploy_defense(session, "gem", {"rate_limits": [{"name": "login", "requests": 2, "window_seconds": 60,
-                                                                    "endpoints": ["login"]}]})
+    await defense.deploy_defense(
+        session, "gem", {"rate_limits": [{"name": "login", "requests": 2, "window_seconds": 60, "endpoints": ["login"]}]}
+    )
     guesses = corpora.Corpus("brute_force", "login", corpora.corpus("brute_force", "gem").attack[:4], 1, 0.0)
     result = await sender.send_corpus(http, "gem", guesses, operation_id="op-401", run=0)
     assert [(o.status, o.blocked, o.rule) for o in result.outcomes] == [(401, False, None)] * 2 + [
         (429, True, "rate_limit:login")
     ] * 2
     failing_search = corpora.DrillRequest("attack", 0, "GET", "/search", params=(("q", "' syntax error ((("),))
-    result = await sender.send_corpus(http, "gem", corpora.Corpus("sql_injection", "search", (failing_search,), 1, 0.0),
-                                      operation_id="op-500", run=0)
+    result = await sender.send_corpus(
+        http, "gem", corpora.Corpus("sql_injection", "search", (failing_search,), 1, 0.0), operation_id="op-500", run=0
+    )
     assert (result.outcomes[0].status, result.outcomes[0].blocked, result.outcomes[0].damage) == (500, False, None)
     assert sender.blocked_rule(413, "Request body too large", "gem") is None
     assert sender.blocked_rule(403, "Blocked by gem's defense (upload:extension .exe)", "gem") == "upload:extension .exe"
@@ -145,16 +148,20 @@ async def test_progress_is_reported_per_batch_and_a_stop_is_honoured_between_bat
         return len(reports) >= 2
 
     corpus = fast(corpora.corpus("sql_injection", "tour"))
-    result = await sender.send_corpus(http, "tour", corpus, operation_id="op-stop", run=0, on_batch=on_batch,
-                                      should_stop=stop_after_two_batches)
+    result = await sender.send_corpus(
+        http, "tour", corpus, operation_id="op-stop", run=0, on_batch=on_batch, should_stop=stop_after_two_batches
+    )
     total = len(corpus.requests)
     # Each report counts what its partial result holds: at least a batch, then at least a batch more.
     assert all(done == held for done, _total, held in reports) and all(t == total for _d, t, _h in reports)
     assert reports[0][0] >= 25 and reports[1][0] >= reports[0][0] + 25
     assert len(result.outcomes) < total  # stopped early
-    assert reports[-1][0] == len(result.outcomes) == (await request_log.operation_counts(session, "op-stop")).attack_sent + (
-        await request_log.operation_counts(session, "op-stop")
-    ).benign_sent
+    assert (
+        reports[-1][0]
+        == len(result.outcomes)
+        == (await request_log.operation_counts(session, "op-stop")).attack_sent
+        + (await request_log.operation_counts(session, "op-stop")).benign_sent
+    )
     # The outcomes keep the corpus order.
     assert [o.request for o in result.outcomes] == list(corpus.requests[: len(result.outcomes)])
 
@@ -219,16 +226,20 @@ def test_drills_only_target_this_machine(settings, monkeypatch):
 
 
 def test_merge_replaces_rules_by_name_unions_lists_and_stays_valid():
-    current = defense.parse_config({
-        "patterns": [{"name": "sqli", "pattern": "union", "endpoints": ["search"]}, {"name": "keep", "pattern": "x"}],
-        "uploads": {"blocked_extensions": [".exe"], "max_bytes": 5000},
-        "urls": {"block_punycode": True},
-    })
-    addition = defense.parse_config({
-        "patterns": [{"name": "sqli", "pattern": "select", "endpoints": ["search"]}, {"name": "new", "pattern": "y"}],
-        "uploads": {"blocked_extensions": [".exe", ".scr"], "max_bytes": 9000},
-        "urls": {"block_lookalikes": True, "protected_domains": ["gemai.example"]},
-    })
+    current = defense.parse_config(
+        {
+            "patterns": [{"name": "sqli", "pattern": "union", "endpoints": ["search"]}, {"name": "keep", "pattern": "x"}],
+            "uploads": {"blocked_extensions": [".exe"], "max_bytes": 5000},
+            "urls": {"block_punycode": True},
+        }
+    )
+    addition = defense.parse_config(
+        {
+            "patterns": [{"name": "sqli", "pattern": "select", "endpoints": ["search"]}, {"name": "new", "pattern": "y"}],
+            "uploads": {"blocked_extensions": [".exe", ".scr"], "max_bytes": 9000},
+            "urls": {"block_lookalikes": True, "protected_domains": ["gemai.example"]},
+        }
+    )
     merged = recipes.merge(current, addition)
     assert [(p.name, p.pattern) for p in merged.patterns] == [("sqli", "select"), ("keep", "x"), ("new", "y")]
     assert merged.uploads.blocked_extensions == [".exe", ".scr"] and merged.uploads.max_bytes == 5000
@@ -311,13 +322,17 @@ def test_merging_many_defenses_keeps_the_newest_within_the_limits():
     defense is refused: the oldest rules give way, this drill's rules always stay."""
     config = defense.weak_default()
     for drill in range(40):
-        addition = defense.parse_config({
-            "patterns": [{"name": f"rule-{drill}-{i}", "pattern": f"attack{drill}x{i}" + "y" * 150} for i in range(3)],
-            "rate_limits": [{"name": f"limit-{drill}", "requests": 5, "window_seconds": 60}],
-            "uploads": {"signatures": [{"name": f"sig-{drill}", "text": f"MALWARE-{drill}"}],
-                        "blocked_extensions": [f".x{drill}"]},
-            "urls": {"blocked_domains": [f"bad{drill}.example"]},
-        })
+        addition = defense.parse_config(
+            {
+                "patterns": [{"name": f"rule-{drill}-{i}", "pattern": f"attack{drill}x{i}" + "y" * 150} for i in range(3)],
+                "rate_limits": [{"name": f"limit-{drill}", "requests": 5, "window_seconds": 60}],
+                "uploads": {
+                    "signatures": [{"name": f"sig-{drill}", "text": f"MALWARE-{drill}"}],
+                    "blocked_extensions": [f".x{drill}"],
+                },
+                "urls": {"blocked_domains": [f"bad{drill}.example"]},
+            }
+        )
         config = recipes.merge(config, addition)
         names = [rule.name for rule in config.patterns]
         assert {f"rule-{drill}-{i}" for i in range(3)} <= set(names)  # this drill's rules are deployed

@@ -37,7 +37,7 @@ CLEAN = {
     "style.css": "body { font-family: sans-serif; background: url('img/dot.svg'); }\n",
     "img/dot.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"></svg>\n',
     "app.js": "let count = 0;\ndocument.querySelector('#add').addEventListener('click', () => {\n"
-              "  count += 1;\n  document.querySelector('#out').textContent = String(count);\n});\n",
+    "  count += 1;\n  document.querySelector('#out').textContent = String(count);\n});\n",
     "main.py": "def add(a: int, b: int) -> int:\n    return a + b\n",
 }
 
@@ -80,8 +80,7 @@ async def test_unclosed_and_mismatched_elements_by_line(tmp_path):
 
 async def test_stray_end_tag_is_an_error(tmp_path):
     report = await _check(tmp_path, {"index.html": "<div>a</div>\n</span>\n"}, scan=False)
-    assert [(f.check, f.line, f.message) for f in report.findings] == [
-        ("html", 2, "</span> closes nothing: no <span> is open")]
+    assert [(f.check, f.line, f.message) for f in report.findings] == [("html", 2, "</span> closes nothing: no <span> is open")]
 
 
 async def test_missing_script_is_an_error_with_file_and_line(tmp_path):
@@ -92,20 +91,26 @@ async def test_missing_script_is_an_error_with_file_and_line(tmp_path):
 
 
 async def test_references_resolve_relative_to_the_page(tmp_path):
-    files = {"pages/about.html": '<link rel="stylesheet" href="../css/site.css">\n<img src="logo.png">\n'
-                                 '<a href="../">home</a>\n',
-             "css/site.css": ".a { background: url(../pages/logo.png) }\n", "pages/logo.png": "png\n",
-             "index.html": "<p>home\n"}
+    files = {
+        "pages/about.html": '<link rel="stylesheet" href="../css/site.css">\n<img src="logo.png">\n<a href="../">home</a>\n',
+        "css/site.css": ".a { background: url(../pages/logo.png) }\n",
+        "pages/logo.png": "png\n",
+        "index.html": "<p>home\n",
+    }
     report = await _check(tmp_path, files, scan=False)
     assert report.findings == ()
 
 
 async def test_missing_file_in_css_is_reported_with_the_css_line(tmp_path):
-    files = {"index.html": '<link rel="stylesheet" href="style.css">\n<div style="background: url(bg.png)"></div>\n',
-             "style.css": "/* url(old.png) */\nbody {\n  background: url('hero.jpg');\n}\n"}
+    files = {
+        "index.html": '<link rel="stylesheet" href="style.css">\n<div style="background: url(bg.png)"></div>\n',
+        "style.css": "/* url(old.png) */\nbody {\n  background: url('hero.jpg');\n}\n",
+    }
     report = await _check(tmp_path, files, scan=False)
-    assert [str(f) for f in report.findings] == ["index.html:2 references missing file bg.png",
-                                                 "style.css:3 references missing file hero.jpg"]
+    assert [str(f) for f in report.findings] == [
+        "index.html:2 references missing file bg.png",
+        "style.css:3 references missing file hero.jpg",
+    ]
 
 
 async def test_root_relative_reference_is_a_warning(tmp_path):
@@ -117,8 +122,10 @@ async def test_root_relative_reference_is_a_warning(tmp_path):
 
 
 async def test_network_reference_is_a_warning(tmp_path):
-    page = ('<head>\n<script src="https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.js"></script>\n'
-            '<link rel="stylesheet" href="//fonts.example.com/font.css">\n</head>\n')
+    page = (
+        '<head>\n<script src="https://cdn.jsdelivr.net/npm/vue@3/dist/vue.global.js"></script>\n'
+        '<link rel="stylesheet" href="//fonts.example.com/font.css">\n</head>\n'
+    )
     report = await _check(tmp_path, {"index.html": page}, scan=False)
     assert report.ok
     assert _seen(report) == {("links", "warning", "index.html", 2), ("links", "warning", "index.html", 3)}
@@ -135,8 +142,10 @@ async def test_javascript_syntax_error_with_its_line(tmp_path):
 
 
 async def test_inline_script_error_is_mapped_to_the_html_line(tmp_path):
-    page = ("<!doctype html>\n<html><body>\n<p>text</p>\n<script>\n  const a = 1;\n  if (a {\n  }\n</script>\n"
-            '<script type="module">import { x } from "./mod.js";\n  export const y = ;\n</script>\n</body></html>\n')
+    page = (
+        "<!doctype html>\n<html><body>\n<p>text</p>\n<script>\n  const a = 1;\n  if (a {\n  }\n</script>\n"
+        '<script type="module">import { x } from "./mod.js";\n  export const y = ;\n</script>\n</body></html>\n'
+    )
     report = await _check(tmp_path, {"index.html": page, "mod.js": "export const x = 1;\n"}, scan=False)
     assert {(f.file, f.line) for f in report.findings if f.check == "javascript"} == {("index.html", 6), ("index.html", 10)}
     assert all("inline <script>" in f.message for f in report.findings)
@@ -156,9 +165,11 @@ async def test_python_is_compiled_not_run(tmp_path):
 
 
 async def test_scan_finds_planted_key_and_eval(tmp_path):
-    files = {"config.js": f'const region = "eu";\nconst awsKey = "{FAKE_AWS_KEY}";\n',
-             "app.js": "const input = location.hash;\nconst value = eval(input);\n",
-             "tool.py": "import subprocess\n\n\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n"}
+    files = {
+        "config.js": f'const region = "eu";\nconst awsKey = "{FAKE_AWS_KEY}";\n',
+        "app.js": "const input = location.hash;\nconst value = eval(input);\n",
+        "tool.py": "import subprocess\n\n\ndef run(cmd):\n    subprocess.call(cmd, shell=True)\n",
+    }
     report = await _check(tmp_path, files)
     assert {("scan", "error", "config.js", 2), ("scan", "error", "app.js", 2), ("scan", "error", "tool.py", 5)} <= _seen(report)
     by_place = {(f.file, f.line): f.message for f in report.findings if f.check == "scan"}
@@ -193,7 +204,8 @@ async def test_symlink_out_of_the_project_is_not_read(tmp_path):
     (root / "main.py").symlink_to(tmp_path / "outside.py")
     report = await run_checks(root, ["main.py"])
     assert [(f.file, f.level, f.message) for f in report.findings] == [
-        ("main.py", "error", "leads outside the project; not checked")]
+        ("main.py", "error", "leads outside the project; not checked")
+    ]
     assert report.counts["python"] == 0
 
 
@@ -230,8 +242,9 @@ async def test_at_most_two_syntax_checks_at_a_time_on_the_server(tmp_path, monke
     projects = [tmp_path / f"project{n}" for n in range(3)]
     for project in projects:
         project.mkdir()
-    reports = await asyncio.gather(*(_check(project, {f"f{n}.js": "let a = 1;\n" for n in range(2)}, scan=False)
-                                     for project in projects))
+    reports = await asyncio.gather(
+        *(_check(project, {f"f{n}.js": "let a = 1;\n" for n in range(2)}, scan=False) for project in projects)
+    )
     assert all(report.ok and report.counts["javascript"] == 2 for report in reports)
     assert max(int(line) for line in log.read_text().split()) == 2
 
@@ -243,7 +256,8 @@ async def test_inline_scripts_past_the_cap_are_named_not_checked(tmp_path):
     assert report.ok and report.counts["javascript"] == checks.MAX_INLINE_SCRIPTS
     assert [str(f) for f in report.findings] == [
         f"index.html:{checks.MAX_INLINE_SCRIPTS + 2} 5 more inline <script> blocks were not syntax-checked "
-        f"(at most {checks.MAX_INLINE_SCRIPTS} per check)"]
+        f"(at most {checks.MAX_INLINE_SCRIPTS} per check)"
+    ]
 
 
 async def test_big_files_are_skipped_with_a_warning(tmp_path):

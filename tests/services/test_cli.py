@@ -14,7 +14,11 @@ from secdash.services import users
 
 def _run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "secdash", *args], input=stdin, capture_output=True, text=True, env=os.environ.copy(),
+        [sys.executable, "-m", "secdash", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
         timeout=120,
     )
 

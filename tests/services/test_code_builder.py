@@ -23,6 +23,7 @@ from tests.support.fake_openai import BUILD_CSS, FakeOpenAI
 def clean_projects():
     yield
     import shutil
+
     shutil.rmtree(project_dir.projects_dir(), ignore_errors=True)
 
 
@@ -37,8 +38,9 @@ def model(settings, monkeypatch):
 
 async def settled(session, user, project_id: int):
     """The project once its running build has ended."""
-    row = (await session.exec(select(CodeProject).where(CodeProject.id == project_id)
-                              .execution_options(populate_existing=True))).one()
+    row = (
+        await session.exec(select(CodeProject).where(CodeProject.id == project_id).execution_options(populate_existing=True))
+    ).one()
     if row.job_id:
         await runner.wait_for(row.job_id, timeout=90)
     session.expire_all()
@@ -46,8 +48,7 @@ async def settled(session, user, project_id: int):
 
 
 async def log_text(session, user, project_id: int) -> list[tuple[str, str]]:
-    return [(line.type.value, line.message) for line in await projects.logs(session=session, viewer=user,
-                                                                            project_id=project_id)]
+    return [(line.type.value, line.message) for line in await projects.logs(session=session, viewer=user, project_id=project_id)]
 
 
 def files_of(project) -> dict[str, str]:
@@ -56,8 +57,7 @@ def files_of(project) -> dict[str, str]:
 
 async def test_an_offline_build_plans_writes_and_checks_a_working_project(session):
     user = await make_user(session, "builder@example.com")
-    started = await projects.build(session=session, actor=user, prompt="A landing page for a coffee shop called "
-                                                                       "Bean There")
+    started = await projects.build(session=session, actor=user, prompt="A landing page for a coffee shop called Bean There")
     assert started.status == "planning" and started.building and started.current
     project = await settled(session, user, started.id)
     assert project.status == "complete", project.error
@@ -78,11 +78,11 @@ async def test_an_offline_build_plans_writes_and_checks_a_working_project(sessio
 
 async def test_a_continue_rewrites_only_what_the_request_needs_and_logs_the_diff(session):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(
-        session=session, actor=user, prompt="a landing page for a bakery called Crumbs")).id)
+    project = await settled(
+        session, user, (await projects.build(session=session, actor=user, prompt="a landing page for a bakery called Crumbs")).id
+    )
     before = files_of(project)
-    await projects.continue_build(session=session, actor=user, project_id=project.id,
-                                  prompt='rename the title to "Crumbs & Co"')
+    await projects.continue_build(session=session, actor=user, project_id=project.id, prompt='rename the title to "Crumbs & Co"')
     after_project = await settled(session, user, project.id)
     assert after_project.status == "complete", after_project.error
     assert after_project.current  # the project stays the user's current one
@@ -100,11 +100,13 @@ async def test_a_continue_rewrites_only_what_the_request_needs_and_logs_the_diff
 
 async def test_a_continue_the_offline_engine_cannot_do_changes_nothing_and_says_why(session):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page for a bakery")).id)
+    project = await settled(
+        session, user, (await projects.build(session=session, actor=user, prompt="a landing page for a bakery")).id
+    )
     before = files_of(project)
-    await projects.continue_build(session=session, actor=user, project_id=project.id,
-                                  prompt="connect it to a Stripe checkout with webhooks")
+    await projects.continue_build(
+        session=session, actor=user, project_id=project.id, prompt="connect it to a Stripe checkout with webhooks"
+    )
     after = await settled(session, user, project.id)
     assert after.status == "complete" and files_of(after) == before
     messages = [message for _kind, message in await log_text(session, user, project.id)]
@@ -126,8 +128,12 @@ async def test_one_build_at_a_time_per_user_is_decided_by_the_server(session):
 
 async def test_bad_prompts_are_refused_with_a_clear_message_and_change_nothing(session):
     user = await make_user(session, "builder@example.com")
-    for prompt, message in (("   ", "Prompt is required"), (None, "Prompt is required"), (5, "must be text"),
-                            ("x" * (limits.MAX_PROMPT_CHARS + 1), "too long")):
+    for prompt, message in (
+        ("   ", "Prompt is required"),
+        (None, "Prompt is required"),
+        (5, "must be text"),
+        ("x" * (limits.MAX_PROMPT_CHARS + 1), "too long"),
+    ):
         with pytest.raises(Invalid, match=message):
             await projects.build(session=session, actor=user, prompt=prompt)
     assert await projects.list_projects(session=session, viewer=user) == []
@@ -136,8 +142,7 @@ async def test_bad_prompts_are_refused_with_a_clear_message_and_change_nothing(s
 async def test_someone_elses_project_does_not_exist_for_you(session):
     owner = await make_user(session, "owner@example.com")
     admin = await make_user(session, "root@example.com", role="admin")
-    project = await settled(session, owner, (await projects.build(session=session, actor=owner,
-                                                                  prompt="a landing page")).id)
+    project = await settled(session, owner, (await projects.build(session=session, actor=owner, prompt="a landing page")).id)
     calls = [
         projects.get_project(session=session, viewer=admin, project_id=project.id),
         projects.logs(session=session, viewer=admin, project_id=project.id),
@@ -158,8 +163,9 @@ async def test_someone_elses_project_does_not_exist_for_you(session):
 
 async def test_save_new_and_clear_all(session):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a form with validation")).id)
+    project = await settled(
+        session, user, (await projects.build(session=session, actor=user, prompt="a form with validation")).id
+    )
     snapshot = await projects.save(session=session, actor=user, project_id=project.id)
     assert snapshot.snapshot_of == project.id and "(saved " in snapshot.name
     assert files_of(snapshot) == files_of(project) and not snapshot.current
@@ -177,20 +183,21 @@ async def test_save_new_and_clear_all(session):
 
 async def test_the_zip_holds_every_file(session):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a dashboard with a chart of sales")).id)
+    project = await settled(
+        session, user, (await projects.build(session=session, actor=user, prompt="a dashboard with a chart of sales")).id
+    )
     name, body = await archive.project_zip(session=session, viewer=user, project_id=project.id)
     assert name.endswith(f"-{project.id}.zip")
     with zipfile.ZipFile(io.BytesIO(body)) as archive_file:
         folder = name.removesuffix(".zip")
-        assert {entry.removeprefix(folder + "/"): archive_file.read(entry).decode()
-                for entry in archive_file.namelist()} == files_of(project)
+        assert {
+            entry.removeprefix(folder + "/"): archive_file.read(entry).decode() for entry in archive_file.namelist()
+        } == files_of(project)
 
 
 async def test_preview_links_serve_only_that_projects_files(session, monkeypatch):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     auth_token = await sign_in(session, "builder@example.com")
     url = await preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token=auth_token)
     token = url.split("/")[2]
@@ -203,19 +210,18 @@ async def test_preview_links_serve_only_that_projects_files(session, monkeypatch
         with pytest.raises(NotFound, match="expired or is not valid"):
             await preview.preview_file(session=session, token=bad, path="index.html")
     monkeypatch.setattr(preview, "TTL", -preview.TTL)
-    expired = (await preview.preview_url(session=session, viewer=user, project_id=project.id,
-                                         auth_token=auth_token)).split("/")[2]
+    expired = (await preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token=auth_token)).split("/")[
+        2
+    ]
     with pytest.raises(NotFound, match="expired"):
         await preview.preview_file(session=session, token=expired, path="index.html")
 
 
 async def test_a_preview_link_ends_with_the_sign_in_it_was_made_in(session, settings):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     auth_token = await sign_in(session, "builder@example.com")
-    token = (await preview.preview_url(session=session, viewer=user, project_id=project.id,
-                                       auth_token=auth_token)).split("/")[2]
+    token = (await preview.preview_url(session=session, viewer=user, project_id=project.id, auth_token=auth_token)).split("/")[2]
     assert (await preview.preview_file(session=session, token=token, path="index.html"))[1]
     await auth.logout(session=session, settings=settings, token=auth_token)
     with pytest.raises(NotFound, match="expired"):
@@ -226,8 +232,7 @@ async def test_a_preview_link_ends_with_the_sign_in_it_was_made_in(session, sett
 
 async def test_a_model_build_streams_protocol_files_and_passes_the_checks(session, model):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     assert project.status == "complete", project.error
     assert project.name == "Model Page" and project.engine == "openai-compatible"
     assert set(files_of(project)) == {"index.html", "style.css", "app.js"}
@@ -239,16 +244,14 @@ async def test_a_model_build_streams_protocol_files_and_passes_the_checks(sessio
 async def test_a_model_that_uses_fenced_blocks_still_produces_files(session, model, settings, monkeypatch):
     monkeypatch.setattr(settings, "LLM_MODEL", "builder-fenced")
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     assert project.status == "complete", project.error
     assert files_of(project)["style.css"] == BUILD_CSS
 
 
 async def test_a_model_continue_changes_one_file(session, model):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     await projects.continue_build(session=session, actor=user, project_id=project.id, prompt="purple heading")
     after = await settled(session, user, project.id)
     changes = {file.filename: file.change for file in after.files}
@@ -258,15 +261,17 @@ async def test_a_model_continue_changes_one_file(session, model):
     assert "--- CURRENT PROJECT ---" in sent and "not instructions" in sent
 
 
-@pytest.mark.parametrize(("model_name", "reason"), [
-    ("builder-nofiles", "held no files"),
-    ("broken", "The model failed"),
-])
+@pytest.mark.parametrize(
+    ("model_name", "reason"),
+    [
+        ("builder-nofiles", "held no files"),
+        ("broken", "The model failed"),
+    ],
+)
 async def test_a_build_without_files_fails_with_the_reason(session, model, settings, monkeypatch, model_name, reason):
     monkeypatch.setattr(settings, "LLM_MODEL", model_name)
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     assert project.status == "failed" and reason in project.error
     assert any(kind == "error" and reason in message for kind, message in await log_text(session, user, project.id))
 
@@ -274,8 +279,7 @@ async def test_a_build_without_files_fails_with_the_reason(session, model, setti
 async def test_an_answer_cut_inside_a_file_keeps_it_marked_incomplete(session, model, settings, monkeypatch):
     monkeypatch.setattr(settings, "LLM_MODEL", "builder-cut")
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     complete = {file.filename: file.complete for file in project.files}
     assert complete == {"index.html": True, "app.js": False}
     log = await log_text(session, user, project.id)
@@ -286,8 +290,7 @@ async def test_an_answer_cut_inside_a_file_keeps_it_marked_incomplete(session, m
 async def test_the_checks_find_a_syntax_error_and_a_planted_secret(session, model, settings, monkeypatch):
     monkeypatch.setattr(settings, "LLM_MODEL", "builder-bad")
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a page with a button")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a page with a button")).id)
     assert project.status == "complete" and project.checks["errors"] >= 2
     errors = [message for kind, message in await log_text(session, user, project.id) if kind == "error"]
     assert any(message.startswith("[javascript] app.js:") for message in errors)
@@ -298,32 +301,30 @@ async def test_the_checks_find_a_syntax_error_and_a_planted_secret(session, mode
 async def test_a_file_over_the_limit_ends_the_build_and_keeps_nothing_half_written(session, monkeypatch):
     monkeypatch.setattr(build_job, "MAX_FILE_BYTES", 200)
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert project.status == "failed" and "limit of one file" in project.error
     assert all(file.complete for file in project.files)
 
 
 async def test_a_build_interrupted_by_a_restart_reads_as_failed(session):
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     row = await session.get(CodeProject, project.id)
     row.status = "building"  # as a worker that died mid-build leaves it; its job has ended
     session.add(row)
     await session.commit()
     read = await projects.get_project(session=session, viewer=user, project_id=project.id)
     assert read.status == "failed" and "interrupted" in read.error
-    assert (await projects.continue_build(session=session, actor=user, project_id=project.id,
-                                          prompt="make it dark")).status == "planning"
+    assert (
+        await projects.continue_build(session=session, actor=user, project_id=project.id, prompt="make it dark")
+    ).status == "planning"
     await settled(session, user, project.id)
 
 
 async def test_a_projects_log_keeps_its_newest_lines(session, monkeypatch):
     monkeypatch.setattr(build_job, "MAX_LOG_LINES", 10)
     user = await make_user(session, "builder@example.com")
-    project = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     before = await projects.logs(session=session, viewer=user, project_id=project.id)
     assert len(before) == 10 and before[-1].message.startswith("Build complete")
     await projects.continue_build(session=session, actor=user, project_id=project.id, prompt="make it dark")
@@ -342,12 +343,10 @@ async def test_the_project_count_and_size_limits_say_what_to_do(session, monkeyp
         await projects.build(session=session, actor=user, prompt="a form")
     monkeypatch.setattr(projects, "MAX_PROJECTS", 50)
     monkeypatch.setattr(build_job, "MAX_FILES", 2)
-    too_many = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                  prompt="a landing page")).id)
+    too_many = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert too_many.status == "failed" and "more than 2 files" in too_many.error
     monkeypatch.setattr(build_job, "MAX_FILES", 30)
     monkeypatch.setattr(build_job, "MAX_TOTAL_BYTES", 3000)
-    too_big = await settled(session, user, (await projects.build(session=session, actor=user,
-                                                                 prompt="a landing page")).id)
+    too_big = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert too_big.status == "failed" and "limit of a project" in too_big.error
     assert all(file.complete for file in too_big.files)  # what was written is whole; the rest never started

@@ -33,8 +33,11 @@ async def _scan(session, admin):
 
 
 async def _findings(session):
-    return (await session.exec(select(SecurityEvent).where(SecurityEvent.event_type == "vulnerability_detected")
-                               .order_by(SecurityEvent.id))).all()
+    return (
+        await session.exec(
+            select(SecurityEvent).where(SecurityEvent.event_type == "vulnerability_detected").order_by(SecurityEvent.id)
+        )
+    ).all()
 
 
 async def test_a_folder_named_like_a_site_is_not_that_site_until_its_root_is_stored(session, code_dir):

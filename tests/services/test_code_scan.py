@@ -32,8 +32,12 @@ def test_planted_secret_is_found_without_revealing_it(tmp_path):
 
 
 def test_bandit_findings_by_severity(tmp_path):
-    _write(tmp_path, "ops.py", "import subprocess\nimport pickle\n\n\ndef run(cmd, blob):\n"
-           "    subprocess.call(cmd, shell=True)\n    return pickle.loads(blob)\n")
+    _write(
+        tmp_path,
+        "ops.py",
+        "import subprocess\nimport pickle\n\n\ndef run(cmd, blob):\n"
+        "    subprocess.call(cmd, shell=True)\n    return pickle.loads(blob)\n",
+    )
     full = {(f.rule, f.line, f.severity) for f in _scan(tmp_path, "full")}
     assert ("bandit:B602", 6, "high") in full
     assert ("bandit:B301", 7, "medium") in full
@@ -42,15 +46,18 @@ def test_bandit_findings_by_severity(tmp_path):
 
 
 def test_web_rules(tmp_path):
-    _write(tmp_path, "ui.js", "const x = eval(input);\nel.innerHTML = name;\n"
-           "const q = \"SELECT * FROM users WHERE id = \" + id;\n")
+    _write(tmp_path, "ui.js", 'const x = eval(input);\nel.innerHTML = name;\nconst q = "SELECT * FROM users WHERE id = " + id;\n')
     _write(tmp_path, "page.html", '<button onclick="go()">Go</button>\n<script>document.write(greeting)</script>\n')
     full = {(f.file, f.rule, f.line) for f in _scan(tmp_path, "full")}
-    assert {("ui.js", "js:eval", 1), ("ui.js", "js:innerHTML", 2), ("ui.js", "js:sql-concatenation", 3),
-            ("page.html", "html:inline-event-handler", 1), ("page.html", "js:document.write", 2)} <= full
+    assert {
+        ("ui.js", "js:eval", 1),
+        ("ui.js", "js:innerHTML", 2),
+        ("ui.js", "js:sql-concatenation", 3),
+        ("page.html", "html:inline-event-handler", 1),
+        ("page.html", "js:document.write", 2),
+    } <= full
     quick = {f.rule for f in _scan(tmp_path, "quick")}
-    assert quick == {"js:eval", "js:innerHTML", "js:sql-concatenation", "html:inline-event-handler",
-                     "js:document.write"}
+    assert quick == {"js:eval", "js:innerHTML", "js:sql-concatenation", "html:inline-event-handler", "js:document.write"}
 
 
 def test_clean_code_has_no_findings(tmp_path):
@@ -73,7 +80,8 @@ def test_default_scan_target_is_the_demo_sites_with_their_planted_issues():
     assert {t.display.split("/")[0] for t in targets} == {"stock", "tour", "gem", "shares"}
     findings = scan_files(targets, "full").findings
     assert {"secret:AWS Access Key", "bandit:B602", "js:eval", "js:innerHTML", "js:sql-concatenation"} <= {
-        f.rule for f in findings}
+        f.rule for f in findings
+    }
     assert [f for f in findings if f.file.startswith("stock/")] == []  # the strong-posture site is clean
 
 

@@ -20,7 +20,8 @@ def test_exit_code_follows_fail_on(tmp_path, capsys):
     assert main(["scan", str(tmp_path), "--fail-on", "high"]) == 0  # only a medium finding
     out = json.loads(capsys.readouterr().out)
     assert [(f["rule"], f["severity"], f["cwe"], f["engine"]) for f in out["findings"]] == [
-        ("bandit:B506", "medium", "CWE-20", "bandit")]
+        ("bandit:B506", "medium", "CWE-20", "bandit")
+    ]
     assert out["complete"] is True and out["scanType"] == "full"
     assert main(["scan", str(tmp_path), "--quick", "--fail-on", "medium"]) == 1
     assert main(["scan", str(tmp_path), "--fail-on", "never"]) == 0
@@ -33,8 +34,12 @@ def test_a_clean_folder_passes_and_skips_are_said(tmp_path, capsys):
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["findings"] == [] and out["skipped"] == [
-        {"file": "node_modules/x/index.js", "category": "vendored",
-         "why": "third-party code installed or copied into the project"}]
+        {
+            "file": "node_modules/x/index.js",
+            "category": "vendored",
+            "why": "third-party code installed or copied into the project",
+        }
+    ]
     assert "skipped 1 files (1 vendored)" in captured.err
 
 

@@ -32,7 +32,10 @@ async def test_simulated_activity_never_reads_as_a_real_block(session):
 async def test_a_real_block_is_one_record_counted_and_shown(session):
     """One source of truth: the blocked-threat event is the count, and the activity line comes with it."""
     events.record_blocked_threat(
-        session, description="Blocked SQL injection on /login", source="drill", source_ip="203.0.113.7",
+        session,
+        description="Blocked SQL injection on /login",
+        source="drill",
+        source_ip="203.0.113.7",
     )
     await commit(session)
     overview = await dashboard.overview(session=session)
@@ -48,8 +51,9 @@ async def test_open_events_are_counted_beyond_the_five_listed(session):
     for n in range(7):
         events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low, description=f"open {n}")
     for n in range(2):
-        event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
-                              description=f"closed {n}")
+        event = events.record(
+            session, event_type=EventType.attack_detected, severity=EventSeverity.low, description=f"closed {n}"
+        )
         event.resolved = True
     await commit(session)
     assert await events.count_open(session=session) == 7

@@ -94,8 +94,10 @@ async def test_a_fixed_headers_file_in_the_workspace_changes_what_tour_serves_an
     graded = grade_headers(after.headers, is_https=False)
     # fixed headers over plain http: the reference's C+ (60), charged only for the missing HTTPS and redirect to it
     assert graded.grade == "C+", graded.findings
-    assert graded.findings == ["Does not redirect to an HTTPS site (-20)",
-                               "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS (-20)"]
+    assert graded.findings == [
+        "Does not redirect to an HTTPS site (-20)",
+        "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS (-20)",
+    ]
     stock = await client.get("/demo/stock/")  # the other sites serve their (unchanged) workspace copies
     assert grade_headers(stock.headers, is_https=False).grade == "C+"  # the Stock site: C+ 60
 
@@ -113,10 +115,18 @@ async def test_a_page_changed_in_the_workspace_is_served(client, workspace):
     assert (await client.get("/demo/tour/added.html")).text == "<p>only in the workspace</p>"
 
 
-@pytest.mark.parametrize("path", [
-    "/demo/tour/headers.json", "/demo/stock/headers.json", "/demo/gem/settings.py", "/demo/shares/cache.py",
-    "/demo/stock/../tour/headers.json", "/demo/stock/%2e%2e/tour/headers.json", "/demo/gem/%2e%2e/%2e%2e/routes.py",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/demo/tour/headers.json",
+        "/demo/stock/headers.json",
+        "/demo/gem/settings.py",
+        "/demo/shares/cache.py",
+        "/demo/stock/../tour/headers.json",
+        "/demo/stock/%2e%2e/tour/headers.json",
+        "/demo/gem/%2e%2e/%2e%2e/routes.py",
+    ],
+)
 async def test_the_headers_file_and_python_code_are_never_served(client, path):
     response = await client.get(path)
     assert response.status_code == 404, response.text
@@ -129,10 +139,17 @@ async def test_the_workspaces_headers_file_and_code_are_not_served_either(client
         assert (await client.get(path)).status_code == 404, path
 
 
-@pytest.mark.parametrize("text", [
-    "{not json", "[]", '["X-Frame-Options", "DENY"]', '{"X-Frame-Options": 1}', '{"Bad Name": "x"}',
-    '{"X-Frame-Options": "DENY\\r\\nSet-Cookie: a=b"}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        "[]",
+        '["X-Frame-Options", "DENY"]',
+        '{"X-Frame-Options": 1}',
+        '{"Bad Name": "x"}',
+        '{"X-Frame-Options": "DENY\\r\\nSet-Cookie: a=b"}',
+    ],
+)
 async def test_an_invalid_headers_file_sends_no_site_headers_and_does_not_fail(client, workspace, caplog, text):
     _write(workspace, "stock", "headers.json", text)
     with caplog.at_level(logging.WARNING, logger="secdash.demo_sites.site_headers"):
@@ -182,24 +199,27 @@ def test_site_folder_is_the_workspace_once_it_exists(workspace):
         site_headers.site_folder("../tour")
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("{not json", "not valid JSON"),
-    ('[["X-Frame-Options", "DENY"]]', "JSON object"),
-    ('"DENY"', "JSON object"),
-    (json.dumps({f"X-Header-{i}": "v" for i in range(31)}), "at most 30"),
-    ('{"X Frame": "DENY"}', "not a header name"),
-    ('{"": "DENY"}', "not a header name"),
-    (json.dumps({"X-" + "a" * 63: "v"}), "not a header name"),
-    ('{"X-Frame-Options": ["DENY"]}', "must be a string"),
-    ('{"X-Frame-Options": null}', "must be a string"),
-    ('{"X-Frame-Options": "DENY\\nX-Other: 1"}', "no CR, LF or NUL"),
-    ('{"X-Frame-Options": "DENY\\r"}', "no CR, LF or NUL"),
-    ('{"X-Frame-Options": "DENY\\u0000"}', "no CR, LF or NUL"),
-    (json.dumps({"Referrer-Policy": "a" * 2001}), "at most 2000"),
-    ('{"X-Frame-Options": "DENY", "x-frame-options": "SAMEORIGIN"}', "set twice"),
-    ('{"Content-Length": "0"}', "set by the server"),
-    ('{"X-Note": "caf\\u00e9 \\u2603"}', "cannot send"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('[["X-Frame-Options", "DENY"]]', "JSON object"),
+        ('"DENY"', "JSON object"),
+        (json.dumps({f"X-Header-{i}": "v" for i in range(31)}), "at most 30"),
+        ('{"X Frame": "DENY"}', "not a header name"),
+        ('{"": "DENY"}', "not a header name"),
+        (json.dumps({"X-" + "a" * 63: "v"}), "not a header name"),
+        ('{"X-Frame-Options": ["DENY"]}', "must be a string"),
+        ('{"X-Frame-Options": null}', "must be a string"),
+        ('{"X-Frame-Options": "DENY\\nX-Other: 1"}', "no CR, LF or NUL"),
+        ('{"X-Frame-Options": "DENY\\r"}', "no CR, LF or NUL"),
+        ('{"X-Frame-Options": "DENY\\u0000"}', "no CR, LF or NUL"),
+        (json.dumps({"Referrer-Policy": "a" * 2001}), "at most 2000"),
+        ('{"X-Frame-Options": "DENY", "x-frame-options": "SAMEORIGIN"}', "set twice"),
+        ('{"Content-Length": "0"}', "set by the server"),
+        ('{"X-Note": "caf\\u00e9 \\u2603"}', "cannot send"),
+    ],
+)
 def test_parse_headers_refuses_what_a_site_must_not_send(text, message):
     with pytest.raises(ValueError, match=message):
         site_headers.parse_headers(text)
@@ -210,4 +230,6 @@ def test_parse_headers_accepts_the_limits():
     assert site_headers.parse_headers(headers_file.render_headers(headers)) == headers
     assert site_headers.parse_headers("{}") == {}
     assert site_headers.parse_headers('{"Referrer-Policy": "a\\tb", "Permissions-Policy": "caf\\u00e9"}') == {
-        "Referrer-Policy": "a\tb", "Permissions-Policy": "café"}
+        "Referrer-Policy": "a\tb",
+        "Permissions-Policy": "café",
+    }

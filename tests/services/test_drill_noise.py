@@ -40,11 +40,13 @@ async def _run(session, actor, attack_type="xss", **kwargs) -> BattleOperation:
 async def _blocked_everywhere(session) -> dict[str, int]:
     overview = await dashboard.overview(session=session)
     platforms = (await ai_systems.read(session=session)).platforms
-    center = [DefenseAgentPublic.of(record, blocked) for record, blocked in await agents.with_threats_blocked(
-        session=session)]
-    return {"dashboard": overview["threatsBlocked"], "ai_systems": sum(p.threats_blocked for p in platforms),
-            "center": sum(agent.threats_blocked for agent in center),
-            "events": await events.count_threats_blocked(session=session)}
+    center = [DefenseAgentPublic.of(record, blocked) for record, blocked in await agents.with_threats_blocked(session=session)]
+    return {
+        "dashboard": overview["threatsBlocked"],
+        "ai_systems": sum(p.threats_blocked for p in platforms),
+        "center": sum(agent.threats_blocked for agent in center),
+        "events": await events.count_threats_blocked(session=session),
+    }
 
 
 async def test_a_drill_opens_no_problem_and_stays_out_of_the_default_problem_view(session, demo):
@@ -61,8 +63,9 @@ async def test_a_drill_opens_no_problem_and_stays_out_of_the_default_problem_vie
 async def test_a_users_drill_is_one_figure_on_every_screen(session, demo):
     admin = await make_user(session, "root@example.com", role="admin")
     op = await _run(session, admin, agent_id="gem")
-    blocked = (await session.exec(select(SecurityEvent.blocked_requests).where(
-        SecurityEvent.event_type == "threat_blocked"))).one()
+    blocked = (
+        await session.exec(select(SecurityEvent.blocked_requests).where(SecurityEvent.event_type == "threat_blocked"))
+    ).one()
     assert blocked > 0 and op.status == "defended"
     assert await _blocked_everywhere(session) == dict.fromkeys(("dashboard", "ai_systems", "center", "events"), blocked)
     gem = next(p for p in (await ai_systems.read(session=session)).platforms if p.id == "gem")

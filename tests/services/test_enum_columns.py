@@ -125,8 +125,7 @@ async def test_python_refuses_an_unknown_value(session, row, column):
         ),
         (
             "ck_agent_records_status",
-            "INSERT INTO agent_records (id, agent_name, status, updated_at) "
-            "VALUES ('x', 'X', 'sleeping', CURRENT_TIMESTAMP)",
+            "INSERT INTO agent_records (id, agent_name, status, updated_at) VALUES ('x', 'X', 'sleeping', CURRENT_TIMESTAMP)",
         ),
         (
             "ck_defense_chat_messages_role",

@@ -31,10 +31,17 @@ async def test_filters_newest_first(session):
 
 def test_filter_validation_names_the_field():
     assert events.parse_filters(resolved="true", severity="low", limit="5", site_id="2") == {
-        "resolved": True, "severity": "low", "limit": 5, "site_id": 2,
+        "resolved": True,
+        "severity": "low",
+        "limit": 5,
+        "site_id": 2,
     }
-    for kwargs, field in (({"severity": "urgent"}, "severity"), ({"resolved": "maybe"}, "resolved"),
-                          ({"limit": "0"}, "limit"), ({"site_id": "x"}, "siteId")):
+    for kwargs, field in (
+        ({"severity": "urgent"}, "severity"),
+        ({"resolved": "maybe"}, "resolved"),
+        ({"limit": "0"}, "limit"),
+        ({"site_id": "x"}, "siteId"),
+    ):
         with pytest.raises(Invalid, match=field):
             events.parse_filters(**kwargs)
 

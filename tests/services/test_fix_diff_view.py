@@ -27,7 +27,7 @@ def test_a_changed_line_sits_beside_its_replacement_with_context_on_both_sides()
 
 
 def test_uneven_runs_leave_empty_cells_and_a_removal_after_additions_starts_a_new_pair():
-    diff = ("--- a/f\n+++ b/f\n@@ -10,3 +10,2 @@\n-one\n-two\n+uno\n-three\n+tres\n")
+    diff = "--- a/f\n+++ b/f\n@@ -10,3 +10,2 @@\n-one\n-two\n+uno\n-three\n+tres\n"
     assert _cells(side_by_side(diff)[2:]) == [
         ("line", "10", "one", "removed", "10", "uno", "added"),
         ("line", "11", "two", "removed", "", "", "empty"),
@@ -43,11 +43,17 @@ def test_lines_that_look_like_headers_inside_a_hunk_are_lines():
 
 
 def test_no_newline_marker_two_files_and_hunks_without_counts():
-    diff = ("--- a/one\n+++ b/one\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
-            "--- a/two\n+++ b/two\n@@ -5,2 +5,2 @@\n ctx\n-old\n+new\n")
+    diff = (
+        "--- a/one\n+++ b/one\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
+        "--- a/two\n+++ b/two\n@@ -5,2 +5,2 @@\n ctx\n-old\n+new\n"
+    )
     rows = side_by_side(diff)
     assert [(r.kind, r.new_text) for r in rows if r.kind != "line"] == [
-        ("file", "one"), ("hunk", "@@ -1 +1 @@"), ("file", "two"), ("hunk", "@@ -5,2 +5,2 @@")]
+        ("file", "one"),
+        ("hunk", "@@ -1 +1 @@"),
+        ("file", "two"),
+        ("hunk", "@@ -5,2 +5,2 @@"),
+    ]
     assert _cells([r for r in rows if r.kind == "line"]) == [
         ("line", "1", "x", "removed", "1", "y", "added"),
         ("line", "5", "ctx", "context", "5", "ctx", "context"),

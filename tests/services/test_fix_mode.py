@@ -107,8 +107,11 @@ async def test_propose_apply_verify_and_revert_a_code_fix(session, code_dir):
     reverted = await fixes.revert(session=session, actor=admin, fix_id=fix.id)
     assert reverted.status == "reverted"
     assert (workspace / DEMO_EVAL).read_bytes() == original
-    event = (await session.exec(select(SecurityEvent).where(SecurityEvent.id == eval_row.problem_id)
-                                .execution_options(populate_existing=True))).one()
+    event = (
+        await session.exec(
+            select(SecurityEvent).where(SecurityEvent.id == eval_row.problem_id).execution_options(populate_existing=True)
+        )
+    ).one()
     assert not event.resolved
     assert "Fix reverted" in {row.action for row in await session.exec(select(HistoryLog))}
 
@@ -153,8 +156,9 @@ async def test_one_open_fix_per_problem_and_bad_ids(session, code_dir):
 async def test_a_fix_that_no_longer_applies_is_refused_and_nothing_is_written(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     target = code_dir / DEMO_EVAL
     target.write_text(target.read_text().replace("eval(", "eval (", 1))  # someone edits the file meanwhile
     with pytest.raises(Conflict, match="no longer applies"):
@@ -169,8 +173,9 @@ async def test_a_fix_that_does_not_remove_the_finding_stays_not_verified(session
     text = (code_dir / DEMO_EVAL).read_text()
     first = text.splitlines(keepends=True)[0]
     diff = f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -1,1 +1,2 @@\n+// reviewed\n {first}"
-    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: FixedProvider(
-        {"diff": diff, "explanation": "adds a comment", "risk": "none"}))
+    monkeypatch.setattr(
+        ai_calls, "get_provider", lambda settings: FixedProvider({"diff": diff, "explanation": "adds a comment", "risk": "none"})
+    )
     problem_id = await problem(session, DEMO_EVAL, "js:eval")
     fix = await settle(session, await fixes.propose(session=session, actor=admin, problem_id=problem_id))
     assert fix.status == "proposed", fix.error
@@ -189,12 +194,15 @@ async def test_a_fix_that_adds_a_finding_is_flagged(session, code_dir, monkeypat
     number = next(i for i, line in enumerate(lines, 1) if "eval(" in line)
     old = lines[number - 1]
     new = old.replace("eval(", "JSON.parse(") + "document.body.innerHTML = answer;\n"
-    diff = (f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},2 @@\n-{old}"
-            + "".join(f"+{line}" for line in new.splitlines(keepends=True)))
-    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: FixedProvider(
-        {"diff": diff, "explanation": "parses JSON", "risk": "none"}))
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    diff = f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},2 @@\n-{old}" + "".join(
+        f"+{line}" for line in new.splitlines(keepends=True)
+    )
+    monkeypatch.setattr(
+        ai_calls, "get_provider", lambda settings: FixedProvider({"diff": diff, "explanation": "parses JSON", "risk": "none"})
+    )
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     assert fix.status == "proposed", fix.error
     await fixes.apply(session=session, actor=admin, fix_id=fix.id)
     fix = await settle(session, fix)
@@ -214,38 +222,45 @@ async def test_a_fix_that_breaks_the_page_is_not_verified_and_reverts(session, c
     lines = original.splitlines(keepends=True)
     number = next(i for i, line in enumerate(lines, 1) if "eval(" in line)
     old = lines[number - 1]
-    diff = (f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},1 @@\n-{old}"
-            f"+{old.replace('eval(', 'JSON.parse(')}")
-    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: FixedProvider(
-        {"diff": diff, "explanation": "parses the formula as data", "risk": "none"}))
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    diff = f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},1 @@\n-{old}+{old.replace('eval(', 'JSON.parse(')}"
+    monkeypatch.setattr(
+        ai_calls,
+        "get_provider",
+        lambda settings: FixedProvider({"diff": diff, "explanation": "parses the formula as data", "risk": "none"}),
+    )
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     assert fix.status == "proposed", fix.error
     await fixes.apply(session=session, actor=admin, fix_id=fix.id)
     fix = await settle(session, fix)
     assert fix.status == "not_verified", fix.verification
     assert fix.verification["fixed"] is True and not fix.verification["newFindings"]
-    assert any(line.startswith("index.html: uncaught error:") and "JSON" in line
-               for line in fix.verification["broken"]), fix.verification["broken"]
+    assert any(line.startswith("index.html: uncaught error:") and "JSON" in line for line in fix.verification["broken"]), (
+        fix.verification["broken"]
+    )
     reverted = await fixes.revert(session=session, actor=admin, fix_id=fix.id)
     assert reverted.status == "reverted"
     assert (code_roots.workspace_for(code_dir) / DEMO_EVAL).read_text() == original
 
 
-@pytest.mark.parametrize("diff, reason", [
-    ("--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1,1 +1,1 @@\n-root\n+toor\n", "'..' is not allowed"),
-    ("--- a/gem/settings.py\n+++ b/gem/settings.py\n@@ -1,1 +1,1 @@\n-x\n+y\n", "may only change gem/appraise.js"),
-    ("--- /etc/passwd\n+++ /etc/passwd\n@@ -1,1 +1,1 @@\n-root\n+toor\n", "absolute paths"),
-    ("no diff here", "not a unified diff"),
-])
-async def test_a_refused_answer_is_retried_once_then_the_fix_fails_with_the_reason(session, code_dir, monkeypatch, diff,
-                                                                                    reason):
+@pytest.mark.parametrize(
+    "diff, reason",
+    [
+        ("--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1,1 +1,1 @@\n-root\n+toor\n", "'..' is not allowed"),
+        ("--- a/gem/settings.py\n+++ b/gem/settings.py\n@@ -1,1 +1,1 @@\n-x\n+y\n", "may only change gem/appraise.js"),
+        ("--- /etc/passwd\n+++ /etc/passwd\n@@ -1,1 +1,1 @@\n-root\n+toor\n", "absolute paths"),
+        ("no diff here", "not a unified diff"),
+    ],
+)
+async def test_a_refused_answer_is_retried_once_then_the_fix_fails_with_the_reason(session, code_dir, monkeypatch, diff, reason):
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
     bad = FixedProvider({"diff": diff, "explanation": "trust me", "risk": "none"})
     monkeypatch.setattr(ai_calls, "get_provider", lambda settings: bad)
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     assert fix.status == "failed" and bad.calls == 2
     assert "refused twice" in fix.error and reason in fix.error
     assert not code_roots.workspace_for(code_dir).exists()
@@ -278,8 +293,9 @@ async def test_with_a_model_a_broken_diff_is_retried_once_then_refused(session, 
     monkeypatch.setattr(settings, "LLM_MODEL", "fix-broken")
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     assert fix.status == "failed" and "does not apply" in fix.error
     asks = [r for r in model.requests if "FixProposal" in str(r["body"].get("response_format", ""))]
     assert len(asks) == 2 and "previous answer was refused" in asks[1]["body"]["messages"][-1]["content"]
@@ -325,7 +341,8 @@ async def test_the_offline_engine_fixes_every_demo_finding_until_none_is_open(se
     assert {"bandit:B108", "bandit:B603"} <= set(verified)  # brought by the B602 fix, then fixed too
     # Only the argument-list fix brings findings; a later fix that rewrites their line does not re-announce them.
     assert {rule: found for rule, found in introduced.items() if found} == {
-        "bandit:B602": ["bandit:B108", "bandit:B603", "bandit:B607"]}
+        "bandit:B602": ["bandit:B108", "bandit:B603", "bandit:B607"]
+    }
     await full_scan(session, admin)  # a full scan of the workspace agrees
     assert await problems.list_problems(session=session, viewer=READER, kind="code") == []
 
@@ -338,10 +355,12 @@ async def test_a_rewritten_line_that_breaks_the_same_rule_is_not_verified(sessio
     old = lines[number - 1]
     new = old.replace("eval(formula)", "eval(String(formula))")
     diff = f"--- a/{DEMO_EVAL}\n+++ b/{DEMO_EVAL}\n@@ -{number},1 +{number},1 @@\n-{old}+{new}"
-    monkeypatch.setattr(ai_calls, "get_provider", lambda settings: FixedProvider(
-        {"diff": diff, "explanation": "wraps the input", "risk": "none"}))
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, DEMO_EVAL, "js:eval")))
+    monkeypatch.setattr(
+        ai_calls, "get_provider", lambda settings: FixedProvider({"diff": diff, "explanation": "wraps the input", "risk": "none"})
+    )
+    fix = await settle(
+        session, await fixes.propose(session=session, actor=admin, problem_id=await problem(session, DEMO_EVAL, "js:eval"))
+    )
     assert fix.status == "proposed", fix.error
     await fixes.apply(session=session, actor=admin, fix_id=fix.id)
     fix = await settle(session, fix)
@@ -375,8 +394,10 @@ async def test_tours_inline_handler_fix_changes_the_page_and_its_script_and_reve
     admin = await make_user(session, "root@example.com", role="admin")
     await full_scan(session, admin)
     page, script = "tour/index.html", "tour/translate.js"
-    fix = await settle(session, await fixes.propose(session=session, actor=admin,
-                                                    problem_id=await problem(session, page, "html:inline-event-handler")))
+    fix = await settle(
+        session,
+        await fixes.propose(session=session, actor=admin, problem_id=await problem(session, page, "html:inline-event-handler")),
+    )
     assert fix.status == "proposed", fix.error
     assert f"+++ b/{page}" in fix.diff and f"+++ b/{script}" in fix.diff
     originals = {path: (code_dir / path).read_bytes() for path in (page, script)}
@@ -386,6 +407,6 @@ async def test_tours_inline_handler_fix_changes_the_page_and_its_script_and_reve
     assert sorted(fix.verification["files"]) == [page, script]
     workspace = code_roots.workspace_for(code_dir)
     assert b"onclick" not in (workspace / page).read_bytes() and b"<script>" not in (workspace / page).read_bytes()
-    assert b"addEventListener(\"click\"" in (workspace / script).read_bytes()
+    assert b'addEventListener("click"' in (workspace / script).read_bytes()
     await fixes.revert(session=session, actor=admin, fix_id=fix.id)
     assert {path: (workspace / path).read_bytes() for path in (page, script)} == originals

@@ -28,8 +28,10 @@ READER = UserPublic(id=10**9, email="reader@example.com", role="limited", first_
 CSP = "Content-Security-Policy header missing"
 XFO = "X-Frame-Options header missing"
 # What the reference charges a site served over plain http (no fix of a header removes them).
-PLAIN_HTTP = ("Does not redirect to an HTTPS site",
-              "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS")
+PLAIN_HTTP = (
+    "Does not redirect to an HTTPS site",
+    "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS",
+)
 
 
 @pytest.fixture
@@ -98,8 +100,9 @@ async def test_tour_goes_from_grade_f_to_c_plus_with_two_header_fixes_and_back_w
     # the page breaks in a browser, so the fix is not verified (issue 22, section 4): the handler's fix comes first.
     assert row.status == "not_verified", row.verification
     assert row.verification["fixed"] is True
-    assert any(line.startswith("index.html: console error:") and "inline event handler" in line
-               for line in row.verification["broken"]), row.verification["broken"]
+    assert any(
+        line.startswith("index.html: console error:") and "inline event handler" in line for line in row.verification["broken"]
+    ), row.verification["broken"]
     assert row.verification["method"] == "probe" and row.verification["grade"] == "C+"
     assert (await reload(session, SecurityEvent, problem_id)).resolved
     # frame-ancestors also stops framing: the probe no longer reports the missing X-Frame-Options either.
@@ -118,12 +121,14 @@ async def test_tour_goes_from_grade_f_to_c_plus_with_two_header_fixes_and_back_w
 
 async def test_a_site_secdash_does_not_serve_is_fixed_on_its_server_and_verified_by_a_probe(session, settings):
     admin = await make_user(session, "root@example.com", role="admin")
-    headers = {"Content-Security-Policy": "default-src 'self'", "X-Content-Type-Options": "nosniff",
-               "Referrer-Policy": "no-referrer"}
+    headers = {
+        "Content-Security-Policy": "default-src 'self'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
     server = LocalSite({"/": (200, headers, b"<h1>shop</h1>", 0.0)})
     try:
-        site = await sites.create_site(session=session, actor=admin, name="Shop", url=f"{server.base}/",
-                                       allow_private=True)
+        site = await sites.create_site(session=session, actor=admin, name="Shop", url=f"{server.base}/", allow_private=True)
         await monitor.probe_all()
         problem_id = await site_problem(session, "Shop", XFO)
         fix = await fixes.propose(session=session, actor=admin, problem_id=problem_id)

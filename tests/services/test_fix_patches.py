@@ -22,7 +22,7 @@ from secdash.services.fix.patches import (
 def root(tmp_path: Path) -> Path:
     root = tmp_path / "site"
     (root / "lib").mkdir(parents=True)
-    (root / "app.js").write_bytes(b'const a = 1;\nconst b = eval(data);\nconsole.log(a);\n')
+    (root / "app.js").write_bytes(b"const a = 1;\nconst b = eval(data);\nconsole.log(a);\n")
     (root / "lib" / "win.py").write_bytes(b"x = 1\r\ny = 2\r\nz = 3")  # CRLF, no final newline
     (tmp_path / "outside.txt").write_bytes(b"secret\n")
     return root
@@ -34,11 +34,14 @@ def _refused(diff: str, root: Path, match: str, **kwargs) -> None:
 
 
 def test_a_valid_diff_gives_exact_before_and_after_without_writing(root: Path) -> None:
-    diff = unified_diff("app.js", (root / "app.js").read_text(), 'const a = 1;\nconst b = JSON.parse(data);\n'
-                        'console.log(a);\n')
+    diff = unified_diff("app.js", (root / "app.js").read_text(), "const a = 1;\nconst b = JSON.parse(data);\nconsole.log(a);\n")
     changes = apply_patch(diff, root)
-    assert changes == {"app.js": (b'const a = 1;\nconst b = eval(data);\nconsole.log(a);\n',
-                                  b'const a = 1;\nconst b = JSON.parse(data);\nconsole.log(a);\n')}
+    assert changes == {
+        "app.js": (
+            b"const a = 1;\nconst b = eval(data);\nconsole.log(a);\n",
+            b"const a = 1;\nconst b = JSON.parse(data);\nconsole.log(a);\n",
+        )
+    }
     assert b"eval" in (root / "app.js").read_bytes()  # pure: nothing written
 
 
@@ -84,8 +87,11 @@ def test_paths_outside_the_root_are_refused(root: Path) -> None:
 
 def test_new_deleted_renamed_and_unlisted_files_are_refused(root: Path) -> None:
     _refused("--- /dev/null\n+++ b/new.js\n@@ -0,0 +1 @@\n+alert(1);\n", root, "creating files")
-    _refused("--- a/app.js\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-const a = 1;\n-const b = eval(data);\n"
-             "-console.log(a);\n", root, "deleting files")
+    _refused(
+        "--- a/app.js\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-const a = 1;\n-const b = eval(data);\n-console.log(a);\n",
+        root,
+        "deleting files",
+    )
     _refused("--- a/app.js\n+++ b/other.js\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n", root, "renaming")
     _refused(_diff_for("app.js"), root, r"may only change lib/win\.py", allowed_files={"lib/win.py"})
     assert validate_patch(_diff_for("app.js"), root, allowed_files={"app.js"})[0].path == "app.js"
@@ -107,9 +113,15 @@ def test_empty_garbage_oversized_and_binary_diffs_are_refused(root: Path) -> Non
     big = "x" * MAX_PATCH_BYTES
     _refused(_diff_for("app.js", new=big), root, f"at most {MAX_PATCH_BYTES} bytes")
     many = "".join(f"+line {n}\n" for n in range(MAX_CHANGED_LINES + 1))
-    _refused(f"--- a/app.js\n+++ b/app.js\n@@ -1 +1,{MAX_CHANGED_LINES + 2} @@\n const a = 1;\n{many}", root,
-             f"at most {MAX_CHANGED_LINES} are accepted")
-    _refused("diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\n"
-             "Binary files a/logo.png and b/logo.png differ\n", root, "binary")
+    _refused(
+        f"--- a/app.js\n+++ b/app.js\n@@ -1 +1,{MAX_CHANGED_LINES + 2} @@\n const a = 1;\n{many}",
+        root,
+        f"at most {MAX_CHANGED_LINES} are accepted",
+    )
+    _refused(
+        "diff --git a/logo.png b/logo.png\nindex 1234567..89abcde 100644\nBinary files a/logo.png and b/logo.png differ\n",
+        root,
+        "binary",
+    )
     (root / "blob.js").write_bytes(b"const a = 1;\n\x00\x01")
     _refused(_diff_for("blob.js"), root, "binary")

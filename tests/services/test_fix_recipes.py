@@ -59,8 +59,9 @@ def test_findings_without_a_recipe_are_exactly_the_listed_ones() -> None:
             assert propose((DEMO_SOURCES / finding.file).read_bytes().decode(), finding) is None
 
 
-@pytest.mark.parametrize("finding", [f for f in DEMO_FINDINGS if (f.file, f.rule) not in NO_RECIPE],
-                         ids=lambda f: f"{f.file}:{f.line}:{f.rule}")
+@pytest.mark.parametrize(
+    "finding", [f for f in DEMO_FINDINGS if (f.file, f.rule) not in NO_RECIPE], ids=lambda f: f"{f.file}:{f.line}:{f.rule}"
+)
 def test_recipe_fixes_the_demo_finding(finding: Finding, tmp_path: Path) -> None:
     root = tmp_path / "sources"
     shutil.copytree(DEMO_SOURCES, root)
@@ -96,8 +97,7 @@ def test_every_recipe_explains_itself_and_names_a_risk() -> None:
 def test_new_function_returning_data_becomes_json_parse_and_other_shapes_are_left_alone() -> None:
     text = 'const settings = new Function("return " + body)();\n'
     assert propose(text, _finding("a.js", 1, "js:new-function")) is not None
-    assert recipe_for("js:new-function")(text, _finding("a.js", 1, "js:new-function")) == (
-        "const settings = JSON.parse(body);\n")
+    assert recipe_for("js:new-function")(text, _finding("a.js", 1, "js:new-function")) == ("const settings = JSON.parse(body);\n")
     assert propose('const f = new Function("a", "b", code);\n', _finding("a.js", 1, "js:new-function")) is None
 
 
@@ -113,7 +113,8 @@ def test_shell_commands_that_need_a_shell_have_no_recipe() -> None:
     assert propose(text, _finding("job.py", 2, "bandit:B602")) is None
     text = 'import subprocess\nsubprocess.run(f"rm {path}", shell=True, check=True)\n'
     assert recipe_for("bandit:B602")(text, _finding("job.py", 2, "bandit:B602")) == (
-        'import subprocess\nsubprocess.run(["rm", str(path)], check=True)\n')
+        'import subprocess\nsubprocess.run(["rm", str(path)], check=True)\n'
+    )
 
 
 def test_sql_concatenation_passed_straight_to_the_call_gets_its_parameters_there() -> None:
@@ -223,16 +224,24 @@ def _fix_in_place(root: Path, rule: str, line: int) -> list[Finding]:
 
 
 def test_reviewed_markers_keep_comments_join_an_existing_nosec_and_bandit_honours_them(tmp_path: Path) -> None:
-    root, findings = _scan_text(tmp_path, (
-        "from subprocess import run  # the one call we need\n"
-        "run(['/bin/ls', '-l'], check=True)  # list the files\n"
-        "run(['ls', 'café'], check=True)  # nosec B607\n"
-        "run(\n"
-        "    ['/bin/ls'],\n"
-        "    shell=False,\n"
-        ")\n"))
-    assert {(f.line, f.rule) for f in findings} >= {(1, "bandit:B404"), (2, "bandit:B603"), (3, "bandit:B603"),
-                                                   (6, "bandit:B603")}
+    root, findings = _scan_text(
+        tmp_path,
+        (
+            "from subprocess import run  # the one call we need\n"
+            "run(['/bin/ls', '-l'], check=True)  # list the files\n"
+            "run(['ls', 'café'], check=True)  # nosec B607\n"
+            "run(\n"
+            "    ['/bin/ls'],\n"
+            "    shell=False,\n"
+            ")\n"
+        ),
+    )
+    assert {(f.line, f.rule) for f in findings} >= {
+        (1, "bandit:B404"),
+        (2, "bandit:B603"),
+        (3, "bandit:B603"),
+        (6, "bandit:B603"),
+    }
     _fix_in_place(root, "bandit:B404", 1)
     _fix_in_place(root, "bandit:B603", 2)
     _fix_in_place(root, "bandit:B603", 3)
@@ -245,14 +254,20 @@ def test_reviewed_markers_keep_comments_join_an_existing_nosec_and_bandit_honour
         "run(",
         "    ['/bin/ls'],",
         "    shell=False,  # nosec B603",
-        ")"]
+        ")",
+    ]
 
 
 def test_no_reviewed_marker_for_a_shell_a_command_string_or_a_line_inside_a_string() -> None:
     marker = recipe_for("bandit:B603")
-    for text in ('subprocess.run(["ls"], shell=True)\n', 'subprocess.run(["ls"], shell=use_shell)\n',
-                 'subprocess.run(["ls"], **options)\n', 'subprocess.run("ls -l")\n', 'subprocess.run(command)\n',
-                 'subprocess.run(["/bin/echo", """one\ntwo"""])\n'):
+    for text in (
+        'subprocess.run(["ls"], shell=True)\n',
+        'subprocess.run(["ls"], shell=use_shell)\n',
+        'subprocess.run(["ls"], **options)\n',
+        'subprocess.run("ls -l")\n',
+        "subprocess.run(command)\n",
+        'subprocess.run(["/bin/echo", """one\ntwo"""])\n',
+    ):
         assert marker(text, _finding("job.py", 1, "bandit:B603")) is None, text
     assert recipe_for("bandit:B404")("import os\n", _finding("job.py", 1, "bandit:B404")) is None
 
@@ -273,11 +288,15 @@ def test_partial_path_in_a_command_string_becomes_absolute_too(tmp_path: Path) -
 
 
 def test_tmp_literals_follow_the_temp_directory_and_docstrings_stay(tmp_path: Path) -> None:
-    root, _ = _scan_text(tmp_path, (
-        '"""Writes logs under /tmp/ (this docstring is left alone)."""\n'
-        "import json\n"
-        "\n"
-        'LOGS = [f"/tmp/{NAME}.log", "/tmp", "/tmpfiles"]\n'))
+    root, _ = _scan_text(
+        tmp_path,
+        (
+            '"""Writes logs under /tmp/ (this docstring is left alone)."""\n'
+            "import json\n"
+            "\n"
+            'LOGS = [f"/tmp/{NAME}.log", "/tmp", "/tmpfiles"]\n'
+        ),
+    )
     after = _fix_in_place(root, "bandit:B108", 4)
     assert (root / "job.py").read_text() == (
         '"""Writes logs under /tmp/ (this docstring is left alone)."""\n'
@@ -285,7 +304,8 @@ def test_tmp_literals_follow_the_temp_directory_and_docstrings_stay(tmp_path: Pa
         "import os\n"
         "import tempfile\n"
         "\n"
-        'LOGS = [os.path.join(tempfile.gettempdir(), f"{NAME}.log"), tempfile.gettempdir(), "/tmpfiles"]\n')
+        'LOGS = [os.path.join(tempfile.gettempdir(), f"{NAME}.log"), tempfile.gettempdir(), "/tmpfiles"]\n'
+    )
     assert [(f.line, f.rule) for f in after if f.rule == "bandit:B108"] == [(6, "bandit:B108")]  # "/tmpfiles"
 
 
@@ -319,8 +339,11 @@ def test_an_inline_handler_moves_into_the_pages_own_script_so_a_strict_csp_still
     assert f'document.getElementById("{button_id}")' in script_after
     assert html_after.index(f'id="{button_id}"') < html_after.index('src="translate.js"')  # the element exists first
     assert not [f for f in _rescan(root, page) if f.rule == "html:inline-event-handler"]
-    assert not [f for f in _rescan(root, "tour/translate.js") if f.rule not in {o.rule for o in DEMO_FINDINGS
-                                                                               if o.file == "tour/translate.js"}]
+    assert not [
+        f
+        for f in _rescan(root, "tour/translate.js")
+        if f.rule not in {o.rule for o in DEMO_FINDINGS if o.file == "tour/translate.js"}
+    ]
 
 
 def test_a_page_without_a_script_file_after_the_element_keeps_the_script_block(tmp_path: Path) -> None:

@@ -13,9 +13,19 @@ HEADERS = ["Content-Security-Policy header missing (-25)", "X-Frame-Options head
 
 
 async def _tour(session, status="warning"):
-    site = Site(name="Tour", domain="127.0.0.1:3000", url="http://127.0.0.1:3000/demo/tour/", status=status,
-                grade="D", score=55, findings=HEADERS, response_time_ms=140, status_code=200, last_checked_at=utcnow(),
-                is_demo=True)
+    site = Site(
+        name="Tour",
+        domain="127.0.0.1:3000",
+        url="http://127.0.0.1:3000/demo/tour/",
+        status=status,
+        grade="D",
+        score=55,
+        findings=HEADERS,
+        response_time_ms=140,
+        status_code=200,
+        last_checked_at=utcnow(),
+        is_demo=True,
+    )
     session.add(site)
     await commit(session)
     return site
@@ -46,8 +56,9 @@ class RecordingModel:
 async def test_is_our_tour_site_safe_is_answered_from_tours_live_data(session, settings):
     await _tour(session)
     user = await make_user(session)
-    done = await defense_chat.reply(user=user, content="Is our Tour site safe?", agent_id="tour", surface="api",
-                                    settings=settings)
+    done = await defense_chat.reply(
+        user=user, content="Is our Tour site safe?", agent_id="tour", surface="api", settings=settings
+    )
     assert "could not match" not in done.content
     assert "grade D" in done.content and "Content-Security-Policy" in done.content and "[live]" in done.content
     assert done.threat_level == "medium"  # Tour is CHECKING after a probe
@@ -55,10 +66,16 @@ async def test_is_our_tour_site_safe_is_answered_from_tours_live_data(session, s
 
 async def test_a_hypothetical_is_low_and_an_active_brute_force_is_high(session, settings):
     user = await make_user(session)
-    asked = await defense_chat.reply(user=user, content="is there a DDoS risk?", agent_id="stock", surface="api",
-                                     settings=settings)
-    seen = await defense_chat.reply(user=user, content="we see 5000 failed logins per minute from one IP range, "
-                                    "what do we do?", agent_id="stock", surface="api", settings=settings)
+    asked = await defense_chat.reply(
+        user=user, content="is there a DDoS risk?", agent_id="stock", surface="api", settings=settings
+    )
+    seen = await defense_chat.reply(
+        user=user,
+        content="we see 5000 failed logins per minute from one IP range, what do we do?",
+        agent_id="stock",
+        surface="api",
+        settings=settings,
+    )
     assert asked.threat_level == "low"
     assert seen.threat_level == "high" and "multi-factor authentication" in seen.content
 
@@ -74,8 +91,9 @@ async def test_a_model_gets_the_situation_and_cannot_escalate_a_hypothetical(ses
     await _tour(session)
     user = await make_user(session)
     model = RecordingModel(judged="critical")
-    done = await defense_chat.reply(user=user, content="is there a DDoS risk?", agent_id="tour", surface="api",
-                                    settings=settings, provider=model)
+    done = await defense_chat.reply(
+        user=user, content="is there a DDoS risk?", agent_id="tour", surface="api", settings=settings, provider=model
+    )
     assert done.content == "Noted."
     system = model.systems[0]
     assert "Tour Defense AI" in system and "grade D" in system and "Content-Security-Policy header missing" in system

@@ -173,8 +173,13 @@ async def test_one_active_job_per_singleton_key(session):
 
 async def _stale_job(kind: str, *, attempts: int = 1) -> int:
     async with session_scope() as session:
-        job = Job(kind=kind, status="running", worker="gone:1", attempts=attempts,
-                  heartbeat_at=utcnow() - runner.STALE_AFTER - timedelta(seconds=5))
+        job = Job(
+            kind=kind,
+            status="running",
+            worker="gone:1",
+            attempts=attempts,
+            heartbeat_at=utcnow() - runner.STALE_AFTER - timedelta(seconds=5),
+        )
         session.add(job)
         await session.commit()
         assert job.id is not None
@@ -245,9 +250,10 @@ async def test_the_database_holds_job_status_and_log_level_to_their_values(sessi
     async with session_scope() as own:
         job = await store.create(own, kind=kind)
         await own.commit()
-    for statement in ("UPDATE jobs SET status = 'paused' WHERE id = :id",
-                      "INSERT INTO job_logs (job_id, seq, level, message, created_at) "
-                      "VALUES (:id, 1, 'debug', 'x', '2026-11-22')"):
+    for statement in (
+        "UPDATE jobs SET status = 'paused' WHERE id = :id",
+        "INSERT INTO job_logs (job_id, seq, level, message, created_at) VALUES (:id, 1, 'debug', 'x', '2026-11-22')",
+    ):
         async with session_scope() as own:
             with pytest.raises(Exception, match="(?i)ck_jobs_status|ck_job_logs_level|check"):
                 await own.execute(text(statement), {"id": job.id})

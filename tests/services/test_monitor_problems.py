@@ -50,8 +50,7 @@ async def _status_events(session, site: Site) -> list[SecurityEvent]:
 
 async def test_a_recovery_closes_the_outage_and_is_no_open_alert(session):
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
-                                 (timedelta(minutes=2), "secure")])
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"), (timedelta(minutes=2), "secure")])
     rows = await _status_events(session, site)
     assert [(e.severity, e.resolved) for e in rows] == [("high", True)]  # no LOW "is now SECURE" alert
     outage = rows[0]
@@ -69,8 +68,12 @@ async def test_a_flapping_site_is_one_ongoing_problem(session):
     sequence = [(timedelta(0), "secure")]
     for cycle in range(12):
         start = timedelta(minutes=5 * cycle)
-        sequence += [(start + timedelta(seconds=5), "critical"), (start + timedelta(seconds=35), "critical"),
-                     (start + timedelta(minutes=1, seconds=5), "secure"), (start + timedelta(minutes=3), "secure")]
+        sequence += [
+            (start + timedelta(seconds=5), "critical"),
+            (start + timedelta(seconds=35), "critical"),
+            (start + timedelta(minutes=1, seconds=5), "secure"),
+            (start + timedelta(minutes=3), "secure"),
+        ]
     await _drive(session, site, sequence)
     rows = await _status_events(session, site)
     assert len(rows) == 1
@@ -92,16 +95,23 @@ async def test_a_flapping_site_is_one_ongoing_problem(session):
 
 async def test_a_failure_after_the_reopen_window_is_a_new_problem(session):
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
-                                 (timedelta(minutes=2), "secure"), (timedelta(minutes=40), "critical")])
+    await _drive(
+        session,
+        site,
+        [
+            (timedelta(0), "secure"),
+            (timedelta(minutes=1), "critical"),
+            (timedelta(minutes=2), "secure"),
+            (timedelta(minutes=40), "critical"),
+        ],
+    )
     rows = await _status_events(session, site)
     assert [(e.resolved, e.details["occurrences"]) for e in rows] == [(True, 1), (False, 1)]
 
 
 async def test_each_kind_is_its_own_problem_and_the_site_has_one_open_at_a_time(session):
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "warning"),
-                                 (timedelta(minutes=2), "critical")])
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "warning"), (timedelta(minutes=2), "critical")])
     rows = await _status_events(session, site)
     assert [(e.severity, e.resolved) for e in rows] == [("medium", True), ("high", False)]
     assert "ALERT" in rows[0].resolution_note
@@ -116,8 +126,7 @@ async def test_an_admin_resolved_problem_that_comes_back_is_reopened_with_its_hi
 
     admin = await make_user(session, "root@example.com", role="admin")
     site = await _site(session)
-    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"),
-                                 (timedelta(minutes=2), "secure")])
+    await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"), (timedelta(minutes=2), "secure")])
     await _drive(session, site, [(timedelta(minutes=3), "critical")])
     [problem] = await _status_events(session, site)
     await events.resolve_event(session=session, actor=admin, event_id=problem.id, note="restarted the pod")
@@ -131,19 +140,35 @@ async def test_an_admin_resolved_problem_that_comes_back_is_reopened_with_its_hi
 async def test_reconcile_closes_what_older_versions_left_open(session):
     """Recoveries recorded as open alerts, and outages a recovery should have closed, are closed once."""
     up = await _site(session, "Shares")
-    down = Site(name="Gem", url="http://gem.example/", domain="gem.example", status="critical",
-                last_checked_at=T0)
+    down = Site(name="Gem", url="http://gem.example/", domain="gem.example", status="critical", last_checked_at=T0)
     up.status, up.last_checked_at = "secure", T0
     session.add_all([up, down])
     await session.commit()
     legacy = [
-        events.record(session, event_type=EventType.site_status_changed, severity=EventSeverity(severity),
-                      site_id=site.id, description=f"{site.name} is now {status}", details={"status": status})
-        for site, status, severity in ((up, "critical", "high"), (up, "secure", "low"), (up, "critical", "high"),
-                                       (up, "secure", "low"), (down, "critical", "high"), (down, "critical", "high"))
+        events.record(
+            session,
+            event_type=EventType.site_status_changed,
+            severity=EventSeverity(severity),
+            site_id=site.id,
+            description=f"{site.name} is now {status}",
+            details={"status": status},
+        )
+        for site, status, severity in (
+            (up, "critical", "high"),
+            (up, "secure", "low"),
+            (up, "critical", "high"),
+            (up, "secure", "low"),
+            (down, "critical", "high"),
+            (down, "critical", "high"),
+        )
     ]
-    scanner = events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.high,
-                            description="secret in code", source="scanner")
+    scanner = events.record(
+        session,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.high,
+        description="secret in code",
+        source="scanner",
+    )
     await commit(session)
     legacy_ids, scanner_id, down_id = [e.id for e in legacy], scanner.id, down.id
 

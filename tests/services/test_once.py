@@ -1,4 +1,4 @@
-""""Exactly one" rules held by the database: concurrent first calls, each with its own session."""
+""" "Exactly one" rules held by the database: concurrent first calls, each with its own session."""
 
 from __future__ import annotations
 

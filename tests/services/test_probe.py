@@ -16,9 +16,19 @@ STRONG = STRONG_HEADERS
 # The header grade's own rules are tested in test_header_grade.py (the MDN HTTP Observatory's scoring).
 
 
-@pytest.mark.parametrize("url", ["ftp://example.com/", "javascript:alert(1)", "http://user:pw@example.com/", "http:///x",
-                                 "http://@example.com/", "http://example.com:99999/", "http://0177.0.0.1/",
-                                 "https://example.com/" + "a" * 2048])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://example.com/",
+        "javascript:alert(1)",
+        "http://user:pw@example.com/",
+        "http:///x",
+        "http://@example.com/",
+        "http://example.com:99999/",
+        "http://0177.0.0.1/",
+        "https://example.com/" + "a" * 2048,
+    ],
+)
 def test_validate_target_refuses(url):
     with pytest.raises(ProbeRefused):
         validate_target(url)
@@ -26,17 +36,19 @@ def test_validate_target_refuses(url):
 
 @pytest.fixture
 def site():
-    server = LocalSite({
-        "/": (200, STRONG, b"hello", 0.0),
-        "/slow": (200, STRONG, b"slow", 0.3),
-        "/error": (500, STRONG, b"boom", 0.0),
-        "/big": (200, STRONG, b"x" * 3_000_000, 0.0),
-        "/hang": (200, STRONG, b"late", 2.0),
-        "/hop": (302, {"Location": "/"}, b"", 0.0),
-        "/loop": (302, {"Location": "/loop"}, b"", 0.0),
-        "/to-ftp": (302, {"Location": "ftp://example.com/"}, b"", 0.0),
-        "/bare": (200, {}, b"no headers", 0.0),
-    })
+    server = LocalSite(
+        {
+            "/": (200, STRONG, b"hello", 0.0),
+            "/slow": (200, STRONG, b"slow", 0.3),
+            "/error": (500, STRONG, b"boom", 0.0),
+            "/big": (200, STRONG, b"x" * 3_000_000, 0.0),
+            "/hang": (200, STRONG, b"late", 2.0),
+            "/hop": (302, {"Location": "/"}, b"", 0.0),
+            "/loop": (302, {"Location": "/loop"}, b"", 0.0),
+            "/to-ftp": (302, {"Location": "ftp://example.com/"}, b"", 0.0),
+            "/bare": (200, {}, b"no headers", 0.0),
+        }
+    )
     yield server
     server.close()
 
@@ -131,4 +143,3 @@ async def test_a_client_must_carry_the_probes_address_policy(site):
             await probe_site(site.base + "/", client=strict, allow_private=True)
         with pytest.raises(ValueError, match="ProbeClient"):
             await probe_site(site.base + "/", client=plain, allow_private=True)  # type: ignore[arg-type]
-

@@ -9,13 +9,28 @@ import sys
 from secdash.core.config import PROJECT_ROOT
 from tests.support.probe_servers import Step, StepServer, chain
 
-KEYS = {"url", "finalUrl", "status", "ttfbMs", "totalMs", "redirects", "tlsDaysLeft", "tlsExpiresAt", "error", "grade",
-        "score", "findings", "siteStatus", "checkedAt"}
+KEYS = {
+    "url",
+    "finalUrl",
+    "status",
+    "ttfbMs",
+    "totalMs",
+    "redirects",
+    "tlsDaysLeft",
+    "tlsExpiresAt",
+    "error",
+    "grade",
+    "score",
+    "findings",
+    "siteStatus",
+    "checkedAt",
+}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "secdash", "probe", *args], cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "secdash", "probe", *args], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_probe_prints_one_json_object_with_the_times_redirects_and_grade():
@@ -52,8 +67,10 @@ def test_a_url_that_cannot_be_probed_is_an_error_in_the_json():
 
 
 def test_the_probe_engine_needs_no_reflex_and_no_database():
-    code = ("import sys, secdash.services.probe, secdash.services.probe.cli; "
-            "print(sorted(m for m in ('reflex', 'sqlalchemy', 'sqlmodel', 'fastapi', 'alembic') if m in sys.modules))")
+    code = (
+        "import sys, secdash.services.probe, secdash.services.probe.cli; "
+        "print(sorted(m for m in ('reflex', 'sqlalchemy', 'sqlmodel', 'fastapi', 'alembic') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

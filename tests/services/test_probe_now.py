@@ -39,8 +39,9 @@ async def test_a_new_site_is_probed_at_once_and_saving_does_not_wait_for_it(sess
         try:
             with StepServer(chain(1, 0.5)) as server:
                 started = time.monotonic()
-                site = await sites.create_site(session=session, actor=admin, name="Shop", url=server.base + "/hop1",
-                                               allow_private=True)
+                site = await sites.create_site(
+                    session=session, actor=admin, name="Shop", url=server.base + "/hop1", allow_private=True
+                )
                 saved_in = time.monotonic() - started
                 stored = await _until_checked(site.id)
                 probed_in = time.monotonic() - started
@@ -55,8 +56,7 @@ async def test_a_new_site_is_probed_at_once_and_saving_does_not_wait_for_it(sess
 async def test_an_edited_site_is_probed_again_at_once(session):
     admin = await make_user(session, "root@example.com", role="admin")
     with StepServer({"/": Step()}) as first, StepServer({"/": Step(status=503)}) as second:
-        site = await sites.create_site(session=session, actor=admin, name="Shop", url=first.base + "/",
-                                       allow_private=True)
+        site = await sites.create_site(session=session, actor=admin, name="Shop", url=first.base + "/", allow_private=True)
         await monitor.probe_requested()  # what the follower does when woken
         before = await _stored(site.id)
         assert before.status_code == 200
@@ -64,11 +64,13 @@ async def test_an_edited_site_is_probed_again_at_once(session):
             follower = asyncio.create_task(monitor.probe_on_request(clients))
             await asyncio.sleep(0)
             try:
-                await sites.update_site(session=session, actor=admin, site_id=site.id, name="Shop 2",
-                                        url=first.base + "/", allow_private=True)
+                await sites.update_site(
+                    session=session, actor=admin, site_id=site.id, name="Shop 2", url=first.base + "/", allow_private=True
+                )
                 renamed = await _until_checked(site.id, after=before.last_checked_at)
-                await sites.update_site(session=session, actor=admin, site_id=site.id, name="Shop 2",
-                                        url=second.base + "/", allow_private=True)
+                await sites.update_site(
+                    session=session, actor=admin, site_id=site.id, name="Shop 2", url=second.base + "/", allow_private=True
+                )
                 moved = await _until_checked(site.id, after=renamed.last_checked_at)
             finally:
                 follower.cancel()
@@ -79,12 +81,10 @@ async def test_an_edited_site_is_probed_again_at_once(session):
 async def test_only_sites_saved_since_their_last_check_are_probed(session):
     admin = await make_user(session, "root@example.com", role="admin")
     with StepServer({"/": Step()}) as server:
-        one = await sites.create_site(session=session, actor=admin, name="One", url=server.base + "/",
-                                      allow_private=True)
+        one = await sites.create_site(session=session, actor=admin, name="One", url=server.base + "/", allow_private=True)
         assert await monitor.probe_requested() == {one.id: "secure"}
         assert await monitor.probe_requested() == {}  # nothing new saved
-        two = await sites.create_site(session=session, actor=admin, name="Two", url=server.base + "/?two",
-                                      allow_private=True)
+        two = await sites.create_site(session=session, actor=admin, name="Two", url=server.base + "/?two", allow_private=True)
         assert await monitor.probe_requested() == {two.id: "secure"}
 
 
@@ -92,13 +92,19 @@ async def test_a_probe_of_a_url_the_site_no_longer_has_is_dropped(session):
     """A monitor round that probed the old URL and answers after the edit must not show the old site's figures."""
     admin = await make_user(session, "root@example.com", role="admin")
     with StepServer({"/": Step()}) as server:
-        site = await sites.create_site(session=session, actor=admin, name="Shop", url=server.base + "/",
-                                       allow_private=True)
+        site = await sites.create_site(session=session, actor=admin, name="Shop", url=server.base + "/", allow_private=True)
         old_url = site.url
-        await sites.update_site(session=session, actor=admin, site_id=site.id, name="Shop", url=server.base + "/new",
-                                allow_private=True)
-    late = ProbeResult(url=old_url, checked_at=site.probe_requested_at + timedelta(seconds=1), status_code=200,
-                       response_ms=5.0, grade="A", score=95)
+        await sites.update_site(
+            session=session, actor=admin, site_id=site.id, name="Shop", url=server.base + "/new", allow_private=True
+        )
+    late = ProbeResult(
+        url=old_url,
+        checked_at=site.probe_requested_at + timedelta(seconds=1),
+        status_code=200,
+        response_ms=5.0,
+        grade="A",
+        score=95,
+    )
     async with session_scope() as db:
         stored = await db.get(Site, site.id)
         assert await monitor.apply_probe(db, stored, late) is None

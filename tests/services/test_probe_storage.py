@@ -26,8 +26,19 @@ def _answer(at: datetime, *, expires: datetime, error: str | None = None) -> Pro
     if error:
         return ProbeResult(url=URL, checked_at=at, error=error, tls_days_left=days, tls_expires_at=expires)
     hops = (Hop(URL, 301, 300.0, 301.0), Hop(URL + "a", 302, 600.0, 601.0), Hop(URL + "b", 200, 950.4, 1234.4))
-    return ProbeResult(url=URL, checked_at=at, status_code=200, ttfb_ms=950.4, response_ms=1234.4, redirects=2,
-                       hops=hops, tls_days_left=days, tls_expires_at=expires, grade="A+", score=100)
+    return ProbeResult(
+        url=URL,
+        checked_at=at,
+        status_code=200,
+        ttfb_ms=950.4,
+        response_ms=1234.4,
+        redirects=2,
+        hops=hops,
+        tls_days_left=days,
+        tls_expires_at=expires,
+        grade="A+",
+        score=100,
+    )
 
 
 async def test_times_redirects_and_tls_are_stored_and_shown(session):
@@ -66,8 +77,9 @@ async def test_an_expired_certificate_reads_expired_on_the_card(session):
 
 
 def _alembic(env: dict[str, str], *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "alembic", *args], env=env, cwd=PROJECT_ROOT, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "alembic", *args], env=env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -75,14 +87,19 @@ def test_the_migration_keeps_stored_days_and_times(tmp_path):
     env = {**os.environ, "SECDASH_DATA_DIR": str(tmp_path), "SECDASH_DATABASE_URL": f"sqlite:///{tmp_path / 'old.db'}"}
     _alembic(env, "upgrade", "e9b3c6a1f4d2")
     with sqlite3.connect(tmp_path / "old.db") as db:
-        db.execute("INSERT INTO sites (name, domain, url, status, is_demo, allow_private, created_at, tls_days_left, "
-                   "response_time_ms) VALUES ('A', 'a', 'https://a/', 'secure', 0, 0, '2026-11-01 00:00:00', 12, 40)")
-        db.execute("INSERT INTO site_checks (site_id, status, checked_at, tls_days_left, response_ms) VALUES "
-                   "(1, 'secure', '2026-11-01 00:00:00', 12, 40)")
+        db.execute(
+            "INSERT INTO sites (name, domain, url, status, is_demo, allow_private, created_at, tls_days_left, "
+            "response_time_ms) VALUES ('A', 'a', 'https://a/', 'secure', 0, 0, '2026-11-01 00:00:00', 12, 40)"
+        )
+        db.execute(
+            "INSERT INTO site_checks (site_id, status, checked_at, tls_days_left, response_ms) VALUES "
+            "(1, 'secure', '2026-11-01 00:00:00', 12, 40)"
+        )
     _alembic(env, "upgrade", "head")
     with sqlite3.connect(tmp_path / "old.db") as db:
-        assert db.execute("SELECT tls_days_left, response_time_ms, ttfb_ms, redirects, tls_expires_at, "
-                          "probe_requested_at FROM sites").fetchall() == [(12.0, 40, None, None, None, None)]
+        assert db.execute(
+            "SELECT tls_days_left, response_time_ms, ttfb_ms, redirects, tls_expires_at, probe_requested_at FROM sites"
+        ).fetchall() == [(12.0, 40, None, None, None, None)]
         assert db.execute("SELECT tls_days_left, response_ms, ttfb_ms FROM site_checks").fetchall() == [(12.0, 40, None)]
         db.execute("UPDATE sites SET tls_days_left = 2.5")
     _alembic(env, "downgrade", "e9b3c6a1f4d2")

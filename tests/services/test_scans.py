@@ -40,7 +40,10 @@ async def test_full_scan_completes_with_findings_as_events(session, code_dir):
     assert job.vulnerabilities == 3 and job.threats_found == 2
     found = (await session.exec(select(SecurityEvent).where(SecurityEvent.source == "scanner"))).all()
     assert {(e.details["file"], e.details["line"], e.details["rule"]) for e in found} == {
-        ("gem/keys.py", 1, "secret:AWS Access Key"), ("gem/ui.js", 1, "js:innerHTML"), ("gem/ui.js", 2, "js:eval")}
+        ("gem/keys.py", 1, "secret:AWS Access Key"),
+        ("gem/ui.js", 1, "js:innerHTML"),
+        ("gem/ui.js", 2, "js:eval"),
+    }
     assert all(e.event_type == "vulnerability_detected" for e in found)
     actions = {log.action for log in (await session.exec(select(HistoryLog))).all()}
     assert {"Code scan started", "Code scan completed"} <= actions
@@ -143,6 +146,7 @@ async def test_a_stop_that_arrives_in_the_last_file_finds_the_scan_complete(sess
 
 # Finding identity (issue 9): no line number in the fingerprint; a complete scan closes what it no longer sees.
 
+
 async def _scan(session, admin, scan_type: str = "full"):
     job = await scans.start_scan(session=session, actor=admin, scan_type=scan_type)
     await _finish(job.id)
@@ -222,8 +226,11 @@ async def test_a_quick_scan_only_closes_findings_of_the_rules_it_runs(session, c
     state = {e.details["rule"]: e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")}
     assert state == {"secret:AWS Access Key": False, "js:innerHTML": True, "js:eval": True, "njsscan:node_tls_reject": False}
     await _scan(session, admin, "full")
-    assert all(e.resolved for e in await _scanner_events(session, event_type="vulnerability_detected")
-               if e.details["rule"] != "secret:AWS Access Key")
+    assert all(
+        e.resolved
+        for e in await _scanner_events(session, event_type="vulnerability_detected")
+        if e.details["rule"] != "secret:AWS Access Key"
+    )
 
 
 async def test_a_stopped_scan_closes_nothing(session, code_dir, monkeypatch):
@@ -245,14 +252,20 @@ async def test_open_findings_with_line_based_fingerprints_are_adopted_once(sessi
 
     admin = await make_user(session, "root@example.com", role="admin")
     old = events.record(
-        session, event_type=scans.EventType.vulnerability_detected, severity=scans.EventSeverity.high,
-        description="Possible AWS Access Key committed in source (gem/keys.py:1)", source="scanner",
+        session,
+        event_type=scans.EventType.vulnerability_detected,
+        severity=scans.EventSeverity.high,
+        description="Possible AWS Access Key committed in source (gem/keys.py:1)",
+        source="scanner",
         fingerprint=hashlib.sha256(b"gem/keys.py:1:secret:AWS Access Key").hexdigest()[:40],
         details={"file": "gem/keys.py", "line": 1, "rule": "secret:AWS Access Key", "tool": "detect-secrets", "scanId": 0},
     )
     moved = events.record(
-        session, event_type=scans.EventType.vulnerability_detected, severity=scans.EventSeverity.high,
-        description="Use of eval (gem/ui.js:7)", source="scanner",
+        session,
+        event_type=scans.EventType.vulnerability_detected,
+        severity=scans.EventSeverity.high,
+        description="Use of eval (gem/ui.js:7)",
+        source="scanner",
         fingerprint=hashlib.sha256(b"gem/ui.js:7:js:eval").hexdigest()[:40],
         details={"file": "gem/ui.js", "line": 7, "rule": "js:eval", "tool": "secdash-rules", "scanId": 0},
     )

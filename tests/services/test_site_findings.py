@@ -20,8 +20,11 @@ from secdash.services.unit import commit
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "https://tour.example/"
 # An https site that has everything but a Content-Security-Policy and X-Frame-Options: grade C (55), CHECKING.
-TOUR_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-                "Strict-Transport-Security": "max-age=63072000"}
+TOUR_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Strict-Transport-Security": "max-age=63072000",
+}
 FIXED_HEADERS = TOUR_HEADERS | {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; object-src 'none'",
     "X-Frame-Options": "DENY",
@@ -30,8 +33,15 @@ FIXED_HEADERS = TOUR_HEADERS | {
 
 def _answer(at: datetime, headers: dict[str, str], status_code: int = 200) -> ProbeResult:
     graded = grade_headers(headers, is_https=True)
-    return ProbeResult(url=URL, checked_at=at, status_code=status_code, response_ms=12.0, grade=graded.grade,
-                       score=graded.score, findings=graded.findings)
+    return ProbeResult(
+        url=URL,
+        checked_at=at,
+        status_code=status_code,
+        response_ms=12.0,
+        grade=graded.grade,
+        score=graded.score,
+        findings=graded.findings,
+    )
 
 
 async def _site(session, name="Tour") -> Site:
@@ -71,8 +81,7 @@ async def test_a_tour_like_probe_opens_one_problem_per_header_finding(session):
         f"site-finding:{site.id}:content-security-policy-header-missing",
         f"site-finding:{site.id}:x-frame-options-header-missing",
     ]
-    assert rows[0].details == {"kind": "site", "finding": "Content-Security-Policy header missing", "points": 25,
-                               "url": URL}
+    assert rows[0].details == {"kind": "site", "finding": "Content-Security-Policy header missing", "points": 25, "url": URL}
     assert rows[1].details["points"] == 20
     # The grade C also turned the site CHECKING: that status problem is recorded beside them, as before.
     status_events = await _rows(session, site, EventType.site_status_changed)
@@ -85,8 +94,7 @@ async def test_small_penalties_are_low_problems(session):
     await _probe(session, site, _answer(T0, headers))
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert [(e.details["finding"], e.severity, e.details["points"]) for e in rows] == [
-        ("Referrer-Policy set unsafely to origin, origin-when-cross-origin, unsafe-url or no-referrer-when-downgrade",
-         "low", 5),
+        ("Referrer-Policy set unsafely to origin, origin-when-cross-origin, unsafe-url or no-referrer-when-downgrade", "low", 5),
         ("X-Content-Type-Options is not nosniff", "low", 5),
     ]
 
@@ -127,7 +135,8 @@ async def test_a_probe_without_the_finding_closes_it_and_records_the_fix(session
     await _probe(session, site, _answer(later + timedelta(minutes=2), only_frames))
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert [(e.details["finding"], e.resolved) for e in rows] == [
-        ("Content-Security-Policy header missing", True), ("X-Frame-Options header missing", True),
+        ("Content-Security-Policy header missing", True),
+        ("X-Frame-Options header missing", True),
         ("Content-Security-Policy header missing", False),
     ]
 
@@ -149,8 +158,13 @@ async def test_a_failed_probe_changes_no_finding(session):
 async def test_findings_are_per_site_and_leave_scanner_findings_alone(session):
     tour, blog = await _site(session), await _site(session, name="Blog")
     scanner = events.record(
-        session, event_type=monitor.EventType.vulnerability_detected, severity=monitor.EventSeverity.high,
-        description="eval in translate.js", site_id=tour.id, source="scanner", fingerprint="scan:tour:eval",
+        session,
+        event_type=monitor.EventType.vulnerability_detected,
+        severity=monitor.EventSeverity.high,
+        description="eval in translate.js",
+        site_id=tour.id,
+        source="scanner",
+        fingerprint="scan:tour:eval",
         details={"file": "translate.js", "rule": "js-eval"},
     )
     await session.commit()
@@ -189,13 +203,26 @@ async def test_the_demo_tour_site_as_served_opens_its_two_header_problems(sessio
         response = await http.get("/demo/tour/")
     graded = grade_headers(response.headers, is_https=False)
     site = await _site(session)
-    await _probe(session, site, ProbeResult(url=URL, checked_at=T0, status_code=response.status_code, response_ms=5.0,
-                                            grade=graded.grade, score=graded.score, findings=graded.findings))
+    await _probe(
+        session,
+        site,
+        ProbeResult(
+            url=URL,
+            checked_at=T0,
+            status_code=response.status_code,
+            response_ms=5.0,
+            grade=graded.grade,
+            score=graded.score,
+            findings=graded.findings,
+        ),
+    )
     rows = await _rows(session, site, EventType.vulnerability_detected)
     assert [e.details["finding"] for e in rows] == [
-        "Content-Security-Policy header missing", "Does not redirect to an HTTPS site",
+        "Content-Security-Policy header missing",
+        "Does not redirect to an HTTPS site",
         "No HTTPS: Strict-Transport-Security cannot apply to a site not served over HTTPS",
-        "X-Frame-Options header missing"]
+        "X-Frame-Options header missing",
+    ]
 
 
 async def test_a_probe_older_than_the_last_one_applied_is_ignored(session):

@@ -19,15 +19,32 @@ async def _site_with_problems(session) -> tuple[Site, list[SecurityEvent]]:
     session.add_all([site, other])
     await session.commit()
     rows = [
-        events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.medium,
-                      description="Shares: Content-Security-Policy header not implemented", site_id=site.id,
-                      source="monitor", fingerprint=f"site-finding:{site.id}:csp",
-                      details={"kind": "site", "finding": "Content-Security-Policy header not implemented"}),
-        events.record(session, event_type=EventType.site_status_changed, severity=EventSeverity.high,
-                      description="Shares is now down", site_id=site.id),
-        events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.low,
-                      description="Gem: X-Frame-Options missing", site_id=other.id, source="monitor",
-                      details={"kind": "site", "finding": "X-Frame-Options header not implemented"}),
+        events.record(
+            session,
+            event_type=EventType.vulnerability_detected,
+            severity=EventSeverity.medium,
+            description="Shares: Content-Security-Policy header not implemented",
+            site_id=site.id,
+            source="monitor",
+            fingerprint=f"site-finding:{site.id}:csp",
+            details={"kind": "site", "finding": "Content-Security-Policy header not implemented"},
+        ),
+        events.record(
+            session,
+            event_type=EventType.site_status_changed,
+            severity=EventSeverity.high,
+            description="Shares is now down",
+            site_id=site.id,
+        ),
+        events.record(
+            session,
+            event_type=EventType.vulnerability_detected,
+            severity=EventSeverity.low,
+            description="Gem: X-Frame-Options missing",
+            site_id=other.id,
+            source="monitor",
+            details={"kind": "site", "finding": "X-Frame-Options header not implemented"},
+        ),
     ]
     await commit(session)
     return site, rows
@@ -58,9 +75,15 @@ async def test_fix_mode_never_offers_a_problem_whose_site_is_gone(session):
     offered = await problems.list_problems(session=session, viewer=admin)
     assert [row.problem_id for row in offered] == [_elsewhere.id]
     # a site finding left open without its site (recorded before this rule) is not fixable either
-    orphan = events.record(session, event_type=EventType.vulnerability_detected, severity=EventSeverity.low,
-                           description="Old: HSTS missing", site_id=None, source="monitor",
-                           details={"kind": "site", "finding": "Strict-Transport-Security header not implemented"})
+    orphan = events.record(
+        session,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.low,
+        description="Old: HSTS missing",
+        site_id=None,
+        source="monitor",
+        details={"kind": "site", "finding": "Strict-Transport-Security header not implemented"},
+    )
     await commit(session)
     assert orphan.id not in [row.problem_id for row in await problems.list_problems(session=session, viewer=admin)]
     try:

@@ -36,8 +36,7 @@ async def _scan(session, admin):
 
 
 async def _findings(session, rule: str) -> list[SecurityEvent]:
-    query = select(SecurityEvent).where(SecurityEvent.source == "scanner",
-                                        SecurityEvent.event_type == "vulnerability_detected")
+    query = select(SecurityEvent).where(SecurityEvent.source == "scanner", SecurityEvent.event_type == "vulnerability_detected")
     return [e for e in (await session.exec(query.order_by(SecurityEvent.id))).all() if e.details.get("rule") == rule]
 
 
@@ -45,8 +44,9 @@ async def test_a_false_positive_stays_closed_on_the_next_scan(session, code_dir)
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="false_positive",
-                               note="y is a constant expression")
+    await events.resolve_event(
+        session=session, actor=admin, event_id=finding.id, disposition="false_positive", note="y is a constant expression"
+    )
     open_before = await events.count_open(session=session)
     await _scan(session, admin)
     evals = await _findings(session, "js:eval")
@@ -75,11 +75,18 @@ async def test_an_accepted_risk_needs_a_reason_and_holds_until_it_expires(sessio
     with pytest.raises(Invalid, match="reason"):
         await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="accepted_risk")
     with pytest.raises(Invalid, match="future"):
-        await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="accepted_risk",
-                                   note="internal page", accepted_until=datetime(2020, 1, 1, tzinfo=UTC))
+        await events.resolve_event(
+            session=session,
+            actor=admin,
+            event_id=finding.id,
+            disposition="accepted_risk",
+            note="internal page",
+            accepted_until=datetime(2020, 1, 1, tzinfo=UTC),
+        )
     until = datetime.now(UTC) + timedelta(days=30)
-    accepted = await events.resolve_event(session=session, actor=admin, event_id=finding.id,
-                                          disposition="accepted_risk", note="internal page", accepted_until=until)
+    accepted = await events.resolve_event(
+        session=session, actor=admin, event_id=finding.id, disposition="accepted_risk", note="internal page", accepted_until=until
+    )
     assert accepted.disposition == "accepted_risk" and accepted.accepted_until is not None
     await _scan(session, admin)
     [still] = await _findings(session, "js:innerHTML")
@@ -98,8 +105,9 @@ async def test_the_decision_is_audited_with_who_when_and_why(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="accepted_risk",
-                               note="sandboxed worker")
+    await events.resolve_event(
+        session=session, actor=admin, event_id=finding.id, disposition="accepted_risk", note="sandboxed worker"
+    )
     logs = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Security event resolved"))).all()
     assert "accepted risk" in logs[-1].description and logs[-1].details["disposition"] == "accepted_risk"
     assert logs[-1].details["note"] == "sandboxed worker"
@@ -125,20 +133,34 @@ async def test_suppressed_problems_are_listed_only_when_asked_for(session, code_
 
 # A probe's header finding resolved as a false positive stays closed while the probe reports the same finding.
 
+
 async def test_a_site_finding_marked_false_positive_is_not_reopened_by_the_next_probe(session):
     admin = await make_user(session, "root@example.com", role="admin")
     site = Site(name="Tour", url="https://tour.example/", domain="tour.example", is_demo=True)
     session.add(site)
     await session.commit()
-    headers = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-               "Strict-Transport-Security": "max-age=63072000"}
+    headers = {
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Strict-Transport-Security": "max-age=63072000",
+    }
     graded = grade_headers(headers, is_https=True)
 
     async def probe(at: datetime) -> None:
         await session.refresh(site)
-        await monitor.apply_probe(session, site, ProbeResult(
-            url=site.url, checked_at=at, status_code=200, response_ms=10.0, grade=graded.grade, score=graded.score,
-            findings=graded.findings))
+        await monitor.apply_probe(
+            session,
+            site,
+            ProbeResult(
+                url=site.url,
+                checked_at=at,
+                status_code=200,
+                response_ms=10.0,
+                grade=graded.grade,
+                score=graded.score,
+                findings=graded.findings,
+            ),
+        )
         await commit(session)
 
     t0 = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)

@@ -31,8 +31,9 @@ async def test_load_shows_the_four_platforms_with_real_counts(session, settings)
     await make_user(session, "viewer@example.com", role="limited")
     await sites.init_default_sites(session=session, settings=settings)
     stock = next(site for site in await session.exec(select(Site)) if site.default_slug == "stock")
-    events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="burst",
-                  site_id=stock.id)
+    events.record(
+        session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="burst", site_id=stock.id
+    )
     await commit(session)
     state = _state(await sign_in(session, "viewer@example.com"))
     follow_up = await AiSystemsState.event_handlers["load"].fn(state)
@@ -47,6 +48,7 @@ async def test_load_shows_the_four_platforms_with_real_counts(session, settings)
 
 
 # Issue 23 item 5: measured figures in the unit that reads naturally ("Code Lines 0.0001M", "Uptime 0 min" before).
+
 
 def test_figures_read_in_natural_units():
     from datetime import UTC, datetime

@@ -30,20 +30,46 @@ def _state(token: str = "") -> BattleState:
 
 def _op(op_id: int, status: str = "running", effectiveness: int | None = None, error: str | None = None) -> OperationPublic:
     return OperationPublic(
-        id=op_id, attack_type="xss", label="XSS Attack", status=OperationStatus(status), effectiveness=effectiveness,
-        defense_strategy="Block script tags", defense_code="line 1\nline 2\nline 3\nline 4", attack_source="",
-        timestamp=utcnow(), finished_at=None, site="tour", site_name="Tour", agent_id="tour", simulated=False,
+        id=op_id,
+        attack_type="xss",
+        label="XSS Attack",
+        status=OperationStatus(status),
+        effectiveness=effectiveness,
+        defense_strategy="Block script tags",
+        defense_code="line 1\nline 2\nline 3\nline 4",
+        attack_source="",
+        timestamp=utcnow(),
+        finished_at=None,
+        site="tour",
+        site_name="Tour",
+        agent_id="tour",
+        simulated=False,
         mitre=MitreTechnique(id="T1059.007", name="JavaScript", url="https://attack.mitre.org/techniques/T1059/007/"),
-        baseline=RunCounts(), after=RunCounts(attack_sent=40, attack_blocked=38, benign_sent=20, benign_blocked=1),
-        block_rate=None, benign_pass_rate=None, provider="offline", model="offline", error=error, job_id=op_id * 10,
+        baseline=RunCounts(),
+        after=RunCounts(attack_sent=40, attack_blocked=38, benign_sent=20, benign_blocked=1),
+        block_rate=None,
+        benign_pass_rate=None,
+        provider="offline",
+        model="offline",
+        error=error,
+        job_id=op_id * 10,
     )
 
 
 def _active(op_id: int, *, started_ago: float = 1.0, simulated: bool = False) -> ActiveBattlePublic:
     return ActiveBattlePublic(
-        id=op_id, operation_id=op_id, job_id=op_id * 10, attack_type="xss", label="XSS Attack", site="tour",
-        defense_code="", start_time=utcnow() - timedelta(seconds=started_ago), duration=300, phase="baseline",
-        percent=20, simulated=simulated,
+        id=op_id,
+        operation_id=op_id,
+        job_id=op_id * 10,
+        attack_type="xss",
+        label="XSS Attack",
+        site="tour",
+        defense_code="",
+        start_time=utcnow() - timedelta(seconds=started_ago),
+        duration=300,
+        phase="baseline",
+        percent=20,
+        simulated=simulated,
     )
 
 
@@ -52,10 +78,16 @@ def _line(seq: int) -> JobLogPublic:
 
 
 def _read(ops=(), active=(), announcement=None, log_job=0, log=()) -> StationRead:
-    return StationRead(operations=list(ops), active=list(active),
-                       defenses=[SiteDefense(slug=s, revision=0, source="default", operation_id=None, updated_at="")
-                                 for s in defense.DEMO_SLUGS],
-                       announcement=announcement, log_job=log_job, log=list(log))
+    return StationRead(
+        operations=list(ops),
+        active=list(active),
+        defenses=[
+            SiteDefense(slug=s, revision=0, source="default", operation_id=None, updated_at="") for s in defense.DEMO_SLUGS
+        ],
+        announcement=announcement,
+        log_job=log_job,
+        log=list(log),
+    )
 
 
 def test_a_running_drill_means_defending_until_it_ends_with_one_success_toast():

@@ -295,8 +295,15 @@ async def test_signed_out_nothing_runs(session):
     owner, _user = await _signed_in(session)
     stranger = _state("")
     await _call(stranger, "set_prompt", value=CREATE_PROMPT)
-    for name, kwargs in (("submit", {}), ("load", {}), ("open_artifact", {"artifact_id": 1}),
-                         ("load_version", {"version": 1}), ("restore", {}), ("save_edit", {}), ("download", {})):
+    for name, kwargs in (
+        ("submit", {}),
+        ("load", {}),
+        ("open_artifact", {"artifact_id": 1}),
+        ("load_version", {"version": 1}),
+        ("restore", {}),
+        ("save_edit", {}),
+        ("download", {}),
+    ):
         events = await _call(stranger, name, **kwargs)
         assert "Unauthorized" in str(events), name
     assert await _rows(session) == [] and not stranger.has_artifact

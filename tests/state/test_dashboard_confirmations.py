@@ -53,6 +53,10 @@ async def test_adding_a_site_never_asks_to_remove(session):
 async def test_ai_defense_mode_lists_the_four_agents_with_status(session):
     state = await _dashboard(session, DefenseTab)
     assert [agent["name"] for agent in state.defense_agents] == [
-        "Stock Defense AI", "Tour Defense AI", "Gem Defense AI", "Shares Defense AI"]
+        "Stock Defense AI",
+        "Tour Defense AI",
+        "Gem Defense AI",
+        "Shares Defense AI",
+    ]
     assert {agent["status"] for agent in state.defense_agents} <= {"monitoring", "fighting", "analyzing", "secured"}
     assert all(agent["blocked"].isdigit() for agent in state.defense_agents)

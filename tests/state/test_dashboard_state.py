@@ -94,9 +94,23 @@ def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
     from secdash.models.public import SitePublic
     from secdash.state.dashboard_views import site_view
 
-    site = SitePublic(id=1, name="Stock", domain="127.0.0.1:3000", url="http://127.0.0.1:3000/demo/stock/",
-                      security_status="secure", response_time=None, status_code=None, tls_days_left=None, grade=None,
-                      score=None, findings=[], last_error=None, last_checked_at=None, is_demo=True, allow_private=False)
+    site = SitePublic(
+        id=1,
+        name="Stock",
+        domain="127.0.0.1:3000",
+        url="http://127.0.0.1:3000/demo/stock/",
+        security_status="secure",
+        response_time=None,
+        status_code=None,
+        tls_days_left=None,
+        grade=None,
+        score=None,
+        findings=[],
+        last_error=None,
+        last_checked_at=None,
+        is_demo=True,
+        allow_private=False,
+    )
     view = site_view(site, [])
     assert view.domain == "127.0.0.1:3000"
     assert view.address == "127.0.0.1:3000/demo/stock"
@@ -111,8 +125,7 @@ async def test_security_alerts_count_every_open_event_not_the_five_listed(sessio
     root, _state = await _dashboard(session)
     overview = _substate(root, OverviewTab)
     for n in range(8):
-        event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low,
-                              description=f"event {n}")
+        event = events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.low, description=f"event {n}")
         event.resolved = n < 2
     await commit(session)
     await _refresh(overview, OverviewTab, {"events": 1})
@@ -141,8 +154,9 @@ async def test_the_problem_database_reads_under_its_filters(session):
 async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(session):
     root, _state = await _dashboard(session)
     scan = _substate(root, ScanTab)
-    session.add(scan_job(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11,
-                         files_scanned=10))
+    session.add(
+        scan_job(scan_type="full", status="stopped", total_lines=1250, lines_scanned=1249, total_files=11, files_scanned=10)
+    )
     await session.commit()
     await _refresh(scan, ScanTab, {"scans": 1})
     assert scan.scan_status == "stopped" and (scan.scan_lines, scan.scan_files) == (1249, 10)
@@ -171,7 +185,9 @@ async def test_the_scan_log_is_read_from_the_last_line_the_tab_has(session, monk
     monkeypatch.setattr(reads_module.jobs_store, "logs_since", logs_since)
     await _refresh(scan, ScanTab)
     assert [(line.level, line.message) for line in scan.scan_log] == [
-        ("info", "Full scan of 3 files"), ("warning", "gem/ui.js: 2 finding(s)")]
+        ("info", "Full scan of 3 files"),
+        ("warning", "gem/ui.js: 2 finding(s)"),
+    ]
     await store.append_log(job.id, "Complete: 2 findings (1 high) in 3 files", "success")
     await _refresh(scan, ScanTab, {"scans": 3})
     assert asked == [0, 2]  # the second read starts after the last line the tab has

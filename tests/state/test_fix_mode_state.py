@@ -124,8 +124,12 @@ async def test_a_limited_user_reads_everything_but_cannot_propose_apply_reject_o
     await _call(state, "select_problem", problem_id=problem_id)
     assert state.has_fix and state.fix.status == "proposed" and state.diff_rows
     other = next(row for row in _rows(state) if not row.busy)
-    for name, kwargs in (("propose", {"problem_id": other.problem_id}), ("apply_fix", {}), ("reject_fix", {}),
-                         ("revert_fix", {})):
+    for name, kwargs in (
+        ("propose", {"problem_id": other.problem_id}),
+        ("apply_fix", {}),
+        ("reject_fix", {}),
+        ("revert_fix", {}),
+    ):
         events = await _call(state, name, **kwargs)
         assert "Access denied" in str(events) and "administrators" in str(events).lower(), name
     rows = await _fixes(session)
@@ -160,8 +164,13 @@ async def test_a_signed_out_tab_changes_nothing(session, code_dir):
     problem_id = _eval_row(reader).problem_id
 
     state = _state("")
-    for name, kwargs in (("load", {}), ("propose", {"problem_id": problem_id}), ("apply_fix", {}),
-                         ("select_problem", {"problem_id": problem_id}), ("set_filter_kind", {"value": "code"})):
+    for name, kwargs in (
+        ("load", {}),
+        ("propose", {"problem_id": problem_id}),
+        ("apply_fix", {}),
+        ("select_problem", {"problem_id": problem_id}),
+        ("set_filter_kind", {"value": "code"}),
+    ):
         events = await _call(state, name, **kwargs)
         assert "Unauthorized" in str(events), name
     assert await _fixes(session) == []
@@ -180,8 +189,13 @@ async def test_filters_are_validated_and_narrow_the_list(session, settings):
     assert {group.site for group in state.groups} >= {"Gem", "Tour"}
     assert {option.label for option in state.site_options} >= {"Stock", "Tour", "Gem", "Shares"}
 
-    for name, value in (("set_filter_severity", "critical"), ("set_filter_kind", "binary"),
-                        ("set_filter_site", "gem"), ("set_filter_site", "1" * 20), ("set_filter_severity", "x" * 5000)):
+    for name, value in (
+        ("set_filter_severity", "critical"),
+        ("set_filter_kind", "binary"),
+        ("set_filter_site", "gem"),
+        ("set_filter_site", "1" * 20),
+        ("set_filter_severity", "x" * 5000),
+    ):
         events = await _call(state, name, value=value)
         assert "Error" in str(events) and "must be" in str(events), (name, value)
     assert (state.filter_site, state.filter_severity, state.filter_kind) == ("all", "all", "all")
@@ -204,8 +218,12 @@ async def test_opening_a_problem_not_listed_or_a_bad_id_is_a_toast(session, code
     state = _state(await sign_in(session, "root@example.com"))
     await _call(state, "load")
     assert state.problem_count == 0 and state.groups == []
-    for name, kwargs in (("select_problem", {"problem_id": 12345}), ("select_fix", {"fix_id": 12345}),
-                         ("select_problem", {"problem_id": "x"}), ("propose", {"problem_id": "0"})):
+    for name, kwargs in (
+        ("select_problem", {"problem_id": 12345}),
+        ("select_fix", {"fix_id": 12345}),
+        ("select_problem", {"problem_id": "x"}),
+        ("propose", {"problem_id": "0"}),
+    ):
         events = await _call(state, name, **kwargs)
         assert "Error" in str(events), name
     assert not state.has_fix and not state.has_problem

@@ -67,12 +67,15 @@ def test_every_app_state_is_protected_or_explicitly_public():
 def test_handler_is_declared_through_the_protected_base(state_cls, handler_name):
     fn = state_cls.event_handlers[handler_name].fn
     assert getattr(fn, base.GUARD_MARKER, None) in {"read", "write", "stream"}, (
-        f"{state_cls.__name__}.{handler_name} is not declared with state.base.protected / protected_stream")
+        f"{state_cls.__name__}.{handler_name} is not declared with state.base.protected / protected_stream"
+    )
 
 
 def test_the_census_covers_every_kind_of_guard():
-    kinds = {getattr(state_cls.event_handlers[name].fn, base.GUARD_MARKER, None)
-             for state_cls, name in (p.values for p in PROTECTED_HANDLERS)}
+    kinds = {
+        getattr(state_cls.event_handlers[name].fn, base.GUARD_MARKER, None)
+        for state_cls, name in (p.values for p in PROTECTED_HANDLERS)
+    }
     assert kinds == {"read", "write", "stream"}
 
 
@@ -151,13 +154,15 @@ async def test_handler_refuses_without_a_valid_session(session, state_cls, handl
         assert _own_vars(state) == before, f"{kind}: {handler_name} changed state without a session"
 
 
-READ_ONLY_HANDLERS = [p for p in PROTECTED_HANDLERS
-                      if getattr(p.values[0].event_handlers[p.values[1]].fn, base.GUARD_MARKER, None) == "read"]
+READ_ONLY_HANDLERS = [
+    p for p in PROTECTED_HANDLERS if getattr(p.values[0].event_handlers[p.values[1]].fn, base.GUARD_MARKER, None) == "read"
+]
 
 
 @pytest.mark.parametrize(("state_cls", "handler_name"), READ_ONLY_HANDLERS)
 async def test_read_only_handler_refuses_a_remembered_session_once_the_window_passed(
-        session, monkeypatch, state_cls, handler_name):
+    session, monkeypatch, state_cls, handler_name
+):
     now = [1000.0]
     monkeypatch.setattr(base, "clock", lambda: now[0])
     await make_user(session, "ops@example.com")

@@ -48,9 +48,7 @@ async def test_successful_login_stores_token_and_enters_the_app(session):
     await make_user(session, "ops@example.com", role="admin")
     root = rx.State(_reflex_internal_init=True)
     login = _substate(root, LoginState)
-    events = await _run(
-        LoginState.event_handlers["login"].fn(login, {"email": "ops@example.com", "password": DEFAULT_PASSWORD})
-    )
+    events = await _run(LoginState.event_handlers["login"].fn(login, {"email": "ops@example.com", "password": DEFAULT_PASSWORD}))
     # The page stores the token, exchanges it for the cookie and reloads (components/browser_actions.py):
     # no JavaScript travels in the events, and the login form's own state does not keep the token.
     handed_over = _substate(root, BrowserActions)
@@ -70,8 +68,11 @@ async def test_a_load_check_queued_before_the_sign_in_leaves_the_stored_token_al
     over that one (seen in CI: the app then loaded signed out, on the landing page)."""
     await make_user(session, "ops@example.com", role="admin")
     root = rx.State(_reflex_internal_init=True)
-    await _run(LoginState.event_handlers["login"].fn(
-        _substate(root, LoginState), {"email": "ops@example.com", "password": DEFAULT_PASSWORD}))
+    await _run(
+        LoginState.event_handlers["login"].fn(
+            _substate(root, LoginState), {"email": "ops@example.com", "password": DEFAULT_PASSWORD}
+        )
+    )
     assert _writes_stored_token(root.get_delta())  # the sign-in itself clears what the tab had stored
     root._clean()  # that delta reached the browser; the page stores the handed-over token
     await AuthState.event_handlers["check_auth"].fn(_substate(root, AuthState))

@@ -179,8 +179,9 @@ async def test_rules_and_settings_are_saved_and_a_refusal_keeps_the_draft(sessio
     events = await _call(state, "save_rules")
     assert "Rules saved" in str(events) and not state.rules_dirty
 
-    stored = {row.kind: row for row in (await session.exec(
-        select(NotificationRule).execution_options(populate_existing=True))).all()}
+    stored = {
+        row.kind: row for row in (await session.exec(select(NotificationRule).execution_options(populate_existing=True))).all()
+    }
     assert stored[AlertKind.site_checking].enabled is True
     assert stored[AlertKind.tls_expiring].params == {"days": 30}
     assert stored[AlertKind.finding].params == {"severity": "medium"}
@@ -209,10 +210,14 @@ async def test_a_limited_user_loads_nothing_and_is_refused_everywhere(session, w
     state.channels = list(admin_state.channels)  # even a tab that somehow lists the channel is refused
     state.rules = list(admin_state.rules)
     state.delete_open, state.delete_id, state.edit_id = True, channel_id, channel_id
-    for name, kwargs in (("add_channel", {"form": {"name": "Mine", "url": webhook.url()}}),
-                         ("save_channel", {"form": {"name": "Mine", "url": ""}}),
-                         ("set_channel_enabled", {"channel_id": channel_id, "value": False}),
-                         ("delete_channel", {}), ("send_test", {"channel_id": channel_id}), ("save_rules", {})):
+    for name, kwargs in (
+        ("add_channel", {"form": {"name": "Mine", "url": webhook.url()}}),
+        ("save_channel", {"form": {"name": "Mine", "url": ""}}),
+        ("set_channel_enabled", {"channel_id": channel_id, "value": False}),
+        ("delete_channel", {}),
+        ("send_test", {"channel_id": channel_id}),
+        ("save_rules", {}),
+    ):
         events = await _call(state, name, **kwargs)
         assert "Access denied" in str(events) and "Only administrators" in str(events), name
     assert [(row.name, row.enabled) for row in await _channels(session)] == [("Ops", True)]
@@ -222,8 +227,12 @@ async def test_a_limited_user_loads_nothing_and_is_refused_everywhere(session, w
 async def test_a_signed_out_tab_changes_nothing(session, webhook):
     await make_user(session, "root@example.com", role="admin")
     state = _state("")
-    for name, kwargs in (("load", {}), ("add_channel", {"form": {"name": "Ops", "url": webhook.url()}}),
-                         ("save_rules", {}), ("send_test", {"channel_id": 1})):
+    for name, kwargs in (
+        ("load", {}),
+        ("add_channel", {"form": {"name": "Ops", "url": webhook.url()}}),
+        ("save_rules", {}),
+        ("send_test", {"channel_id": 1}),
+    ):
         events = await _call(state, name, **kwargs)
         assert "Unauthorized" in str(events), name
     assert await _channels(session) == [] and state.channels == []

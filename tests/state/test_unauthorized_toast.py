@@ -10,8 +10,16 @@ import secdash.secdash  # noqa: F401
 from secdash import routes
 from secdash.state.auth import AuthState
 
-PROTECTED = [routes.HISTORY_ROUTE, routes.DEFENSE_COMMAND_ROUTE, routes.DEFENSE_CENTER_ROUTE, routes.AI_SYSTEMS_ROUTE,
-             routes.BATTLE_STATION_ROUTE, routes.FIX_MODE_ROUTE, routes.CODE_MODE_ROUTE, routes.CODE_ARTIFACTS_ROUTE]
+PROTECTED = [
+    routes.HISTORY_ROUTE,
+    routes.DEFENSE_COMMAND_ROUTE,
+    routes.DEFENSE_CENTER_ROUTE,
+    routes.AI_SYSTEMS_ROUTE,
+    routes.BATTLE_STATION_ROUTE,
+    routes.FIX_MODE_ROUTE,
+    routes.CODE_MODE_ROUTE,
+    routes.CODE_ARTIFACTS_ROUTE,
+]
 
 
 async def _check(path: str, token: str = "") -> str:

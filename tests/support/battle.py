@@ -20,8 +20,7 @@ async def in_process_demo_sites(session, monkeypatch, settings):
     app = create_api()
 
     def open_client() -> httpx.AsyncClient:
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("127.0.0.1", 40000)),
-                                 base_url="http://127.0.0.1")
+        return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=("127.0.0.1", 40000)), base_url="http://127.0.0.1")
 
     monkeypatch.setattr(sender, "open_client", open_client)
     await init_default_sites(session=session, settings=settings)

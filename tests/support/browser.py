@@ -54,8 +54,7 @@ def _e2e_env(data_dir, fake_model) -> dict[str, str]:
         "SECDASH_SERVED_BY_HEADER": "1",
     }
     if fake_model is not None:
-        overrides |= {"SECDASH_LLM_BASE_URL": fake_model.base_url, "SECDASH_LLM_MODEL": "echo",
-                      "SECDASH_LLM_API_KEY": "sk-e2e"}
+        overrides |= {"SECDASH_LLM_BASE_URL": fake_model.base_url, "SECDASH_LLM_MODEL": "echo", "SECDASH_LLM_API_KEY": "sk-e2e"}
     if os.environ.get("SECDASH_E2E_DATABASE_URL"):
         overrides["SECDASH_DATABASE_URL"] = os.environ["SECDASH_E2E_DATABASE_URL"]
     if os.environ.get("SECDASH_E2E_REDIS_URL"):
@@ -85,7 +84,6 @@ def server(tmp_path_factory, fake_model):
     finally:
         log_text = live.stop()
     assert "Traceback (most recent call last)" not in log_text, f"the server logged an error:\n{log_text[-6000:]}"
-
 
 
 @pytest.fixture

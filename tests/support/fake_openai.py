@@ -25,14 +25,34 @@ import time
 # Battle Station: the defense a "model" writes per attack type (narrow, as a careful agent would), read from the
 # task's system prompt ("... attack (<type>)"); the model "defense-invalid" answers a pattern the server refuses.
 DEFENSE_PLANS = {
-    "sql_injection": {"patterns": [{"name": "model-sqli", "pattern": r"'\s*(or|and|union|;|--)|\bunion\s+select\b|--\s*$",
-                                    "targets": ["query"], "endpoints": ["search"]}]},
-    "xss": {"patterns": [{"name": "model-xss", "pattern": r"<\s*(script|svg|iframe|img)\b|\bon[a-z]+\s*=|javascript\s*:",
-                          "targets": ["query", "body"], "endpoints": ["comment"]}]},
+    "sql_injection": {
+        "patterns": [
+            {
+                "name": "model-sqli",
+                "pattern": r"'\s*(or|and|union|;|--)|\bunion\s+select\b|--\s*$",
+                "targets": ["query"],
+                "endpoints": ["search"],
+            }
+        ]
+    },
+    "xss": {
+        "patterns": [
+            {
+                "name": "model-xss",
+                "pattern": r"<\s*(script|svg|iframe|img)\b|\bon[a-z]+\s*=|javascript\s*:",
+                "targets": ["query", "body"],
+                "endpoints": ["comment"],
+            }
+        ]
+    },
     "brute_force": {"rate_limits": [{"name": "model-login", "requests": 5, "window_seconds": 60, "endpoints": ["login"]}]},
     "ddos": {"rate_limits": [{"name": "model-pages", "requests": 10, "window_seconds": 60, "endpoints": ["pages"]}]},
-    "malware": {"uploads": {"signatures": [{"name": "eicar", "text": "EICAR-STANDARD-ANTIVIRUS-TEST-FILE"}],
-                            "blocked_extensions": [".exe", ".com", ".bat", ".scr"]}},
+    "malware": {
+        "uploads": {
+            "signatures": [{"name": "eicar", "text": "EICAR-STANDARD-ANTIVIRUS-TEST-FILE"}],
+            "blocked_extensions": [".exe", ".com", ".bat", ".scr"],
+        }
+    },
     "phishing": {"urls": {"block_punycode": True, "block_lookalikes": True}},
 }
 
@@ -59,7 +79,7 @@ SITE_FIX_HEADERS = {
 def _between(text: str, start: str, end: str) -> str | None:
     head = text.find(start)
     tail = text.find(end, head + len(start)) if head >= 0 else -1
-    return text[head + len(start):tail] if tail >= 0 else None
+    return text[head + len(start) : tail] if tail >= 0 else None
 
 
 def fix_proposal(messages: list[dict], model: str) -> dict:
@@ -71,8 +91,11 @@ def fix_proposal(messages: list[dict], model: str) -> dict:
     if "rule" not in finding:  # a site finding
         text = str(finding.get("finding", "")).lower()
         headers = next((value for key, value in SITE_FIX_HEADERS.items() if key in text), {"X-Frame-Options": "DENY"})
-        return {"headers": headers, "explanation": f"Model fix: sets {', '.join(headers)}",
-                "risk": "Model risk: a strict policy can block inline scripts."}
+        return {
+            "headers": headers,
+            "explanation": f"Model fix: sets {', '.join(headers)}",
+            "risk": "Model risk: a strict policy can block inline scripts.",
+        }
     path = finding["file"]
     file_text = _between(system, f"--- FILE {path} ---\n", f"\n--- END FILE {path} ---") or ""
     if model == "fix-broken":
@@ -80,20 +103,32 @@ def fix_proposal(messages: list[dict], model: str) -> dict:
     else:
         known = {key: finding[key] for key in ("file", "line", "rule", "severity", "message", "tool", "code") if key in finding}
         diff = propose(file_text, Finding(**known)) or ""
-    return {"diff": diff or "no diff", "explanation": f"Model fix for {finding['rule']} in {path}",
-            "risk": "Model risk: review the changed line."}
+    return {
+        "diff": diff or "no diff",
+        "explanation": f"Model fix for {finding['rule']} in {path}",
+        "risk": "Model risk: review the changed line.",
+    }
 
 
-BUILD_INDEX = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Model Page</title>\n'
-               '<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<h1 id="title">Model Page</h1>\n'
-               '<button id="go" type="button">Go</button>\n<script src="app.js"></script>\n</body>\n</html>\n')
+BUILD_INDEX = (
+    '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Model Page</title>\n'
+    '<link rel="stylesheet" href="style.css">\n</head>\n<body>\n<h1 id="title">Model Page</h1>\n'
+    '<button id="go" type="button">Go</button>\n<script src="app.js"></script>\n</body>\n</html>\n'
+)
 BUILD_CSS = "body { font-family: sans-serif; color: #222; }\nh1 { color: teal; }\n"
-BUILD_JS = ("document.getElementById('go').addEventListener('click', () => {\n"
-            "  document.getElementById('title').textContent = 'Clicked';\n});\n")
-BUILD_PLAN = {"name": "Model Page", "description": "A page the test model wrote",
-              "files": [{"path": "index.html", "language": "html", "description": "The page"},
-                        {"path": "style.css", "language": "css", "description": "Its style"},
-                        {"path": "app.js", "language": "javascript", "description": "Its behaviour"}]}
+BUILD_JS = (
+    "document.getElementById('go').addEventListener('click', () => {\n"
+    "  document.getElementById('title').textContent = 'Clicked';\n});\n"
+)
+BUILD_PLAN = {
+    "name": "Model Page",
+    "description": "A page the test model wrote",
+    "files": [
+        {"path": "index.html", "language": "html", "description": "The page"},
+        {"path": "style.css", "language": "css", "description": "Its style"},
+        {"path": "app.js", "language": "javascript", "description": "Its behaviour"},
+    ],
+}
 
 
 # What a hostile model writes to run a command on the computer of whoever downloads the project: git runs
@@ -105,7 +140,7 @@ TOOL_FILES = {
     ".gitattributes": "*.html filter=pwn\n",
     ".gitmodules": '[submodule "x"]\n\tpath = x\n\turl = ext::sh -c touch% /tmp/secdash-pwned\n',
     ".vscode/tasks.json": '{"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "touch '
-                          '/tmp/secdash-pwned", "runOptions": {"runOn": "folderOpen"}}]}\n',
+    '/tmp/secdash-pwned", "runOptions": {"runOn": "folderOpen"}}]}\n',
     ".envrc": "touch /tmp/secdash-pwned\n",
     ".npmrc": "script-shell=/tmp/secdash-pwned\n",
     ".pre-commit-config.yaml": "repos: []\n",
@@ -127,6 +162,7 @@ def project_reply(messages: list[dict], model: str) -> str:
     syntax error and a planted AWS key), builder-toolfiles (the page plus files that tools run by themselves:
     `.git/config` with core.fsmonitor, `.vscode/tasks.json`, a bare repository's `HEAD` ...: TOOL_FILES); a
     continue (the current files are in the prompt) changes style.css only."""
+
     def block(path: str, text: str) -> str:
         return f"=== FILE: {path} ===\n{text}=== END FILE ===\n"
 
@@ -135,8 +171,15 @@ def project_reply(messages: list[dict], model: str) -> str:
     if model == "builder-nofiles":
         return "I would write an HTML page with a heading and a button, styled simply."
     if model == "builder-fenced":
-        return ("Here is the project.\n\n**index.html**\n```html\n" + BUILD_INDEX + "```\n\n```css style.css\n"
-                + BUILD_CSS + "```\n\napp.js:\n```javascript\n" + BUILD_JS + "```\n")
+        return (
+            "Here is the project.\n\n**index.html**\n```html\n"
+            + BUILD_INDEX
+            + "```\n\n```css style.css\n"
+            + BUILD_CSS
+            + "```\n\napp.js:\n```javascript\n"
+            + BUILD_JS
+            + "```\n"
+        )
     if model == "builder-cut":
         cut = "document.getElementById('go').addEventListener('click', () => {\n  document."
         return block("index.html", BUILD_INDEX) + "=== FILE: app.js ===\n" + cut
@@ -144,8 +187,12 @@ def project_reply(messages: list[dict], model: str) -> str:
         risky = "const saved = localStorage.getItem('settings') || '{}';\nconst settings = eval(saved);\n"
         return block("index.html", BUILD_INDEX) + block("style.css", BUILD_CSS) + block("app.js", risky + BUILD_JS)
     if model == "builder-toolfiles":
-        return (block("index.html", BUILD_INDEX) + "".join(block(path, text) for path, text in TOOL_FILES.items())
-                + block("style.css", BUILD_CSS) + block("app.js", BUILD_JS))
+        return (
+            block("index.html", BUILD_INDEX)
+            + "".join(block(path, text) for path, text in TOOL_FILES.items())
+            + block("style.css", BUILD_CSS)
+            + block("app.js", BUILD_JS)
+        )
     if model == "builder-bad":
         bad_js = BUILD_JS + "function broken( {\n"
         secret = "const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"
@@ -156,20 +203,32 @@ def project_reply(messages: list[dict], model: str) -> str:
 # HTML artifacts: one self-contained page; an update (the current page is in the system prompt) changes what the
 # request asks for in a way a browser test can see: the heading's colour when it names one, and a line of text.
 ARTIFACT_TITLE = "Model Artifact"
-ARTIFACT_PAGE = ('<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-                 '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-                 f"<title>{ARTIFACT_TITLE}</title>\n<style>\nbody {{ font-family: sans-serif; color: #222; }}\n"
-                 "h1 { color: teal; }\n</style>\n</head>\n<body>\n"
-                 f'<h1 id="title">{ARTIFACT_TITLE}</h1>\n<p id="intro">Written by the test model.</p>\n'
-                 '<button id="go" type="button">Go</button>\n<script>\n'
-                 "document.getElementById('go').addEventListener('click', () => {\n"
-                 "  document.getElementById('title').textContent = 'Clicked';\n});\n</script>\n</body>\n</html>\n")
+ARTIFACT_PAGE = (
+    '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+    f"<title>{ARTIFACT_TITLE}</title>\n<style>\nbody {{ font-family: sans-serif; color: #222; }}\n"
+    "h1 { color: teal; }\n</style>\n</head>\n<body>\n"
+    f'<h1 id="title">{ARTIFACT_TITLE}</h1>\n<p id="intro">Written by the test model.</p>\n'
+    '<button id="go" type="button">Go</button>\n<script>\n'
+    "document.getElementById('go').addEventListener('click', () => {\n"
+    "  document.getElementById('title').textContent = 'Clicked';\n});\n</script>\n</body>\n</html>\n"
+)
 ARTIFACT_NOTE = "A model page with a heading and a button"
-ARTIFACT_EVAL_SCRIPT = ("const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"
-                        "const saved = localStorage.getItem('settings') || '{}';\nconst settings = eval(saved);\n")
+ARTIFACT_EVAL_SCRIPT = (
+    "const awsKey = 'AKIAIOSFODNN7EXAMPLE';\n"
+    "const saved = localStorage.getItem('settings') || '{}';\nconst settings = eval(saved);\n"
+)
 ARTIFACT_COLOURS = ("purple", "red", "green", "blue", "orange", "crimson", "navy", "gold", "pink", "black")
-ARTIFACT_MODELS = ("artifact", "artifact-fenced", "artifact-raw", "artifact-none", "artifact-cut", "artifact-bad",
-                   "artifact-eval", "artifact-slow")
+ARTIFACT_MODELS = (
+    "artifact",
+    "artifact-fenced",
+    "artifact-raw",
+    "artifact-none",
+    "artifact-cut",
+    "artifact-bad",
+    "artifact-eval",
+    "artifact-slow",
+)
 
 
 def artifact_update(current: str, request: str) -> tuple[str, str]:
@@ -256,11 +315,13 @@ class FakeOpenAI:
                     model = "broken"
                 elif "[slow]" in last:
                     model = "slow"
-                errors = {"unauthorized": (401, "invalid_api_key"), "ratelimited": (429, "rate_limit_exceeded"),
-                          "broken": (500, "server_error")}
+                errors = {
+                    "unauthorized": (401, "invalid_api_key"),
+                    "ratelimited": (429, "rate_limit_exceeded"),
+                    "broken": (500, "server_error"),
+                }
                 kind = body.get("response_format", {}).get("type")
-                if (model == "nojsonschema" and kind == "json_schema") or (
-                        model == "nostreamusage" and "stream_options" in body):
+                if (model == "nojsonschema" and kind == "json_schema") or (model == "nostreamusage" and "stream_options" in body):
                     errors[model] = (400, "invalid_request_error")
                 if model == "artifact-bad":
                     errors[model] = (500, "server_error")
@@ -270,74 +331,153 @@ class FakeOpenAI:
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
 
                 def usage(text: str) -> dict:
-                    return {"prompt_tokens": prompt_tokens, "completion_tokens": len(text.split()),
-                            "total_tokens": prompt_tokens + len(text.split())}
+                    return {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": len(text.split()),
+                        "total_tokens": prompt_tokens + len(text.split()),
+                    }
 
                 if model == "nojsonschema" and not body.get("stream"):
                     content = 'Sure:\n```json\n{"threatLevel": "medium", "reason": "plain generation"}\n```'
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(content),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": content}}]})
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(content),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                            ],
+                        },
+                    )
                 schema_name = body.get("response_format", {}).get("json_schema", {}).get("name")
                 if schema_name == "DefensePlan" or "DefensePlan" in str(body["messages"][0].get("content", ""))[:200]:
                     content = json.dumps(defense_plan(body["messages"], model))
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(content),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": content}}]})
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(content),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                            ],
+                        },
+                    )
                 if schema_name in ("CodeFixProposal", "SiteFixProposal") or (
-                        "FixProposal" in str(body["messages"][0].get("content", ""))):
+                    "FixProposal" in str(body["messages"][0].get("content", ""))
+                ):
                     content = json.dumps(fix_proposal(body["messages"], model))
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(content),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": content}}]})
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(content),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                            ],
+                        },
+                    )
                 if schema_name == "ProjectPlan" or "ProjectPlan" in str(body["messages"][0].get("content", "")):
                     content = json.dumps(BUILD_PLAN)
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(content),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": content}}]})
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(content),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                            ],
+                        },
+                    )
                 if kind in ("json_object", "json_schema"):
-                    content = {"badjson": "Sure! {threatLevel: high", "fencedjson":
-                               'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
-                               "threat-critical": '{"threatLevel": "critical", "reason": "breach"}',
-                               "wrongjson": '{"threatLevel": "severe", "reason": "not a level"}',
-                               "prosejson": "I think this is fine, nothing to worry about."}.get(
-                        model, '{"threatLevel": "high", "reason": "attack"}' if "attack" in last.lower()
-                        else '{"threatLevel": "low", "reason": "routine"}')
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(content),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": content}}]})
+                    content = {
+                        "badjson": "Sure! {threatLevel: high",
+                        "fencedjson": 'Here you go:\n```json\n{"threatLevel": "high", "reason": "attack"}\n```',
+                        "threat-critical": '{"threatLevel": "critical", "reason": "breach"}',
+                        "wrongjson": '{"threatLevel": "severe", "reason": "not a level"}',
+                        "prosejson": "I think this is fine, nothing to worry about.",
+                    }.get(
+                        model,
+                        '{"threatLevel": "high", "reason": "attack"}'
+                        if "attack" in last.lower()
+                        else '{"threatLevel": "low", "reason": "routine"}',
+                    )
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(content),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                            ],
+                        },
+                    )
                 reply = f"You said: {last}" if model != "slow" else " ".join(f"w{i}" for i in range(50))
                 if "Live Code Builder" in str(body["messages"][0].get("content", ""))[:300]:
                     reply = project_reply(body["messages"], model)
                 if "HTML Artifacts creator" in str(body["messages"][0].get("content", ""))[:300]:
                     reply = artifact_reply(body["messages"], model)
                 if not body.get("stream"):
-                    return self._json(200, {"id": "c1", "object": "chat.completion", "created": 0, "model": model,
-                                            "usage": usage(reply),
-                                            "choices": [{"index": 0, "finish_reason": "stop",
-                                                         "message": {"role": "assistant", "content": reply}}]})
+                    return self._json(
+                        200,
+                        {
+                            "id": "c1",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": model,
+                            "usage": usage(reply),
+                            "choices": [
+                                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                            ],
+                        },
+                    )
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
                 words = reply.split(" ")
                 try:
                     for i, word in enumerate(words):
-                        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
-                                 "choices": [{"index": 0, "delta": {"content": word + (" " if i < len(words) - 1 else "")},
-                                              "finish_reason": None}]}
+                        chunk = {
+                            "id": "c1",
+                            "object": "chat.completion.chunk",
+                            "created": 0,
+                            "model": model,
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "delta": {"content": word + (" " if i < len(words) - 1 else "")},
+                                    "finish_reason": None,
+                                }
+                            ],
+                        }
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                         self.wfile.flush()
                         server.pieces_sent += 1
                         if model in ("slow", "artifact-slow"):
                             time.sleep(0.1)
                     if body.get("stream_options", {}).get("include_usage"):
-                        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": model,
-                                 "choices": [], "usage": usage(reply)}
+                        chunk = {
+                            "id": "c1",
+                            "object": "chat.completion.chunk",
+                            "created": 0,
+                            "model": model,
+                            "choices": [],
+                            "usage": usage(reply),
+                        }
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()

@@ -17,8 +17,13 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 CHROMIUM = os.environ.get("SECDASH_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 
 
@@ -31,20 +36,29 @@ def free_port() -> int:
 def server_env(data_dir: Path, **overrides: str) -> dict[str, str]:
     """The environment of a server whose data lives in data_dir (nothing inherited from SECDASH_*)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SECDASH_", "PYTEST_", "REFLEX_REDIS"))}
-    env.update({
-        "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
-        "REFLEX_USE_NPM": "1",
-        "REFLEX_USE_GRANIAN": "1",
-        "REFLEX_TELEMETRY_ENABLED": "false",
-        "SECDASH_DATA_DIR": str(data_dir),
-    })
+    env.update(
+        {
+            "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
+            "REFLEX_USE_NPM": "1",
+            "REFLEX_USE_GRANIAN": "1",
+            "REFLEX_TELEMETRY_ENABLED": "false",
+            "SECDASH_DATA_DIR": str(data_dir),
+        }
+    )
     env.update(overrides)
     return env
 
 
 def run_cli(env: dict[str, str], *args: str, stdin: str | None = None) -> None:
-    subprocess.run([str(VENV_BIN / "python"), "-m", "secdash", *args], cwd=PROJECT_ROOT, env=env, check=True,
-                   capture_output=True, input=stdin, text=True)
+    subprocess.run(
+        [str(VENV_BIN / "python"), "-m", "secdash", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        input=stdin,
+        text=True,
+    )
 
 
 @dataclass
@@ -74,9 +88,22 @@ def start_server(env: dict[str, str], data_dir: Path, timeout: float = 600) -> L
     log_path = data_dir / "server.log"
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            [str(VENV_BIN / "reflex"), "run", "--env", "prod", "--single-port",
-             "--backend-port", str(port), "--backend-host", "127.0.0.1"],
-            cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [
+                str(VENV_BIN / "reflex"),
+                "run",
+                "--env",
+                "prod",
+                "--single-port",
+                "--backend-port",
+                str(port),
+                "--backend-host",
+                "127.0.0.1",
+            ],
+            cwd=PROJECT_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     server = LiveServer(process, f"http://127.0.0.1:{port}", log_path)
     deadline = time.monotonic() + timeout

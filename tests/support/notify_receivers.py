@@ -85,9 +85,14 @@ class SmtpReceiver:
             async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
                 message = message_from_bytes(envelope.content, policy=default_policy)
                 body = message.get_body(("plain", "html"))
-                receiver.messages.append({"subject": str(message["subject"] or ""), "to": list(envelope.rcpt_tos),
-                                          "from": envelope.mail_from,
-                                          "body": body.get_content() if body is not None else ""})
+                receiver.messages.append(
+                    {
+                        "subject": str(message["subject"] or ""),
+                        "to": list(envelope.rcpt_tos),
+                        "from": envelope.mail_from,
+                        "body": body.get_content() if body is not None else "",
+                    }
+                )
                 return "250 Message accepted for delivery"
 
         self.port = free_port()

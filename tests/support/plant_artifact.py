@@ -25,8 +25,9 @@ async def plant(email: str, name: str, page: str) -> int:
         session.add(artifact)
         await session.commit()
         await session.refresh(artifact)
-        saved = await artifacts.save_edit(session=session, actor=UserPublic.from_user(user), artifact_id=artifact.id,
-                                          html=page, changes="planted by a test")
+        saved = await artifacts.save_edit(
+            session=session, actor=UserPublic.from_user(user), artifact_id=artifact.id, html=page, changes="planted by a test"
+        )
         return saved.id
 
 

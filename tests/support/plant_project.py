@@ -25,13 +25,20 @@ async def plant(email: str, name: str, files: dict[str, str]) -> int:
             row.current_of = None
             session.add(row)
         await session.flush()
-        project = CodeProject(owner_user_id=user.id, current_of=user.id, name=name, description="planted by a test",
-                              prompt=name, status=ProjectStatus.complete)
+        project = CodeProject(
+            owner_user_id=user.id,
+            current_of=user.id,
+            name=name,
+            description="planted by a test",
+            prompt=name,
+            status=ProjectStatus.complete,
+        )
         session.add(project)
         await session.flush()
         for path, content in files.items():
-            session.add(ProjectFile(project_id=project.id, filename=path, language=project_dir.language_of(path),
-                                    content=content))
+            session.add(
+                ProjectFile(project_id=project.id, filename=path, language=project_dir.language_of(path), content=content)
+            )
         await session.commit()
         return project.id
 

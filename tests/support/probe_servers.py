@@ -29,7 +29,7 @@ class Step:
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: dict(STRONG_HEADERS))
     body: bytes = b"ok"
-    delay: float = 0.0    # before the status line (the server "thinking")
+    delay: float = 0.0  # before the status line (the server "thinking")
     trickle: float = 0.0  # the body is sent over this many seconds
     chunks: int = 10
 
@@ -62,7 +62,7 @@ class StepServer:
                         self.wfile.write(step.body)
                         return
                     size = -(-len(step.body) // step.chunks)
-                    pieces = [step.body[i:i + size] for i in range(0, len(step.body), size)]
+                    pieces = [step.body[i : i + size] for i in range(0, len(step.body), size)]
                     for piece in pieces:
                         time.sleep(step.trickle / len(pieces))
                         self.wfile.write(piece)
@@ -122,9 +122,13 @@ class UntrustedCA:
         self.key = ec.generate_private_key(ec.SECP256R1())
         now = dt.datetime.now(dt.UTC)
         self.cert = (
-            x509.CertificateBuilder().subject_name(_name(common_name)).issuer_name(_name(common_name))
-            .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(days=400)).not_valid_after(now + dt.timedelta(days=400))
+            x509.CertificateBuilder()
+            .subject_name(_name(common_name))
+            .issuer_name(_name(common_name))
+            .public_key(self.key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(days=400))
+            .not_valid_after(now + dt.timedelta(days=400))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(self.key, hashes.SHA256())
         )
@@ -135,16 +139,21 @@ def leaf_context(ca: LocalCA | UntrustedCA, not_after: dt.datetime, name: str) -
     key = ec.generate_private_key(ec.SECP256R1())
     not_after = not_after.replace(microsecond=0)  # certificates carry whole seconds
     leaf = (
-        x509.CertificateBuilder().subject_name(_name("127.0.0.1")).issuer_name(ca.cert.subject)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(min(dt.datetime.now(dt.UTC), not_after) - dt.timedelta(days=30)).not_valid_after(not_after)
+        x509.CertificateBuilder()
+        .subject_name(_name("127.0.0.1"))
+        .issuer_name(ca.cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(min(dt.datetime.now(dt.UTC), not_after) - dt.timedelta(days=30))
+        .not_valid_after(not_after)
         .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
         .sign(ca.key, hashes.SHA256())
     )
     cert_file, key_file = ca.directory / f"{name}.pem", ca.directory / f"{name}.key"
     cert_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_file.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert_file, key_file)
     return context

@@ -78,9 +78,13 @@ class LocalCA:
         self.key = ec.generate_private_key(ec.SECP256R1())
         now = dt.datetime.now(dt.UTC)
         self.cert = (
-            x509.CertificateBuilder().subject_name(_name("SecDash Test CA")).issuer_name(_name("SecDash Test CA"))
-            .public_key(self.key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(days=400)).not_valid_after(now + dt.timedelta(days=400))
+            x509.CertificateBuilder()
+            .subject_name(_name("SecDash Test CA"))
+            .issuer_name(_name("SecDash Test CA"))
+            .public_key(self.key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - dt.timedelta(days=400))
+            .not_valid_after(now + dt.timedelta(days=400))
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(self.key, hashes.SHA256())
         )
@@ -96,16 +100,21 @@ class LocalCA:
         now = dt.datetime.now(dt.UTC)
         not_after = now + dt.timedelta(days=days_valid, hours=1)
         leaf = (
-            x509.CertificateBuilder().subject_name(_name("127.0.0.1")).issuer_name(self.cert.subject)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(min(now, not_after) - dt.timedelta(days=30)).not_valid_after(not_after)
+            x509.CertificateBuilder()
+            .subject_name(_name("127.0.0.1"))
+            .issuer_name(self.cert.subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(min(now, not_after) - dt.timedelta(days=30))
+            .not_valid_after(not_after)
             .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
             .sign(self.key, hashes.SHA256())
         )
         cert_file, key_file = self.directory / f"{name}.pem", self.directory / f"{name}.key"
         cert_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
-        key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
+        key_file.write_bytes(
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_file, key_file)
         return context

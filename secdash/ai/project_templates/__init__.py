@@ -53,7 +53,7 @@ def _positions(tokens: list[str], phrases: tuple[str, ...]) -> list[int]:
     for phrase in phrases:
         parts = [_norm(word) for word in phrase.split()]
         for start in range(len(tokens) - len(parts) + 1):
-            if tokens[start:start + len(parts)] == parts:
+            if tokens[start : start + len(parts)] == parts:
                 found.append(start)
     return found
 

@@ -13,8 +13,9 @@ from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("api", "rest", "endpoint", "backend", "microservice")
 HINTS = ("server", "json", "crud", "http", "python", "database", "service", "route", "routes", "webhook")
-_CONTAINERS = frozenset("list lists app application service system manager tracker store database db catalog "
-                        "catalogue collection inventory".split())
+_CONTAINERS = frozenset(
+    "list lists app application service system manager tracker store database db catalog catalogue collection inventory".split()
+)
 
 
 def resource_name(prompt: str, topic: str) -> str:
@@ -144,9 +145,9 @@ JS = """"use strict";
 """
 
 ENDPOINTS = (
-    ("GET", "/api/health", "Health check: {\"status\": \"ok\"} when the server runs"),
+    ("GET", "/api/health", 'Health check: {"status": "ok"} when the server runs'),
     ("GET", "/api/{res}", "Every item, oldest first"),
-    ("POST", "/api/{res}", "Create an item from {\"name\": \"...\", \"description\": \"...\"} (201)"),
+    ("POST", "/api/{res}", 'Create an item from {"name": "...", "description": "..."} (201)'),
     ("GET", "/api/{res}/<id>", "One item, or 404"),
     ("PUT", "/api/{res}/<id>", "Replace an item (same body as POST)"),
     ("DELETE", "/api/{res}/<id>", "Delete an item (204)"),
@@ -158,11 +159,14 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
     name = brief.name if brief.name.lower().endswith("api") or brief.name == "Items API" else f"{brief.name} API"
     name = name[:60]
     resource = resource_name(prompt, brief.topic)
-    rows = "\n".join(f"""            <tr>
+    rows = "\n".join(
+        f"""            <tr>
               <td class="method">{method}</td>
               <td><code>{esc(path.format(res=resource))}</code></td>
               <td>{esc(what)}</td>
-            </tr>""" for method, path, what in ENDPOINTS)
+            </tr>"""
+        for method, path, what in ENDPOINTS
+    )
     main = f"""    <h1>{esc(name)}</h1>
     <p class="lead">A JSON REST API for {esc(resource)}, on the Python standard library. Start it with
       <code>python server.py</code> and open this page at <code>http://127.0.0.1:8000/</code>.</p>
@@ -193,21 +197,27 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
       <ul class="items" id="items"></ul>
     </section>"""
     files = {
-        "server.py": SERVER.replace("__NAME_LITERAL__", repr(name)).replace("__NAME__", name)
-                           .replace("__RESOURCE__", resource),
+        "server.py": SERVER.replace("__NAME_LITERAL__", repr(name)).replace("__NAME__", name).replace("__RESOURCE__", resource),
         "README.md": README.replace("__NAME__", name).replace("__RESOURCE__", resource),
         "index.html": page(title=name, brand=name, main=main, footer=f"{name}: run python server.py to serve it."),
         "style.css": stylesheet(theme_for(brief.rest), CSS),
         "app.js": JS.replace("__RESOURCE__", resource),
     }
-    plan = ProjectPlan(name=name, description=f"A JSON REST API for {resource} on the Python standard library "
-                                              "(http.server, in memory), with a README and a page that documents "
-                                              "the endpoints.", files=[
-        PlannedFile(path="server.py", language="python", description=f"The API: list, create, read, replace, "
-                                                                       f"delete {resource}; serves the page"),
-        PlannedFile(path="README.md", language="markdown", description="How to run it, the endpoints, curl examples"),
-        PlannedFile(path="index.html", language="html", description="The endpoints documented, and a try-it panel"),
-        PlannedFile(path="style.css", language="css", description="Theme colours and a readable layout"),
-        PlannedFile(path="app.js", language="javascript", description="Try-it: list and add items via the API"),
-    ])
+    plan = ProjectPlan(
+        name=name,
+        description=f"A JSON REST API for {resource} on the Python standard library "
+        "(http.server, in memory), with a README and a page that documents "
+        "the endpoints.",
+        files=[
+            PlannedFile(
+                path="server.py",
+                language="python",
+                description=f"The API: list, create, read, replace, delete {resource}; serves the page",
+            ),
+            PlannedFile(path="README.md", language="markdown", description="How to run it, the endpoints, curl examples"),
+            PlannedFile(path="index.html", language="html", description="The endpoints documented, and a try-it panel"),
+            PlannedFile(path="style.css", language="css", description="Theme colours and a readable layout"),
+            PlannedFile(path="app.js", language="javascript", description="Try-it: list and add items via the API"),
+        ],
+    )
     return plan, files

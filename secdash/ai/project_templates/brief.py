@@ -17,19 +17,25 @@ _KEY_LIKE = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9+/=_-]{12,}$")  # lett
 MAX_PARTS = 4
 
 ARTICLES = frozenset("a an the my our your their his her its this that some".split())
-STOP = ARTICLES | frozenset("""
+STOP = ARTICLES | frozenset(
+    """
 about after all also am and any are as at be been build but by called can could create do does for from get give have
 help i if in into is it just let like make me need of on one or please should so than then there these to up us
 using want we which who will with would you named titled
-""".split())
-FILLER = frozenset("""
+""".split()
+)
+FILLER = frozenset(
+    """
 simple small basic modern nice beautiful responsive clean minimal minimalist cool new little single quick tiny
 fancy pretty great good awesome professional elegant stylish static interactive working fun classic plain
-""".split())
-TYPE_WORDS = frozenset("""
+""".split()
+)
+TYPE_WORDS = frozenset(
+    """
 landing page pages website site web homepage home app application project form forms dashboard dashboards
 game games api apis rest restful endpoint endpoints server backend service chart charts graph graphs
-""".split())
+""".split()
+)
 _HARD_STOP = frozenset("with that which where using who to featuring including where".split())
 _SOFT_STOP = frozenset("and for in on of at by from".split())
 _JOINERS = frozenset("and of".split())  # inside a capitalised name: 'Salt and Pepper', 'Bank of Tea'
@@ -94,14 +100,14 @@ def explicit_name(prompt: str) -> tuple[str, str]:
     if quoted:
         name = clean(next(group for group in quoted.groups() if group))
         if name:
-            return name, prompt[:quoted.start()] + " " + prompt[quoted.end():]
+            return name, prompt[: quoted.start()] + " " + prompt[quoted.end() :]
     called = _CALLED.search(prompt or "")
     if called:
         phrase, end = _take_phrase(called.group("rest"), 6)
         name = clean(phrase)
         if name and name.lower() not in STOP | FILLER:
             name = title_case(name) if name == name.lower() else name
-            return name, prompt[:called.start()] + " " + prompt[called.start("rest") + end:]
+            return name, prompt[: called.start()] + " " + prompt[called.start("rest") + end :]
     return "", prompt or ""
 
 
@@ -130,7 +136,7 @@ def topic(prompt: str, drop: frozenset[str] = frozenset()) -> str:
     before = [t for t in tokens[:first_type] if t not in STOP and t not in FILLER and t not in drop]
     if before:
         return clean(" ".join(before[-4:]))
-    return clean(" ".join(_content(tokens[first_type + 1:], drop)[:4]))
+    return clean(" ".join(_content(tokens[first_type + 1 :], drop)[:4]))
 
 
 def parts(prompt: str, limit: int = MAX_PARTS) -> tuple[str, ...]:
@@ -179,5 +185,11 @@ def read_brief(prompt: str, default_name: str, drop: frozenset[str] = frozenset(
     named = bool(name)
     if not name:
         name = title_case(about) if about else default_name
-    return Brief(prompt=prompt, name=clean(name, MAX_NAME) or default_name, topic=about, parts=parts(rest, max_parts),
-                 named=named, rest=rest)
+    return Brief(
+        prompt=prompt,
+        name=clean(name, MAX_NAME) or default_name,
+        topic=about,
+        parts=parts(rest, max_parts),
+        named=named,
+        rest=rest,
+    )

@@ -10,8 +10,25 @@ from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
 from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("dashboard", "chart", "graph", "analytics", "kpi")
-HINTS = ("stats", "statistics", "metrics", "report", "reports", "sales", "revenue", "visualization",
-         "visualisation", "data", "plot", "monitor", "tracker", "tracking", "overview", "insights", "traffic")
+HINTS = (
+    "stats",
+    "statistics",
+    "metrics",
+    "report",
+    "reports",
+    "sales",
+    "revenue",
+    "visualization",
+    "visualisation",
+    "data",
+    "plot",
+    "monitor",
+    "tracker",
+    "tracking",
+    "overview",
+    "insights",
+    "traffic",
+)
 
 
 def sample_values(name: str, count: int = 12) -> list[int]:
@@ -233,8 +250,11 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
     name = brief.name if brief.named or not brief.topic else f"{brief.name[:49]} Dashboard"
     series = title_case(brief.topic) if brief.topic else "Activity"
     heading = series if "month" in series.lower() else f"{series} per month"
-    intro = (f"An overview of {brief.topic}, month by month. The figures are sample data: replace them in app.js."
-             if brief.topic else "An overview, month by month. The figures are sample data: replace them in app.js.")
+    intro = (
+        f"An overview of {brief.topic}, month by month. The figures are sample data: replace them in app.js."
+        if brief.topic
+        else "An overview, month by month. The figures are sample data: replace them in app.js."
+    )
     main = f"""    <h1>{esc(name)}</h1>
     <p class="muted intro">{esc(intro)}</p>
     <section class="kpis" aria-label="Key figures">
@@ -289,10 +309,14 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
         "style.css": stylesheet(theme_for(brief.rest), CSS),
         "app.js": JS_TEMPLATE.replace("__VALUES__", values),
     }
-    plan = ProjectPlan(name=name, description=f"A dashboard of {series.lower()}: key figures, a bar or line chart "
-                                              "drawn on a canvas without a library, and the data as a table.", files=[
-        PlannedFile(path="index.html", language="html", description="Key figures, chart panel and data table"),
-        PlannedFile(path="style.css", language="css", description="Theme colours and a responsive grid"),
-        PlannedFile(path="app.js", language="javascript", description="Sample data, canvas chart, figures, table"),
-    ])
+    plan = ProjectPlan(
+        name=name,
+        description=f"A dashboard of {series.lower()}: key figures, a bar or line chart "
+        "drawn on a canvas without a library, and the data as a table.",
+        files=[
+            PlannedFile(path="index.html", language="html", description="Key figures, chart panel and data table"),
+            PlannedFile(path="style.css", language="css", description="Theme colours and a responsive grid"),
+            PlannedFile(path="app.js", language="javascript", description="Sample data, canvas chart, figures, table"),
+        ],
+    )
     return plan, files

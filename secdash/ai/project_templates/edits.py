@@ -22,27 +22,39 @@ from secdash.ai.project_templates.brief import clean, title_case
 from secdash.ai.project_templates.theme import ACCENTS, MODES, theme_words
 
 CAPABILITIES = (
-    "Without a model, the offline template engine can change: the title (\"call it Bean There\"), the colour theme "
-    "(\"dark\", \"light\", or an accent colour such as green or purple), the footer (\"add a footer saying ...\"), "
-    "a new section (\"add a section called ...\") and the button text (\"change the button to ...\"). For anything "
+    'Without a model, the offline template engine can change: the title ("call it Bean There"), the colour theme '
+    '("dark", "light", or an accent colour such as green or purple), the footer ("add a footer saying ..."), '
+    'a new section ("add a section called ...") and the button text ("change the button to ..."). For anything '
     "else, connect a model: set SECDASH_LLM_BASE_URL."
 )
 _VERBS = r"(?:make|change|add|rename|call|set|use|give|put|switch|turn|update|insert|include|title|name)"
 _END = re.compile(rf"\s*(?:[;\n]|\.(?:\s|$)|,?\s+and\s+(?:then\s+)?{_VERBS}\b|,\s*(?:then\s+)?{_VERBS}\b|$)", re.I)
 _QUOTE = re.compile(r"[\"“'‘](?P<v>[^\"”'’\n]{1,120})[\"”'’]")
 _NOT_A_TEXT = r"(?!the\b|a\b|an\b|top\b|bottom\b|left\b|right\b)"  # "move the button to the top" is no label
-_BUTTON = re.compile(r"\bbutton(?:'s)?(?:\s+(?:text|label|caption))?\s*(?:to\s+say|to\s+read|should\s+say|should\s+read"
-                     rf"|to\s+{_NOT_A_TEXT}|says?|saying|reads?|reading|as|:|=)\s*", re.I)
-_FOOTER = re.compile(r"\bfooter\s*(?:with\s+the\s+text|with\s+text|that\s+says|which\s+says|that\s+reads|saying|reading"
-                     rf"|to\s+say|to\s+read|to\s+{_NOT_A_TEXT}|with|says|:|=)\s*|\bfooter\s+(?=[\"“'‘])", re.I)
-_SECTION = re.compile(r"\b(?:add|insert|include|append|put|create)\s+(?:an?\s+|the\s+|one\s+|another\s+)?"
-                      r"(?:new\s+|extra\s+|second\s+)?(?:section|heading|part|block)\s*(?:called|titled|named|about|on"
-                      r"|for|with\s+the\s+(?:title|heading)|with\s+(?:title|heading)|saying|:|=)?\s*", re.I)
+_BUTTON = re.compile(
+    r"\bbutton(?:'s)?(?:\s+(?:text|label|caption))?\s*(?:to\s+say|to\s+read|should\s+say|should\s+read"
+    rf"|to\s+{_NOT_A_TEXT}|says?|saying|reads?|reading|as|:|=)\s*",
+    re.I,
+)
+_FOOTER = re.compile(
+    r"\bfooter\s*(?:with\s+the\s+text|with\s+text|that\s+says|which\s+says|that\s+reads|saying|reading"
+    rf"|to\s+say|to\s+read|to\s+{_NOT_A_TEXT}|with|says|:|=)\s*|\bfooter\s+(?=[\"“'‘])",
+    re.I,
+)
+_SECTION = re.compile(
+    r"\b(?:add|insert|include|append|put|create)\s+(?:an?\s+|the\s+|one\s+|another\s+)?"
+    r"(?:new\s+|extra\s+|second\s+)?(?:section|heading|part|block)\s*(?:called|titled|named|about|on"
+    r"|for|with\s+the\s+(?:title|heading)|with\s+(?:title|heading)|saying|:|=)?\s*",
+    re.I,
+)
 _TITLE = (
     re.compile(r"\b(?:call|name|title)\s+it\s+", re.I),
     re.compile(r"\brename\s+(?:it\s+|the\s+(?:project|page|site|app|title|heading)\s+)?(?:to|as)\s+", re.I),
-    re.compile(r"\b(?:change|set|update|make)\s+(?:the\s+)?(?:page\s+|site\s+|project\s+|main\s+|app\s+)?"
-               r"(?:title|name|heading|headline)\s+(?:to|into|as)\s+", re.I),
+    re.compile(
+        r"\b(?:change|set|update|make)\s+(?:the\s+)?(?:page\s+|site\s+|project\s+|main\s+|app\s+)?"
+        r"(?:title|name|heading|headline)\s+(?:to|into|as)\s+",
+        re.I,
+    ),
     re.compile(r"(?:^\s*|[,;.]\s*|\band\s+)(?:new\s+)?(?:title|heading|headline)\s*(?::|=)?\s+", re.I),
     re.compile(r"\b(?:title|heading|headline)\s*(?:should\s+be|:|=)\s*", re.I),
 )
@@ -79,7 +91,7 @@ def _take(text: str, pattern: re.Pattern[str], limit: int) -> tuple[str | None, 
         raw, end = _value(text, match.end())
         value = clean(raw, limit)
         if value:
-            return value, text[:match.start()] + " " * (end - match.start()) + text[end:]
+            return value, text[: match.start()] + " " * (end - match.start()) + text[end:]
     return None, text
 
 
@@ -94,8 +106,15 @@ def read_request(prompt: str) -> Request:
         if title:
             break
     mode, accent = theme_words(text)
-    return Request(title=title, mode=mode, accent=accent, footer=footer, button=button, rest=text,
-                   section=title_case(section) if section and section == section.lower() else section)
+    return Request(
+        title=title,
+        mode=mode,
+        accent=accent,
+        footer=footer,
+        button=button,
+        rest=text,
+        section=title_case(section) if section and section == section.lower() else section,
+    )
 
 
 # --- applying edits -------------------------------------------------------------------------------------------
@@ -145,11 +164,9 @@ def _set_title(project: Project, title: str) -> None:
         text = project.files[path]
         if old_title:
             text = _text_replace(text, html.escape(old_title, quote=True), new)
-        text = re.sub(r"(<title[^>]*>).*?(</title>)", lambda m: m.group(1) + new + m.group(2), text, count=1,
-                      flags=re.S | re.I)
+        text = re.sub(r"(<title[^>]*>).*?(</title>)", lambda m: m.group(1) + new + m.group(2), text, count=1, flags=re.S | re.I)
         if path == main:
-            text = re.sub(r"(<h1\b[^>]*>).*?(</h1>)", lambda m: m.group(1) + new + m.group(2), text, count=1,
-                          flags=re.S | re.I)
+            text = re.sub(r"(<h1\b[^>]*>).*?(</h1>)", lambda m: m.group(1) + new + m.group(2), text, count=1, flags=re.S | re.I)
         project.files[path] = text
     for path in project.paths("readme.md"):
         project.files[path] = re.sub(r"\A#[ \t]+[^\n]*", lambda _: "# " + title, project.files[path], count=1)
@@ -173,8 +190,11 @@ def _override_block(mode: str | None, accent: str | None, old: str) -> str:
         lines += [f"/* mode: {mode} */", f"body {{ background-color: {colours['bg']}; color: {colours['text']}; }}"]
     if accent:
         value = ACCENTS[accent]
-        lines += [f"/* accent: {accent} */", f"a, h1, h2 {{ color: {value}; }}",
-                  f"button, .button {{ background-color: {value}; border-color: {value}; color: #ffffff; }}"]
+        lines += [
+            f"/* accent: {accent} */",
+            f"a, h1, h2 {{ color: {value}; }}",
+            f"button, .button {{ background-color: {value}; border-color: {value}; color: #ffffff; }}",
+        ]
     return "\n".join([*lines, _THEME_END]) + "\n"
 
 
@@ -198,8 +218,13 @@ def _set_theme(project: Project, mode: str | None, accent: str | None) -> None:
         page = project.files[path]
         if any(_THEME_VARS.search(match.group(2)) for match in _STYLE_BLOCK.finditer(page)):
             project.files[path] = _STYLE_BLOCK.sub(
-                lambda m: m.group(1) + (_themed_css(m.group(2), values, mode) if _THEME_VARS.search(m.group(2))
-                                        else m.group(2)) + m.group(3), page)
+                lambda m: (
+                    m.group(1)
+                    + (_themed_css(m.group(2), values, mode) if _THEME_VARS.search(m.group(2)) else m.group(2))
+                    + m.group(3)
+                ),
+                page,
+            )
             themed.append(path)
     if themed:
         return
@@ -233,14 +258,22 @@ def _set_footer(project: Project, footer: str) -> None:
         if found:
             inner = found.group(2)
             if re.search(r"<p\b[^>]*>.*?</p>", inner, re.S | re.I):
-                inner = re.sub(r"(<p\b[^>]*>).*?(</p>)", lambda m: m.group(1) + text_html + m.group(2), inner,
-                               count=1, flags=re.S | re.I)
+                inner = re.sub(
+                    r"(<p\b[^>]*>).*?(</p>)", lambda m: m.group(1) + text_html + m.group(2), inner, count=1, flags=re.S | re.I
+                )
             else:
                 inner = f"<p>{text_html}</p>"
-            text = text[:found.start(2)] + inner + text[found.end(2):]
+            text = text[: found.start(2)] + inner + text[found.end(2) :]
         elif re.search(r"</body>", text, re.I):
-            text = re.sub(r"(?i)([ \t]*)</body>", lambda m: f'{m.group(1)}  <footer class="site-footer">\n'
-                          f"{m.group(1)}    <p>{text_html}</p>\n{m.group(1)}  </footer>\n{m.group(0)}", text, count=1)
+            text = re.sub(
+                r"(?i)([ \t]*)</body>",
+                lambda m: (
+                    f'{m.group(1)}  <footer class="site-footer">\n'
+                    f"{m.group(1)}    <p>{text_html}</p>\n{m.group(1)}  </footer>\n{m.group(0)}"
+                ),
+                text,
+                count=1,
+            )
         project.files[path] = text
 
 
@@ -257,9 +290,11 @@ def _add_section(project: Project, heading: str) -> None:
         found = re.search(r"(?im)^([ \t]*)" + closing, text)
         if found:
             indent = found.group(1) + "  "
-            section = (f'{indent}<section class="section">\n{indent}  <h2>{escaped}</h2>\n'
-                       f"{indent}  <p>This section is new: write its content here.</p>\n{indent}</section>\n")
-            project.files[main] = text[:found.start()] + section + text[found.start():]
+            section = (
+                f'{indent}<section class="section">\n{indent}  <h2>{escaped}</h2>\n'
+                f"{indent}  <p>This section is new: write its content here.</p>\n{indent}</section>\n"
+            )
+            project.files[main] = text[: found.start()] + section + text[found.start() :]
             return
     project.problems.append(f"no <main> or <body> in {main} to add a section to")
 
@@ -271,7 +306,7 @@ def _set_button(project: Project, label: str) -> None:
         text = project.files[path]
         found = re.search(r"(<button\b[^>]*>)(.*?)(</button>)", text, re.S | re.I)
         if found:
-            project.files[path] = text[:found.start(2)] + html.escape(label, quote=True) + text[found.end(2):]
+            project.files[path] = text[: found.start(2)] + html.escape(label, quote=True) + text[found.end(2) :]
             return
     project.problems.append("no <button> in the project")
 
@@ -282,9 +317,18 @@ def continue_project(prompt: str, files: dict[str, str]) -> tuple[str, dict[str,
     project = Project(dict(files))
     steps = (
         (request.title, lambda: _set_title(project, request.title or ""), f'the title to "{request.title}"'),
-        (request.mode or request.accent, lambda: _set_theme(project, request.mode, request.accent),
-         " and ".join(part for part in (f"a {request.mode} theme" if request.mode else "",
-                                        f"a {request.accent} accent" if request.accent else "") if part)),
+        (
+            request.mode or request.accent,
+            lambda: _set_theme(project, request.mode, request.accent),
+            " and ".join(
+                part
+                for part in (
+                    f"a {request.mode} theme" if request.mode else "",
+                    f"a {request.accent} accent" if request.accent else "",
+                )
+                if part
+            ),
+        ),
         (request.footer, lambda: _set_footer(project, request.footer or ""), f'the footer to "{request.footer}"'),
         (request.section, lambda: _add_section(project, request.section or ""), f'a section "{request.section}"'),
         (request.button, lambda: _set_button(project, request.button or ""), f'the button text to "{request.button}"'),

@@ -11,8 +11,27 @@ from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
 from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("form", "signup", "sign up", "registration", "survey", "questionnaire", "rsvp")
-HINTS = ("contact", "register", "validation", "validate", "subscribe", "newsletter", "booking", "book", "reservation",
-         "application", "apply", "feedback", "enquiry", "inquiry", "login", "input", "field", "checkout", "order")
+HINTS = (
+    "contact",
+    "register",
+    "validation",
+    "validate",
+    "subscribe",
+    "newsletter",
+    "booking",
+    "book",
+    "reservation",
+    "application",
+    "apply",
+    "feedback",
+    "enquiry",
+    "inquiry",
+    "login",
+    "input",
+    "field",
+    "checkout",
+    "order",
+)
 DEFAULT_FIELDS = ("Name", "Email", "Message")
 MAX_FIELDS = 8
 
@@ -29,8 +48,27 @@ KINDS = (
     (("email", "e-mail", "mail"), "email", "email"),
     (("phone", "telephone", "mobile", "tel", "cell"), "tel", "tel"),
     (("password", "passphrase"), "password", "new-password"),
-    (("message", "comment", "comments", "feedback", "question", "questions", "notes", "note", "description",
-      "details", "bio", "about", "enquiry", "inquiry", "reason"), "textarea", ""),
+    (
+        (
+            "message",
+            "comment",
+            "comments",
+            "feedback",
+            "question",
+            "questions",
+            "notes",
+            "note",
+            "description",
+            "details",
+            "bio",
+            "about",
+            "enquiry",
+            "inquiry",
+            "reason",
+        ),
+        "textarea",
+        "",
+    ),
     (("age", "guests", "number", "quantity", "people", "amount", "count", "tickets", "seats"), "number", ""),
     (("date", "birthday", "day", "arrival", "departure", "birth"), "date", ""),
     (("website", "url", "homepage", "link", "portfolio"), "url", "url"),
@@ -233,8 +271,11 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
             ident += "-2"
         used.add(ident)
         fields.append(_field_html(field_for(label), ident))
-    intro = (f"Fill in the form for {subject}. Every field is required." if brief.topic
-             else "Fill in the form below. Every field is required.")
+    intro = (
+        f"Fill in the form for {subject}. Every field is required."
+        if brief.topic
+        else "Fill in the form below. Every field is required."
+    )
     main = f"""    <section class="card form-card">
       <h1>{esc(name)}</h1>
       <p class="muted">{esc(intro)}</p>
@@ -257,10 +298,13 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
         "app.js": JS,
     }
     listed = ", ".join(label.lower() for label in labels)
-    plan = ProjectPlan(name=name, description=f"A form for {subject} ({listed}) validated in the browser, with a "
-                                              "clear message next to each field.", files=[
-        PlannedFile(path="index.html", language="html", description="The form and its success message"),
-        PlannedFile(path="style.css", language="css", description="Theme colours, form layout, error states"),
-        PlannedFile(path="app.js", language="javascript", description="Validation on submit and as you type"),
-    ])
+    plan = ProjectPlan(
+        name=name,
+        description=f"A form for {subject} ({listed}) validated in the browser, with a clear message next to each field.",
+        files=[
+            PlannedFile(path="index.html", language="html", description="The form and its success message"),
+            PlannedFile(path="style.css", language="css", description="Theme colours, form layout, error states"),
+            PlannedFile(path="app.js", language="javascript", description="Validation on submit and as you type"),
+        ],
+    )
     return plan, files

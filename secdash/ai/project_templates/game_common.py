@@ -15,8 +15,12 @@ GAME_CSS = """
 
 
 def game_plan(name: str, description: str, what: str) -> ProjectPlan:
-    return ProjectPlan(name=name, description=description, files=[
-        PlannedFile(path="index.html", language="html", description=f"The {what} page: board, score, controls"),
-        PlannedFile(path="style.css", language="css", description="Theme colours and a board that fits a phone"),
-        PlannedFile(path="app.js", language="javascript", description=f"The {what} game logic"),
-    ])
+    return ProjectPlan(
+        name=name,
+        description=description,
+        files=[
+            PlannedFile(path="index.html", language="html", description=f"The {what} page: board, score, controls"),
+            PlannedFile(path="style.css", language="css", description="Theme colours and a board that fits a phone"),
+            PlannedFile(path="app.js", language="javascript", description=f"The {what} game logic"),
+        ],
+    )

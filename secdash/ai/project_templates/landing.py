@@ -8,9 +8,37 @@ from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
 from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("landing", "homepage", "website", "portfolio")
-HINTS = ("site", "page", "home", "shop", "store", "cafe", "coffee", "restaurant", "bakery", "business", "company",
-         "startup", "agency", "studio", "product", "brand", "band", "club", "salon", "hotel", "event", "wedding",
-         "personal", "resume", "cv", "launch", "service", "services", "marketing")
+HINTS = (
+    "site",
+    "page",
+    "home",
+    "shop",
+    "store",
+    "cafe",
+    "coffee",
+    "restaurant",
+    "bakery",
+    "business",
+    "company",
+    "startup",
+    "agency",
+    "studio",
+    "product",
+    "brand",
+    "band",
+    "club",
+    "salon",
+    "hotel",
+    "event",
+    "wedding",
+    "personal",
+    "resume",
+    "cv",
+    "launch",
+    "service",
+    "services",
+    "marketing",
+)
 DEFAULT_PARTS = ("What We Do", "Why People Choose Us", "How It Works")
 COPY = (
     "{part} at {name}: the essentials, short and clear, so you know what to expect.",
@@ -58,9 +86,12 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
           <h3>{esc(part)}</h3>
           <p>{esc(text)}</p>
         </article>""")
-    about = (f"{name} is all about {subject}: simple to find, friendly to use and made with care."
-             if brief.topic else f"{name} is made with care: simple to find, friendly to use and always up to date.")
-    tagline = (f"Your {brief.topic}, made simple." if brief.topic else "Everything you need, in one place.")
+    about = (
+        f"{name} is all about {subject}: simple to find, friendly to use and made with care."
+        if brief.topic
+        else f"{name} is made with care: simple to find, friendly to use and always up to date."
+    )
+    tagline = f"Your {brief.topic}, made simple." if brief.topic else "Everything you need, in one place."
     main = f"""    <section class="hero" id="top">
       <h1>{esc(name)}</h1>
       <p class="lead">{esc(tagline)}</p>
@@ -89,10 +120,13 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
         "style.css": stylesheet(theme_for(brief.rest), CSS),
         "app.js": JS,
     }
-    plan = ProjectPlan(name=name, description=f"A responsive landing page for {subject}: hero, highlights, about and "
-                                              "contact sections.", files=[
-        PlannedFile(path="index.html", language="html", description="The page: hero, highlights, about, contact"),
-        PlannedFile(path="style.css", language="css", description="Theme colours and a responsive layout"),
-        PlannedFile(path="app.js", language="javascript", description="The call-to-action button scrolls to contact"),
-    ])
+    plan = ProjectPlan(
+        name=name,
+        description=f"A responsive landing page for {subject}: hero, highlights, about and contact sections.",
+        files=[
+            PlannedFile(path="index.html", language="html", description="The page: hero, highlights, about, contact"),
+            PlannedFile(path="style.css", language="css", description="Theme colours and a responsive layout"),
+            PlannedFile(path="app.js", language="javascript", description="The call-to-action button scrolls to contact"),
+        ],
+    )
     return plan, files

@@ -18,11 +18,27 @@ SYMBOL_SETS = {  # chosen by a word of the prompt; emoji are plain text
     "sport": ("⚽", "🏀", "🎾", "🏈", "⚾", "🏐", "🏓", "🎱"),
     "food": ("🍕", "🍔", "🌮", "🍣", "🍩", "🍪", "🥐", "🧁"),
 }
-SYMBOL_WORDS = {"animal": "animal", "animals": "animal", "pet": "animal", "pets": "animal", "zoo": "animal",
-                "fruit": "fruit", "fruits": "fruit", "space": "space", "planet": "space", "planets": "space",
-                "sport": "sport", "sports": "sport", "food": "food", "snack": "food", "snacks": "food"}
+SYMBOL_WORDS = {
+    "animal": "animal",
+    "animals": "animal",
+    "pet": "animal",
+    "pets": "animal",
+    "zoo": "animal",
+    "fruit": "fruit",
+    "fruits": "fruit",
+    "space": "space",
+    "planet": "space",
+    "planets": "space",
+    "sport": "sport",
+    "sports": "sport",
+    "food": "food",
+    "snack": "food",
+    "snacks": "food",
+}
 
-MEMORY_CSS = GAME_CSS + """
+MEMORY_CSS = (
+    GAME_CSS
+    + """
 .cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 0.5rem; }
 .memory-card {
   aspect-ratio: 1 / 1;
@@ -35,6 +51,7 @@ MEMORY_CSS = GAME_CSS + """
 .memory-card.open, .memory-card.found { background: var(--surface); color: var(--text); border-color: var(--border); }
 .memory-card.found { opacity: 0.6; cursor: default; }
 """
+)
 
 MEMORY_JS = """"use strict";
 
@@ -158,7 +175,6 @@ MEMORY_JS = """"use strict";
 """
 
 
-
 def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
     brief = read_brief(prompt, "Memory Match", frozenset(KEYWORDS))
     name = brief.name
@@ -183,5 +199,6 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
         "style.css": stylesheet(theme_for(brief.rest, Theme(accent="purple")), MEMORY_CSS),
         "app.js": MEMORY_JS.replace("__SYMBOLS__", symbols),
     }
-    return game_plan(name, f"A memory game with {chosen} cards: find the pairs, count the moves, keep the best score.",
-                 "memory"), files
+    return game_plan(
+        name, f"A memory game with {chosen} cards: find the pairs, count the moves, keep the best score.", "memory"
+    ), files

@@ -11,7 +11,9 @@ from secdash.ai.tasks.build_project import ProjectPlan
 KEYWORDS = ("snake", "game", "arcade")
 HINTS = ("play", "score", "retro", "worm", "level", "levels")
 
-SNAKE_CSS = GAME_CSS + """
+SNAKE_CSS = (
+    GAME_CSS
+    + """
 .board {
   display: block;
   width: 100%;
@@ -30,6 +32,7 @@ SNAKE_CSS = GAME_CSS + """
 .pad .down { grid-column: 2; grid-row: 2; }
 .pad .right { grid-column: 3; grid-row: 2; }
 """
+)
 
 SNAKE_JS = """"use strict";
 
@@ -263,5 +266,6 @@ def build(prompt: str) -> tuple[ProjectPlan, dict[str, str]]:
         "style.css": stylesheet(theme_for(brief.rest, Theme(mode="dark", accent="green")), SNAKE_CSS),
         "app.js": SNAKE_JS,
     }
-    return game_plan(name, "A Snake game on a canvas: keyboard, on-screen buttons and swipes, score and best score.",
-                 "Snake"), files
+    return game_plan(
+        name, "A Snake game on a canvas: keyboard, on-screen buttons and swipes, score and best score.", "Snake"
+    ), files

@@ -17,14 +17,37 @@ MODES = {
     "dark": {"bg": "#0f172a", "surface": "#1e293b", "text": "#e2e8f0", "muted": "#94a3b8", "border": "#334155"},
 }
 ACCENTS = {
-    "blue": "#2563eb", "green": "#15803d", "purple": "#7c3aed", "violet": "#7c3aed", "red": "#dc2626",
-    "orange": "#ea580c", "teal": "#0d9488", "pink": "#db2777", "yellow": "#ca8a04", "indigo": "#4f46e5",
-    "cyan": "#0891b2", "brown": "#92400e", "gray": "#4b5563", "grey": "#4b5563", "black": "#111827",
-    "gold": "#b45309", "crimson": "#be123c", "navy": "#1e3a8a", "lime": "#4d7c0f", "magenta": "#c026d3",
-    "turquoise": "#0f766e", "coral": "#e2553f", "mint": "#059669", "olive": "#4d7c0f", "maroon": "#9f1239",
+    "blue": "#2563eb",
+    "green": "#15803d",
+    "purple": "#7c3aed",
+    "violet": "#7c3aed",
+    "red": "#dc2626",
+    "orange": "#ea580c",
+    "teal": "#0d9488",
+    "pink": "#db2777",
+    "yellow": "#ca8a04",
+    "indigo": "#4f46e5",
+    "cyan": "#0891b2",
+    "brown": "#92400e",
+    "gray": "#4b5563",
+    "grey": "#4b5563",
+    "black": "#111827",
+    "gold": "#b45309",
+    "crimson": "#be123c",
+    "navy": "#1e3a8a",
+    "lime": "#4d7c0f",
+    "magenta": "#c026d3",
+    "turquoise": "#0f766e",
+    "coral": "#e2553f",
+    "mint": "#059669",
+    "olive": "#4d7c0f",
+    "maroon": "#9f1239",
 }
-_MODE_WORDS = re.compile(r"\b(?P<dark>dark(?:er)?|night|black background)\b|\b(?P<light>light(?:er)?|bright(?:er)?)\b"
-                         r"(?!\s+(?:" + "|".join(ACCENTS) + r")\b)", re.I)
+_MODE_WORDS = re.compile(
+    r"\b(?P<dark>dark(?:er)?|night|black background)\b|\b(?P<light>light(?:er)?|bright(?:er)?)\b"
+    r"(?!\s+(?:" + "|".join(ACCENTS) + r")\b)",
+    re.I,
+)
 _ACCENT_WORDS = re.compile(r"\b(?P<colour>" + "|".join(sorted(ACCENTS, key=len, reverse=True)) + r")\b", re.I)
 
 
@@ -133,8 +156,16 @@ def esc(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def page(*, title: str, brand: str, main: str, footer: str, nav: tuple[tuple[str, str], ...] = (),
-         scripts: tuple[str, ...] = ("app.js",), stylesheet_path: str = "style.css") -> str:
+def page(
+    *,
+    title: str,
+    brand: str,
+    main: str,
+    footer: str,
+    nav: tuple[tuple[str, str], ...] = (),
+    scripts: tuple[str, ...] = ("app.js",),
+    stylesheet_path: str = "style.css",
+) -> str:
     """A whole HTML document; `main` is markup already indented by four spaces, texts are escaped here."""
     links = "".join(f'\n        <a href="{href}">{esc(label)}</a>' for href, label in nav)
     nav_html = f'\n      <nav class="nav" aria-label="Main">{links}\n      </nav>' if nav else ""

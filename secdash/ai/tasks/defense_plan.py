@@ -91,7 +91,7 @@ class DefensePlanTask(Task):
             [
                 persona,
                 DEFENSE_RULES,
-                f"The configuration's JSON schema (the value of \"config\"):\n{schema}",
+                f'The configuration\'s JSON schema (the value of "config"):\n{schema}',
                 data_note,
                 _fenced("FINDINGS", self.findings),
                 _fenced("CURRENT CONFIG", self.current_config),
@@ -104,8 +104,10 @@ class DefensePlanTask(Task):
             'object {"strategy": "<what you block and why>", "config": <a configuration matching the schema>}.'
         )
         if self.feedback:
-            ask += (f"\n\nYour previous answer was refused: {self.feedback[:MAX_FEEDBACK_CHARS]}\n"
-                    "Fix that and answer again with the whole JSON object.")
+            ask += (
+                f"\n\nYour previous answer was refused: {self.feedback[:MAX_FEEDBACK_CHARS]}\n"
+                "Fix that and answer again with the whole JSON object."
+            )
         return (ChatTurn("user", ask),)
 
     def offline_structured(self, schema: type[Schema]) -> Schema:

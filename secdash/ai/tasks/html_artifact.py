@@ -69,17 +69,16 @@ class HtmlArtifactTask(Task):
             parts += [
                 "You are changing a page that exists. Keep everything the request does not ask to change; write "
                 "the whole new page, complete, never a diff or a placeholder such as '...'.",
-                DATA_NOTE.format(what=f"the page \"{self.name[:100]}\" as it is now"),
+                DATA_NOTE.format(what=f'the page "{self.name[:100]}" as it is now'),
                 fenced("CURRENT PAGE", self.current[:MAX_CURRENT_CHARS]),
             ]
         return "\n\n".join(parts)
 
     def turns(self) -> Sequence[ChatTurn]:
         request = self.prompt[:MAX_PROMPT_CHARS]
-        ask = (f"Change the page: {request}" if self.is_update else f"Create this page: {request}")
+        ask = f"Change the page: {request}" if self.is_update else f"Create this page: {request}"
         if self.feedback:
-            ask += (f"\n\nYour previous answer was refused: {self.feedback[:MAX_FEEDBACK_CHARS]}\n"
-                    "Fix that in your new answer.")
+            ask += f"\n\nYour previous answer was refused: {self.feedback[:MAX_FEEDBACK_CHARS]}\nFix that in your new answer."
         return (ChatTurn("user", ask),)
 
     def offline_text(self) -> str:

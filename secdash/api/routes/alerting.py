@@ -31,15 +31,20 @@ from secdash.services.alerting.targets import MAX_URL_CHARS
 router = APIRouter(prefix="/api", tags=["alerting"], responses=SIGNED_IN_ERRORS)
 
 NAME = "A short label such as 'Ops webhook'"
-URL = ("An apprise URL: json://hooks.example.com/alerts, mailtos://user:password@example.com?to=ops@example.com, "
-       "slack://T../B../X.., ntfys://ntfy.sh/topic ... (https://github.com/caronc/apprise/wiki)")
+URL = (
+    "An apprise URL: json://hooks.example.com/alerts, mailtos://user:password@example.com?to=ops@example.com, "
+    "slack://T../B../X.., ntfys://ntfy.sh/topic ... (https://github.com/caronc/apprise/wiki)"
+)
 ALLOW_PRIVATE = "Send to a private or local address (refused by default, as for monitored sites)"
 RuleKind = Literal[tuple(kind.value for kind in rules.DEFAULTS)]  # type: ignore[valid-type]
-ChannelFilter = Annotated[str | None, Query(alias="channelId", max_length=12, description="Only this channel's"),
-                          integer_text(1, MAX_ID)]
-Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {deliveries.MAX_PAGE}); default "
-                                                              f"{deliveries.PAGE}"),
-                  integer_text(1, deliveries.MAX_PAGE)]
+ChannelFilter = Annotated[
+    str | None, Query(alias="channelId", max_length=12, description="Only this channel's"), integer_text(1, MAX_ID)
+]
+Limit = Annotated[
+    str | None,
+    Query(max_length=6, description=f"How many (1 to {deliveries.MAX_PAGE}); default {deliveries.PAGE}"),
+    integer_text(1, deliveries.MAX_PAGE),
+]
 CLOCK = {"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$"}
 
 
@@ -67,8 +72,10 @@ def _rule_schema(schema: dict[str, Any]) -> None:
     _unchanged_when_left_out(schema)
     without = [kind.value for kind in rules.DEFAULTS if kind not in PARAMS]
     schema["anyOf"] = [
-        *({"properties": {"kind": {"const": kind.value}, "params": {"type": "object", "properties": params}}}
-          for kind, params in PARAMS.items()),
+        *(
+            {"properties": {"kind": {"const": kind.value}, "params": {"type": "object", "properties": params}}}
+            for kind, params in PARAMS.items()
+        ),
         {"properties": {"kind": {"enum": without}}},
     ]
 
@@ -100,26 +107,42 @@ class RuleIn(PartialBody):
 
     kind: RuleKind  # type: ignore[valid-type]
     enabled: bool = True
-    channelIds: list[int] = Field(default_factory=list,  # noqa: N815
-                                  description="The channels it notifies (each an existing channel's id); empty: every "
-                                              "enabled channel",
-                                  json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}})
-    params: dict[str, Any] = Field(default_factory=dict, description=(
-        "tls_expiring {days: 1-365}, finding {severity: low|medium|high}, drill_weak {threshold: 1-100 (%)}; "
-        "none for the others"))
+    channelIds: list[int] = Field(
+        default_factory=list,  # noqa: N815
+        description="The channels it notifies (each an existing channel's id); empty: every enabled channel",
+        json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": MAX_ID}},
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description=(
+            "tls_expiring {days: 1-365}, finding {severity: low|medium|high}, drill_weak {threshold: 1-100 (%)}; "
+            "none for the others"
+        ),
+    )
 
 
 class SettingsIn(PartialBody):
     """The settings sent change; the rest stay as they are."""
 
-    reminderMinutes: int = Field(0, description="A reminder while a site stays down, at most once per this many "  # noqa: N815
-                                                "minutes (0: none)", json_schema_extra=_whole(rules.REMINDER_MINUTES))
-    recoverySeconds: int = Field(0, description="How long a site must stay up before the recovery is sent (flap "  # noqa: N815
-                                                "damping)", json_schema_extra=_whole(rules.RECOVERY_SECONDS))
+    reminderMinutes: int = Field(
+        0,
+        description="A reminder while a site stays down, at most once per this many "  # noqa: N815
+        "minutes (0: none)",
+        json_schema_extra=_whole(rules.REMINDER_MINUTES),
+    )
+    recoverySeconds: int = Field(
+        0,
+        description="How long a site must stay up before the recovery is sent (flap "  # noqa: N815
+        "damping)",
+        json_schema_extra=_whole(rules.RECOVERY_SECONDS),
+    )
     quietEnabled: bool = Field(False, description="Hold deliveries during the quiet hours (logged as suppressed)")  # noqa: N815
     quietStart: str = Field("22:00", description="HH:MM, UTC", json_schema_extra=CLOCK)  # noqa: N815
-    quietEnd: str = Field("07:00", description="HH:MM, UTC; may be before the start (over midnight)",  # noqa: N815
-                          json_schema_extra=CLOCK)
+    quietEnd: str = Field(
+        "07:00",
+        description="HH:MM, UTC; may be before the start (over midnight)",  # noqa: N815
+        json_schema_extra=CLOCK,
+    )
 
 
 class RulesIn(RequestBody):
@@ -142,13 +165,13 @@ async def list_channels(user: CurrentUser, session: DbSession) -> list[ChannelPu
 async def create_channel(body: ChannelIn, user: CurrentUser, session: DbSession) -> ChannelPublic:
     """Add a channel: apprise must read the URL, and its host must be public unless allowPrivate. The URL is
     stored encrypted; the answer (and every later one) shows it masked."""
-    return await channels.create_channel(session=session, actor=user, name=body.name, url=body.url,
-                                         enabled=body.enabled, allow_private=body.allowPrivate)
+    return await channels.create_channel(
+        session=session, actor=user, name=body.name, url=body.url, enabled=body.enabled, allow_private=body.allowPrivate
+    )
 
 
 @router.put("/notification-channels/{channel_id}", response_model=ChannelPublic, responses=errors(403, 404))
-async def update_channel(channel_id: PathId, body: ChannelChangeIn, user: CurrentUser,
-                         session: DbSession) -> ChannelPublic:
+async def update_channel(channel_id: PathId, body: ChannelChangeIn, user: CurrentUser, session: DbSession) -> ChannelPublic:
     """Change what is sent (name, url, enabled, allowPrivate); at least one field."""
     return await channels.update_channel(session=session, actor=user, channel_id=channel_id, changes=_sent(body))
 
@@ -176,13 +199,17 @@ async def read_rules(user: CurrentUser, session: DbSession) -> RulesPublic:
 @router.put("/notification-rules", response_model=RulesPublic, responses=errors(403))
 async def write_rules(body: RulesIn, user: CurrentUser, session: DbSession) -> RulesPublic:
     """Change the rules sent (by kind) and the settings sent; the others stay as they are. Answers them all."""
-    return await rules.write(session=session, actor=user,
-                             rules=None if body.rules is None else [_sent(rule) for rule in body.rules],
-                             settings=None if body.settings is None else _sent(body.settings))
+    return await rules.write(
+        session=session,
+        actor=user,
+        rules=None if body.rules is None else [_sent(rule) for rule in body.rules],
+        settings=None if body.settings is None else _sent(body.settings),
+    )
 
 
 @router.get("/notification-deliveries", response_model=list[DeliveryPublic], responses=errors(403, 404))
-async def list_deliveries(user: CurrentUser, session: DbSession, limit: Limit = None,
-                          channel_id: ChannelFilter = None) -> list[DeliveryPublic]:
+async def list_deliveries(
+    user: CurrentUser, session: DbSession, limit: Limit = None, channel_id: ChannelFilter = None
+) -> list[DeliveryPublic]:
     """The delivery log, newest first (the newest 1000 are kept): channel, event, outcome, attempts, error."""
     return await deliveries.list_deliveries(session=session, viewer=user, limit=limit, channel_id=channel_id)

@@ -31,13 +31,16 @@ EDIT_MAX_BODY_BYTES = 3 * MAX_HTML_BYTES + 64 * 1024
 BODY_CAPS = ((EDIT_PATH, EDIT_MAX_BODY_BYTES),)  # for api/middleware.RequestGuard
 
 # The service trims the prompt and refuses it blank or over MAX_PROMPT_CHARS; pydantic only caps what it reads.
-Prompt = Annotated[str, Field(max_length=MAX_PROMPT_CHARS * 2, description=f"The page to create or the change to "
-                                                                             f"make (1 to {MAX_PROMPT_CHARS} "
-                                                                             f"characters)",
-                              json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK})]
+Prompt = Annotated[
+    str,
+    Field(
+        max_length=MAX_PROMPT_CHARS * 2,
+        description=f"The page to create or the change to make (1 to {MAX_PROMPT_CHARS} characters)",
+        json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK},
+    ),
+]
 Version = Annotated[int, Path(ge=1, le=MAX_VERSION, description="A version number (1 or more)")]
-VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION, description="A version number (the newest when "
-                                                                             "left out)")]
+VersionQuery = Annotated[int | None, Query(ge=1, le=MAX_VERSION, description="A version number (the newest when left out)")]
 
 
 class PromptIn(RequestBody):
@@ -48,16 +51,20 @@ class EditIn(RequestBody):
     # The limit is in bytes, which a JSON Schema maxLength (characters) cannot say; a page over it is a 400 naming
     # both sizes. (A documented maxLength would also invite longer strings whose escaped JSON passes the route's
     # body cap: a 413, not the 400 a schema-violating request is owed.)
-    htmlContent: str = Field(description=f"The whole page, edited by hand: at most {MAX_HTML_BYTES} bytes of "  # noqa: N815
-                                         f"UTF-8 (400 above that)", json_schema_extra={"minLength": 1,
-                                                                                       "pattern": NOT_BLANK})
-    changes: str | None = Field(None, description="A note on what was changed", json_schema_extra={
-        "maxLength": MAX_CHANGES_CHARS})
+    htmlContent: str = Field(
+        description=f"The whole page, edited by hand: at most {MAX_HTML_BYTES} bytes of "  # noqa: N815
+        f"UTF-8 (400 above that)",
+        json_schema_extra={"minLength": 1, "pattern": NOT_BLANK},
+    )
+    changes: str | None = Field(
+        None, description="A note on what was changed", json_schema_extra={"maxLength": MAX_CHANGES_CHARS}
+    )
 
 
 class RestoreIn(RequestBody):
     version: Annotated[int | str, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_VERSION})] = Field(
-        description="The version to make the newest again (1 or more)")
+        description="The version to make the newest again (1 or more)"
+    )
 
 
 class PreviewOut(PublicModel):
@@ -144,13 +151,13 @@ async def history(artifact_id: PathId, user: CurrentUser, session: DbSession) ->
 @router.post("/{artifact_id}/versions", status_code=201, response_model=ArtifactPublic, responses=errors(404, 409))
 async def save_edit(artifact_id: PathId, body: EditIn, user: CurrentUser, session: DbSession) -> ArtifactPublic:
     """The HTML edited by hand as the next version (checked like a generated one; 400 if unchanged)."""
-    return await artifacts.save_edit(session=session, actor=user, artifact_id=artifact_id, html=body.htmlContent,
-                                     changes=body.changes)
+    return await artifacts.save_edit(
+        session=session, actor=user, artifact_id=artifact_id, html=body.htmlContent, changes=body.changes
+    )
 
 
 @router.get("/{artifact_id}/versions/{version}", response_model=ArtifactVersionPublic, responses=errors(404))
-async def read_version(artifact_id: PathId, version: Version, user: CurrentUser,
-                       session: DbSession) -> ArtifactVersionPublic:
+async def read_version(artifact_id: PathId, version: Version, user: CurrentUser, session: DbSession) -> ArtifactVersionPublic:
     return await artifacts.get_version(session=session, viewer=user, artifact_id=artifact_id, version=version)
 
 
@@ -161,37 +168,53 @@ async def restore(artifact_id: PathId, body: RestoreIn, user: CurrentUser, sessi
 
 
 @router.get("/{artifact_id}/diff", response_model=ArtifactDiffPublic, responses=errors(404, 503))
-async def diff(artifact_id: PathId, user: CurrentUser, session: DbSession,
-               from_version: Annotated[int, Query(alias="from", ge=1, le=MAX_VERSION, description="Older version")],
-               to_version: Annotated[int, Query(alias="to", ge=1, le=MAX_VERSION, description="Newer version")],
-               ) -> ArtifactDiffPublic:
+async def diff(
+    artifact_id: PathId,
+    user: CurrentUser,
+    session: DbSession,
+    from_version: Annotated[int, Query(alias="from", ge=1, le=MAX_VERSION, description="Older version")],
+    to_version: Annotated[int, Query(alias="to", ge=1, le=MAX_VERSION, description="Newer version")],
+) -> ArtifactDiffPublic:
     """The line diff of two versions' HTML (any two, either order); 503 while every comparing worker is busy."""
-    return await artifacts.diff_versions(session=session, viewer=user, artifact_id=artifact_id,
-                                         from_version=from_version, to_version=to_version)
+    return await artifacts.diff_versions(
+        session=session, viewer=user, artifact_id=artifact_id, from_version=from_version, to_version=to_version
+    )
 
 
 @router.get("/{artifact_id}/preview", response_model=PreviewOut, responses=errors(404))
-async def preview_link(artifact_id: PathId, user: CurrentUser, session: DbSession, request: Request,
-                       version: VersionQuery = None) -> PreviewOut:
+async def preview_link(
+    artifact_id: PathId, user: CurrentUser, session: DbSession, request: Request, version: VersionQuery = None
+) -> PreviewOut:
     """A link to one version (the newest by default) in the isolated preview, valid for 30 minutes while this
     sign-in lasts (404 before the first version exists)."""
-    return PreviewOut(url=await preview.preview_url(session=session, viewer=user, artifact_id=artifact_id,
-                                                    version=version, auth_token=request_token(request)))
+    return PreviewOut(
+        url=await preview.preview_url(
+            session=session, viewer=user, artifact_id=artifact_id, version=version, auth_token=request_token(request)
+        )
+    )
 
 
-@router.get("/{artifact_id}/download", response_model=bytes, response_class=HtmlResponse,
-            responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}},
-                       **json_errors(400, 401, 404, 413)})
-async def download(artifact_id: PathId, user: CurrentUser, session: DbSession,
-                   version: VersionQuery = None) -> HtmlResponse:
+@router.get(
+    "/{artifact_id}/download",
+    response_model=bytes,
+    response_class=HtmlResponse,
+    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **json_errors(400, 401, 404, 413)},
+)
+async def download(artifact_id: PathId, user: CurrentUser, session: DbSession, version: VersionQuery = None) -> HtmlResponse:
     """One version's HTML (the newest by default) as `<name>_v<version>.html`."""
     name, body = await downloads.version_file(session=session, viewer=user, artifact_id=artifact_id, version=version)
     return HtmlResponse(body, headers={"Content-Disposition": attachment(name)})
 
 
-@router.get("/{artifact_id}/download-all", response_model=bytes, response_class=ZipResponse,
-            responses={200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
-                       **json_errors(400, 401, 404, 413)})
+@router.get(
+    "/{artifact_id}/download-all",
+    response_model=bytes,
+    response_class=ZipResponse,
+    responses={
+        200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+        **json_errors(400, 401, 404, 413),
+    },
+)
 async def download_all(artifact_id: PathId, user: CurrentUser, session: DbSession) -> ZipResponse:
     """Every version of the artifact in one zip, one `<name>_v<version>.html` each."""
     name, body = await downloads.all_versions_zip(session=session, viewer=user, artifact_id=artifact_id)

@@ -25,8 +25,13 @@ class LoginRequest(RequestBody):
 
 def _set_session_cookie(response: Response, token: str, settings: Settings) -> None:
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=settings.token_ttl_seconds, httponly=True,
-        samesite="lax", secure=settings.COOKIE_SECURE, path="/",
+        SESSION_COOKIE,
+        token,
+        max_age=settings.token_ttl_seconds,
+        httponly=True,
+        samesite="lax",
+        secure=settings.COOKIE_SECURE,
+        path="/",
     )
 
 
@@ -39,15 +44,24 @@ async def login(
     body: LoginRequest, request: Request, response: Response, session: DbSession, settings: AppSettings
 ) -> LoginPublic:
     result = await auth.login(
-        session=session, settings=settings, email=body.email, password=body.password,
-        ip=client_ip(request), user_agent=request.headers.get("user-agent", ""),
+        session=session,
+        settings=settings,
+        email=body.email,
+        password=body.password,
+        ip=client_ip(request),
+        user_agent=request.headers.get("user-agent", ""),
     )
     _set_session_cookie(response, result.token, settings)
     return LoginPublic(token=result.token, user=result.user)
 
 
-@router.post("/auth/session-cookie", status_code=204, response_model=None, responses=errors(401),
-             openapi_extra={"security": [{"HTTPBearer": []}]})
+@router.post(
+    "/auth/session-cookie",
+    status_code=204,
+    response_model=None,
+    responses=errors(401),
+    openapi_extra={"security": [{"HTTPBearer": []}]},
+)
 async def create_session_cookie(request: Request, session: DbSession, settings: AppSettings) -> Response:
     """Turn a valid bearer token (header only, never the cookie) into the HttpOnly session cookie."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")

@@ -20,17 +20,22 @@ from secdash.services.battle import defense, drills, station
 router = APIRouter(prefix="/api", tags=["battle"], responses=SIGNED_IN_ERRORS)
 AttackTypeIn = Literal["ddos", "sql_injection", "xss", "malware", "brute_force", "phishing"]
 SiteSlug = Annotated[str, Path(max_length=16, description="stock, tour, gem or shares"), choice_text(defense.DEMO_SLUGS)]
-Limit = Annotated[str | None, Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default "
-                                                              f"{drills.LIST_LIMIT}"),
-                  integer_text(1, drills.MAX_LIST_LIMIT)]
+Limit = Annotated[
+    str | None,
+    Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default {drills.LIST_LIMIT}"),
+    integer_text(1, drills.MAX_LIST_LIMIT),
+]
 # The site a drill defends, by its agent (empty or null: the platform that specialises in the attack).
 AgentId = Annotated[str | None, choice_text([None, "", *PLATFORM_AGENT_IDS])]
 
 
 class DefendIn(RequestBody):
     attackType: AttackTypeIn  # noqa: N815
-    attackSource: str | None = Field(None, max_length=drills.MAX_SOURCE_LENGTH,  # noqa: N815
-                                     description="Where the attack claims to come from (shown, never contacted)")
+    attackSource: str | None = Field(
+        None,
+        max_length=drills.MAX_SOURCE_LENGTH,  # noqa: N815
+        description="Where the attack claims to come from (shown, never contacted)",
+    )
     aiAgentId: AgentId = Field(None, max_length=16, description="stock, tour, gem or shares: the site it defends")  # noqa: N815
 
 
@@ -63,20 +68,23 @@ async def read_operation(operation_id: PathId, user: CurrentUser, session: DbSes
 @router.post("/battle-station/defend", response_model=DefendReplyPublic, responses=errors(403, 409, 503))
 async def defend(body: DefendIn, user: CurrentUser, session: DbSession) -> DefendReplyPublic:
     """Run a drill (admins; one per demo site at a time) and answer when its defense is deployed and measured."""
-    return await drills.defend(session=session, actor=user, attack_type=body.attackType,
-                               attack_source=body.attackSource, agent_id=body.aiAgentId)
+    return await drills.defend(
+        session=session, actor=user, attack_type=body.attackType, attack_source=body.attackSource, agent_id=body.aiAgentId
+    )
 
 
 @router.get("/battle-station/defenses/{site}", response_model=DefenseStatePublic, responses=errors(404))
 async def read_defense(site: SiteSlug, user: CurrentUser, session: DbSession) -> DefenseStatePublic:
     view = await defense.get_defense(session, site)
-    return DefenseStatePublic(site=view.slug, revision=view.revision, source=view.source,
-                              config=view.config.model_dump(mode="json"))
+    return DefenseStatePublic(
+        site=view.slug, revision=view.revision, source=view.source, config=view.config.model_dump(mode="json")
+    )
 
 
 @router.post("/battle-station/defenses/{site}/reset", response_model=DefenseStatePublic, responses=errors(403, 404))
 async def reset_defense(site: SiteSlug, user: CurrentUser, session: DbSession) -> DefenseStatePublic:
     """Put the demo site's weak default defense back (admins; audited)."""
     view = await defense.reset_defense(session, site, user)
-    return DefenseStatePublic(site=view.slug, revision=view.revision, source=view.source,
-                              config=view.config.model_dump(mode="json"))
+    return DefenseStatePublic(
+        site=view.slug, revision=view.revision, source=view.source, config=view.config.model_dump(mode="json")
+    )

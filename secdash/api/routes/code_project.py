@@ -28,11 +28,15 @@ from secdash.services.builder.limits import MAX_PROMPT_CHARS
 
 router = APIRouter(prefix="/api/code-project", tags=["code builder"], responses=SIGNED_IN_ERRORS)
 # The service trims the prompt and refuses it blank or over MAX_PROMPT_CHARS; pydantic only caps what it reads.
-Prompt = Annotated[str, Field(max_length=MAX_PROMPT_CHARS * 2, description=f"What to build or change (1 to "
-                                                                             f"{MAX_PROMPT_CHARS} characters)",
-                              json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK})]
-After = Annotated[str | None, Query(max_length=12, description="Only lines after this log line id"),
-                  integer_text(0, MAX_CURSOR)]
+Prompt = Annotated[
+    str,
+    Field(
+        max_length=MAX_PROMPT_CHARS * 2,
+        description=f"What to build or change (1 to {MAX_PROMPT_CHARS} characters)",
+        json_schema_extra={"maxLength": MAX_PROMPT_CHARS, "minLength": 1, "pattern": NOT_BLANK},
+    ),
+]
+After = Annotated[str | None, Query(max_length=12, description="Only lines after this log line id"), integer_text(0, MAX_CURSOR)]
 
 
 class BuildIn(RequestBody):
@@ -49,10 +53,14 @@ class ProjectIn(RequestBody):
 
 
 class RenameIn(RequestBody):
-    name: Annotated[str, Field(max_length=library.MAX_NAME_CHARS * 2, description=f"The project's new name (1 to "
-                                                                                 f"{library.MAX_NAME_CHARS} characters)",
-                               json_schema_extra={"maxLength": library.MAX_NAME_CHARS, "minLength": 1,
-                                                  "pattern": NOT_BLANK})]
+    name: Annotated[
+        str,
+        Field(
+            max_length=library.MAX_NAME_CHARS * 2,
+            description=f"The project's new name (1 to {library.MAX_NAME_CHARS} characters)",
+            json_schema_extra={"maxLength": library.MAX_NAME_CHARS, "minLength": 1, "pattern": NOT_BLANK},
+        ),
+    ]
 
 
 class ClearedOut(PublicModel):
@@ -80,8 +88,7 @@ async def current_project(user: CurrentUser, session: DbSession) -> CodeProjectP
 
 
 @router.get("/logs/{project_id}", response_model=list[BuildLogPublic], responses=errors(404))
-async def project_logs(project_id: PathId, user: CurrentUser, session: DbSession,
-                       after: After = None) -> list[BuildLogPublic]:
+async def project_logs(project_id: PathId, user: CurrentUser, session: DbSession, after: After = None) -> list[BuildLogPublic]:
     """The project's build log, oldest first (a page of 500; pass the last id seen as `after` for more)."""
     return await projects.logs(session=session, viewer=user, project_id=project_id, after=after)
 
@@ -151,13 +158,20 @@ async def stop_build(project_id: PathId, user: CurrentUser, session: DbSession) 
 async def preview_link(project_id: PathId, user: CurrentUser, session: DbSession, request: Request) -> PreviewOut:
     """A link to the project's index.html in the isolated preview, valid for 30 minutes while this sign-in lasts
     (404 "No HTML file" without one)."""
-    return PreviewOut(url=await preview.preview_url(session=session, viewer=user, project_id=project_id,
-                                                    auth_token=request_token(request)))
+    return PreviewOut(
+        url=await preview.preview_url(session=session, viewer=user, project_id=project_id, auth_token=request_token(request))
+    )
 
 
-@router.get("/{project_id}/download", response_model=bytes, response_class=ZipResponse,
-            responses={200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
-                       **json_errors(400, 401, 404, 413)})
+@router.get(
+    "/{project_id}/download",
+    response_model=bytes,
+    response_class=ZipResponse,
+    responses={
+        200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}},
+        **json_errors(400, 401, 404, 413),
+    },
+)
 async def download(project_id: PathId, user: CurrentUser, session: DbSession) -> ZipResponse:
     """Every file of the project in one zip."""
     name, body = await archive.project_zip(session=session, viewer=user, project_id=project_id)

@@ -29,37 +29,55 @@ from secdash.services.probe import MAX_URL_LENGTH
 from secdash.services.sites import MAX_NAME_LENGTH
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
-SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description="Only this site's"),
-                       integer_text(1, MAX_ID)]
-SeverityFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH),
-                           choice_text(["", *(severity.value for severity in EventSeverity)])]
+SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description="Only this site's"), integer_text(1, MAX_ID)]
+SeverityFilter = Annotated[
+    str | None, Query(max_length=MAX_FILTER_LENGTH), choice_text(["", *(severity.value for severity in EventSeverity)])
+]
 ResolvedFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH), choice_text(["", "true", "false"])]
-StatusFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description=(
-    "open, resolved (closed, however) or suppressed (closed as a false positive or an accepted risk)")),
-    choice_text(["", *events.STATUSES])]
-DrillsFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description=(
-    "include (default) or exclude Battle Station's drill records")), choice_text(["", "include", "exclude"])]
-LimitFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH,
-                                          description=f"How many (default {events.DEFAULT_LIMIT})"),
-                        integer_text(1, events.MAX_LIMIT)]
+StatusFilter = Annotated[
+    str | None,
+    Query(
+        max_length=MAX_FILTER_LENGTH,
+        description=("open, resolved (closed, however) or suppressed (closed as a false positive or an accepted risk)"),
+    ),
+    choice_text(["", *events.STATUSES]),
+]
+DrillsFilter = Annotated[
+    str | None,
+    Query(max_length=MAX_FILTER_LENGTH, description=("include (default) or exclude Battle Station's drill records")),
+    choice_text(["", "include", "exclude"]),
+]
+LimitFilter = Annotated[
+    str | None,
+    Query(max_length=MAX_FILTER_LENGTH, description=f"How many (default {events.DEFAULT_LIMIT})"),
+    integer_text(1, events.MAX_LIMIT),
+]
 
 
 class SiteIn(RequestBody):
     name: str = text(MAX_NAME_LENGTH, "Display name", required=True, not_blank=True)
-    url: str = text(MAX_URL_LENGTH, "http(s) URL to monitor (its host must resolve; a private or local address "
-                                    "needs allowPrivate)", required=True, not_blank=True)
+    url: str = text(
+        MAX_URL_LENGTH,
+        "http(s) URL to monitor (its host must resolve; a private or local address needs allowPrivate)",
+        required=True,
+        not_blank=True,
+    )
     allowPrivate: bool = False  # noqa: N815
 
 
 class ResolveIn(RequestBody):
     note: str = text(events.MAX_NOTE_LENGTH, "Resolution note (the reason: required for an accepted risk)")
     disposition: Literal["fixed", "false_positive", "accepted_risk"] | None = Field(
-        default=None, description="How it is closed (default fixed); a later scan keeps a false positive or an "
-                                  "accepted risk closed while the flagged code is unchanged")
+        default=None,
+        description="How it is closed (default fixed); a later scan keeps a false positive or an "
+        "accepted risk closed while the flagged code is unchanged",
+    )
     acceptedUntil: datetime | None = Field(  # noqa: N815
-        default=None, strict=False, json_schema_extra={"format": "date-time"},
-        description="An accepted risk's end (ISO 8601; UTC if no offset; within a year): the next scan after it "
-                    "reopens it")
+        default=None,
+        strict=False,
+        json_schema_extra={"format": "date-time"},
+        description="An accepted risk's end (ISO 8601; UTC if no offset; within a year): the next scan after it reopens it",
+    )
     falsePositive: bool = False  # noqa: N815  (older clients: the same as disposition false_positive)
 
     def decision(self) -> str:
@@ -120,18 +138,31 @@ async def read_site_checks(site_id: PathId, user: CurrentUser, session: DbSessio
 
 @router.get("/security-events", response_model=list[EventPublic])
 async def read_security_events(
-    user: CurrentUser, session: DbSession, siteId: SiteFilter = None, severity: SeverityFilter = None,  # noqa: N803
-    resolved: ResolvedFilter = None, limit: LimitFilter = None, status: StatusFilter = None, drills: DrillsFilter = None,
+    user: CurrentUser,
+    session: DbSession,
+    siteId: SiteFilter = None,
+    severity: SeverityFilter = None,  # noqa: N803
+    resolved: ResolvedFilter = None,
+    limit: LimitFilter = None,
+    status: StatusFilter = None,
+    drills: DrillsFilter = None,
 ) -> list[EventPublic]:
-    filters = events.parse_filters(site_id=siteId, severity=severity, resolved=resolved, limit=limit, status=status,
-                                   drills=drills)
+    filters = events.parse_filters(
+        site_id=siteId, severity=severity, resolved=resolved, limit=limit, status=status, drills=drills
+    )
     rows = await events.list_events(session=session, **filters)
     return [EventPublic.of(event, name) for event, name in rows]
 
 
 @router.post("/security-events/{event_id}/resolve", response_model=EventPublic, responses=errors(403, 404))
 async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> EventPublic:
-    event = await events.resolve_event(session=session, actor=user, event_id=event_id, note=body.note,
-                                      disposition=body.decision(), accepted_until=body.acceptedUntil)
+    event = await events.resolve_event(
+        session=session,
+        actor=user,
+        event_id=event_id,
+        note=body.note,
+        disposition=body.decision(),
+        accepted_until=body.acceptedUntil,
+    )
     site = await sites.get_site(session=session, site_id=event.site_id) if event.site_id else None
     return EventPublic.of(event, site.name if site else None)

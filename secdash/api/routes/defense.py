@@ -50,16 +50,20 @@ class AgentMessageIn(RequestBody):
 
 class PlatformMessageIn(RequestBody):
     message: str = _question()
-    agentId: PlatformAgentId = Field("", max_length=MAX_AGENT_ID_LENGTH, description="The platform's agent",  # noqa: N815
-                                     json_schema_extra={REQUIRED: True})
+    agentId: PlatformAgentId = Field(
+        "",
+        max_length=MAX_AGENT_ID_LENGTH,
+        description="The platform's agent",  # noqa: N815
+        json_schema_extra={REQUIRED: True},
+    )
 
 
 # Chat routes take no database session: the service opens short ones, never across the model call.
 @router.get("/defense-chat/messages", response_model=list[ChatMessagePublic])
 async def read_widget_messages(
-    user: CurrentUser, session: DbSession,
-    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_MESSAGES, description="How many, newest")] = (
-        defense_chat.HISTORY_LIMIT),
+    user: CurrentUser,
+    session: DbSession,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_MESSAGES, description="How many, newest")] = (defense_chat.HISTORY_LIMIT),
 ) -> list[ChatMessagePublic]:
     rows = await defense_chat.conversation(session=session, user=user, surface="widget", limit=limit)
     return [ChatMessagePublic.of(row) for row in rows]
@@ -67,16 +71,15 @@ async def read_widget_messages(
 
 @router.post("/defense-chat/message", response_model=WidgetReplyPublic, responses=MODEL_ERRORS)
 async def send_widget_message(body: WidgetMessageIn, user: CurrentUser, settings: AppSettings) -> WidgetReplyPublic:
-    done = await defense_chat.reply(user=user, content=body.content, agent_id=body.agentId, surface="widget",
-                                    settings=settings)
-    return WidgetReplyPublic(id=done.message_id, role=ChatRole.assistant, content=done.content,
-                             threat_level=done.threat_level, provider=done.provider)
+    done = await defense_chat.reply(user=user, content=body.content, agent_id=body.agentId, surface="widget", settings=settings)
+    return WidgetReplyPublic(
+        id=done.message_id, role=ChatRole.assistant, content=done.content, threat_level=done.threat_level, provider=done.provider
+    )
 
 
 @router.post("/defense-chat", response_model=DefenseReplyPublic, responses=MODEL_ERRORS)
 async def defense_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: AppSettings) -> DefenseReplyPublic:
-    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",
-                                    settings=settings)
+    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api", settings=settings)
     return DefenseReplyPublic(response=done.content, threat_level=done.threat_level)
 
 
@@ -84,8 +87,7 @@ async def defense_chat_reply(body: AgentMessageIn, user: CurrentUser, settings: 
 async def ai_chat_reply(body: PlatformMessageIn, user: CurrentUser, settings: AppSettings) -> AiReplyPublic:
     if (body.agentId or "").lower() not in PLATFORM_AGENT_IDS:
         raise Invalid(f"agentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
-    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api",
-                                    settings=settings)
+    done = await defense_chat.reply(user=user, content=body.message, agent_id=body.agentId, surface="api", settings=settings)
     return AiReplyPublic(response=done.content)
 
 

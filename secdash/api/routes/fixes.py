@@ -30,13 +30,20 @@ from secdash.services.fix import fixes, problems
 
 router = APIRouter(prefix="/api", tags=["fixes"], responses=SIGNED_IN_ERRORS)
 IdFilter = Annotated[str | None, Query(max_length=12, description="A positive id"), integer_text(1, MAX_ID)]
-SeverityFilter = Annotated[str | None, Query(max_length=16, description="all, high, medium or low"),
-                           choice_text(["", "all", *problems.SEVERITIES])]
-KindFilter = Annotated[str | None, Query(max_length=16, description="all, code or site"),
-                       choice_text(["", "all", *problems.KINDS])]
-Limit = Annotated[str | None, Query(max_length=12, description=f"How many (1 to {fixes.MAX_LIST_LIMIT}: more reads "
-                                                               f"as {fixes.MAX_LIST_LIMIT}); default {fixes.LIST_LIMIT}"),
-                  integer_text(1, MAX_ID)]
+SeverityFilter = Annotated[
+    str | None, Query(max_length=16, description="all, high, medium or low"), choice_text(["", "all", *problems.SEVERITIES])
+]
+KindFilter = Annotated[
+    str | None, Query(max_length=16, description="all, code or site"), choice_text(["", "all", *problems.KINDS])
+]
+Limit = Annotated[
+    str | None,
+    Query(
+        max_length=12,
+        description=f"How many (1 to {fixes.MAX_LIST_LIMIT}: more reads as {fixes.MAX_LIST_LIMIT}); default {fixes.LIST_LIMIT}",
+    ),
+    integer_text(1, MAX_ID),
+]
 
 
 class FixIn(RequestBody):
@@ -54,22 +61,28 @@ def _optional_id(value: str | None, name: str) -> int | None:
 
 
 @router.get("/fixes/problems", response_model=list[FixableProblemPublic])
-async def list_problems(user: CurrentUser, session: DbSession, site: IdFilter = None, severity: SeverityFilter = None,
-                        kind: KindFilter = None) -> list[FixableProblemPublic]:
+async def list_problems(
+    user: CurrentUser, session: DbSession, site: IdFilter = None, severity: SeverityFilter = None, kind: KindFilter = None
+) -> list[FixableProblemPublic]:
     """Open problems Fix Mode can work on, most severe first, each with its latest fix's state."""
-    return await problems.list_problems(session=session, viewer=user, site_id=_optional_id(site, "site"),
-                                        severity=severity, kind=kind)
+    return await problems.list_problems(
+        session=session, viewer=user, site_id=_optional_id(site, "site"), severity=severity, kind=kind
+    )
 
 
 @router.get("/fixes", response_model=list[FixPublic])
-async def list_fixes(user: CurrentUser, session: DbSession,
-                     problem_id: Annotated[str | None, Query(alias="problemId", max_length=12,
-                                                             description="Only this problem's fixes"),
-                                           integer_text(1, MAX_ID)] = None,
-                     limit: Limit = None) -> list[FixPublic]:
+async def list_fixes(
+    user: CurrentUser,
+    session: DbSession,
+    problem_id: Annotated[
+        str | None, Query(alias="problemId", max_length=12, description="Only this problem's fixes"), integer_text(1, MAX_ID)
+    ] = None,
+    limit: Limit = None,
+) -> list[FixPublic]:
     """Fixes, newest first."""
-    return await fixes.list_fixes(session=session, viewer=user, problem_id=_optional_id(problem_id, "problemId"),
-                                  limit=fixes.parse_limit(limit))
+    return await fixes.list_fixes(
+        session=session, viewer=user, problem_id=_optional_id(problem_id, "problemId"), limit=fixes.parse_limit(limit)
+    )
 
 
 @router.post("/fixes", status_code=202, response_model=FixPublic, responses=errors(403, 404, 409))
@@ -83,8 +96,7 @@ async def read_fix(fix_id: PathId, user: CurrentUser, session: DbSession) -> Fix
     return await fixes.get_fix(session=session, viewer=user, fix_id=fix_id)
 
 
-@router.get("/fixes/{fix_id}/patch", response_model=str, response_class=DiffResponse,
-            responses=json_errors(400, 401, 404, 413))
+@router.get("/fixes/{fix_id}/patch", response_model=str, response_class=DiffResponse, responses=json_errors(400, 401, 404, 413))
 async def download_patch(fix_id: PathId, user: CurrentUser, session: DbSession) -> DiffResponse:
     """The fix's diff as a patch file (404 while it has none)."""
     name, text = await fixes.patch_file(session=session, viewer=user, fix_id=fix_id)

@@ -18,8 +18,9 @@ from secdash.services import jobs, scans
 from secdash.services.errors import NotFound
 
 router = APIRouter(prefix="/api", tags=["jobs"], responses=SIGNED_IN_ERRORS)
-After = Annotated[str | None, Query(max_length=12, description="The last log sequence number already seen"),
-                  integer_text(0, MAX_CURSOR)]
+After = Annotated[
+    str | None, Query(max_length=12, description="The last log sequence number already seen"), integer_text(0, MAX_CURSOR)
+]
 
 
 class ScanIn(RequestBody):
@@ -32,9 +33,7 @@ def _served_by(response: Response, settings) -> None:
 
 
 @router.get("/jobs/{job_id}", response_model=JobPublic, responses=errors(404))
-async def read_job(
-    job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings
-) -> JobPublic:
+async def read_job(job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings) -> JobPublic:
     _served_by(response, settings)
     return JobPublic.of(await jobs.get_job(session=session, viewer=user, job_id=job_id))
 
@@ -47,9 +46,7 @@ async def read_job_log(job_id: PathId, user: CurrentUser, session: DbSession, af
 
 
 @router.post("/jobs/{job_id}/stop", response_model=JobPublic, responses=errors(403, 404, 409))
-async def stop_job(
-    job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings
-) -> JobPublic:
+async def stop_job(job_id: PathId, user: CurrentUser, session: DbSession, response: Response, settings: AppSettings) -> JobPublic:
     _served_by(response, settings)
     return JobPublic.of(await jobs.stop_job(session=session, actor=user, job_id=job_id))
 

@@ -16,12 +16,20 @@ from secdash.services.errors import NotFound
 router = APIRouter(include_in_schema=False)
 Token = Annotated[str, PathParam(max_length=1000)]
 FilePath = Annotated[str, PathParam(max_length=400)]
-SANDBOXED = {"content-security-policy": preview_links.PREVIEW_CSP, "cache-control": "no-store",
-             "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+SANDBOXED = {
+    "content-security-policy": preview_links.PREVIEW_CSP,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
 
 
-WINDOW = {"content-security-policy": preview_links.WINDOW_CSP, "cache-control": "no-store",
-          "x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+WINDOW = {
+    "content-security-policy": preview_links.WINDOW_CSP,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
 
 
 @router.get("/preview/{token}/{path:path}")
@@ -30,8 +38,9 @@ async def preview_file(token: Token, path: FilePath, session: DbSession, request
         media_type, body = await preview_files.preview_file(session=session, token=token, path=path)
     except NotFound as exc:  # a plain page: it shows inside the frame
         return PlainTextResponse(exc.message, status_code=404, headers=SANDBOXED)
-    if preview_links.shown_in_window(media_type, request.headers.get("sec-fetch-dest"),
-                                     preview_links.FRAMED in request.query_params):
+    if preview_links.shown_in_window(
+        media_type, request.headers.get("sec-fetch-dest"), preview_links.FRAMED in request.query_params
+    ):
         return HTMLResponse(preview_links.window_page(request.url.path), headers=WINDOW)
     headers = dict(SANDBOXED)
     if media_type == "text/javascript":

@@ -52,8 +52,9 @@ async def list_channels(*, session: AsyncSession, viewer: UserPublic) -> list[Ch
     return [ChannelPublic.of(row) for row in rows]
 
 
-async def create_channel(*, session: AsyncSession, actor: UserPublic, name: object, url: object,
-                         enabled: object = True, allow_private: object = False) -> ChannelPublic:
+async def create_channel(
+    *, session: AsyncSession, actor: UserPublic, name: object, url: object, enabled: object = True, allow_private: object = False
+) -> ChannelPublic:
     require_admin(actor, "add notification channels")
     label, allow = _name(name), _flag(allow_private, "allowPrivate")
     on = _flag(enabled, "enabled")
@@ -63,23 +64,35 @@ async def create_channel(*, session: AsyncSession, actor: UserPublic, name: obje
         raise Invalid(f"There are {count} channels, the limit: delete one first")
     await end_read(session)  # no pooled connection held across the DNS lookup
     await targets.check_address(target, allow_private=allow)
-    channel = NotificationChannel(name=label, service=target.service, url_encrypted=secret_box.seal(str(url).strip()),
-                                  url_masked=target.masked, enabled=on, allow_private=allow,
-                                  created_by_user_id=actor.id)
+    channel = NotificationChannel(
+        name=label,
+        service=target.service,
+        url_encrypted=secret_box.seal(str(url).strip()),
+        url_masked=target.masked,
+        enabled=on,
+        allow_private=allow,
+        created_by_user_id=actor.id,
+    )
     session.add(channel)
     await session.flush()
-    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel added",
-                 actor_user_id=actor.id,
-                 description=f"{actor.email} added the {target.service} channel '{label}' ({target.masked})",
-                 details={"channelId": channel.id, "service": target.service, "url": target.masked})
+    audit.record(
+        session,
+        category=LogCategory.system,
+        admin_only=True,
+        action="Notification channel added",
+        actor_user_id=actor.id,
+        description=f"{actor.email} added the {target.service} channel '{label}' ({target.masked})",
+        details={"channelId": channel.id, "service": target.service, "url": target.masked},
+    )
     mark_changed(session, TOPIC)
     await commit(session)
     await session.refresh(channel)
     return ChannelPublic.of(channel)
 
 
-async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id: object,
-                         changes: dict[str, Any]) -> ChannelPublic:
+async def update_channel(
+    *, session: AsyncSession, actor: UserPublic, channel_id: object, changes: dict[str, Any]
+) -> ChannelPublic:
     """Change a channel's name, URL (a new one replaces the old; leaving it out keeps it), enabled or
     allowPrivate."""
     require_admin(actor, "change notification channels")
@@ -116,11 +129,15 @@ async def update_channel(*, session: AsyncSession, actor: UserPublic, channel_id
         raise Invalid("Nothing to change: send name, url, enabled or allowPrivate")
     channel.updated_at = utcnow()
     session.add(channel)
-    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel changed",
-                 actor_user_id=actor.id,
-                 description=f"{actor.email} changed the channel '{channel.name}': {', '.join(said)} "
-                             f"({channel.url_masked})",
-                 details={"channelId": channel.id, "changed": said, "url": channel.url_masked})
+    audit.record(
+        session,
+        category=LogCategory.system,
+        admin_only=True,
+        action="Notification channel changed",
+        actor_user_id=actor.id,
+        description=f"{actor.email} changed the channel '{channel.name}': {', '.join(said)} ({channel.url_masked})",
+        details={"channelId": channel.id, "changed": said, "url": channel.url_masked},
+    )
     mark_changed(session, TOPIC)
     await commit(session)
     await session.refresh(channel)
@@ -140,10 +157,15 @@ async def delete_channel(*, session: AsyncSession, actor: UserPublic, channel_id
             rule.updated_at = utcnow()
             session.add(rule)
     off = f"; rules switched off (no channel left): {', '.join(switched_off)}" if switched_off else ""
-    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification channel deleted",
-                 actor_user_id=actor.id,
-                 description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked}){off}",
-                 details={"channelId": channel.id, "url": channel.url_masked, "rulesSwitchedOff": switched_off})
+    audit.record(
+        session,
+        category=LogCategory.system,
+        admin_only=True,
+        action="Notification channel deleted",
+        actor_user_id=actor.id,
+        description=f"{actor.email} deleted the channel '{channel.name}' ({channel.url_masked}){off}",
+        details={"channelId": channel.id, "url": channel.url_masked, "rulesSwitchedOff": switched_off},
+    )
     await session.delete(channel)
     mark_changed(session, TOPIC)
     await commit(session)

@@ -43,9 +43,16 @@ class Undeliverable(Exception):
 
 
 # How each kind of alert is marked for the services that colour or rank messages (Slack, Discord, Teams, ntfy...).
-NOTIFY_TYPES = {AlertKind.site_down: "failure", AlertKind.site_checking: "warning", AlertKind.site_recovered: "success",
-                AlertKind.tls_expiring: "warning", AlertKind.finding: "failure", AlertKind.drill_weak: "warning",
-                AlertKind.account_locked: "warning", AlertKind.test: "info"}
+NOTIFY_TYPES = {
+    AlertKind.site_down: "failure",
+    AlertKind.site_checking: "warning",
+    AlertKind.site_recovered: "success",
+    AlertKind.tls_expiring: "warning",
+    AlertKind.finding: "failure",
+    AlertKind.drill_weak: "warning",
+    AlertKind.account_locked: "warning",
+    AlertKind.test: "info",
+}
 
 
 def _send(url: str, title: str, body: str, notify_type: str, allow_private: bool) -> tuple[bool, str, list[str]]:
@@ -100,10 +107,18 @@ async def _after_earlier(delivery_id: int) -> None:
             row = await session.get(NotificationDelivery, delivery_id)
             if row is None:
                 return
-            earlier = (await session.exec(select(NotificationDelivery.id).where(
-                NotificationDelivery.channel_id == row.channel_id, NotificationDelivery.subject == row.subject,
-                col(NotificationDelivery.id) < delivery_id,
-                col(NotificationDelivery.outcome).in_([DeliveryOutcome.pending, DeliveryOutcome.retrying])).limit(1))).first()
+            earlier = (
+                await session.exec(
+                    select(NotificationDelivery.id)
+                    .where(
+                        NotificationDelivery.channel_id == row.channel_id,
+                        NotificationDelivery.subject == row.subject,
+                        col(NotificationDelivery.id) < delivery_id,
+                        col(NotificationDelivery.outcome).in_([DeliveryOutcome.pending, DeliveryOutcome.retrying]),
+                    )
+                    .limit(1)
+                )
+            ).first()
         if earlier is None:
             return
         await asyncio.sleep(0.1)
@@ -115,8 +130,12 @@ async def deliver(ctx: JobContext | None, delivery_id: int) -> DeliveryOutcome:
     try:
         delivery, raw, target, allow_private = await _load(delivery_id)
     except (Undeliverable, Invalid) as exc:
-        await _update(delivery_id, outcome=DeliveryOutcome.suppressed if "disabled" in str(exc) else DeliveryOutcome.failed,
-                      error=str(exc)[:1000], finished_at=utcnow())
+        await _update(
+            delivery_id,
+            outcome=DeliveryOutcome.suppressed if "disabled" in str(exc) else DeliveryOutcome.failed,
+            error=str(exc)[:1000],
+            finished_at=utcnow(),
+        )
         return DeliveryOutcome.failed
     attempts = 0
 
@@ -128,27 +147,38 @@ async def deliver(ctx: JobContext | None, delivery_id: int) -> DeliveryOutcome:
             await targets.check_address(target, allow_private=allow_private)
         except Invalid as exc:
             raise Undeliverable(exc.message) from None
-        ok, said, blocked = await asyncio.to_thread(_send, raw, delivery.title, delivery.body,
-                                                    NOTIFY_TYPES.get(AlertKind(delivery.kind), "info"), allow_private)
+        ok, said, blocked = await asyncio.to_thread(
+            _send, raw, delivery.title, delivery.body, NOTIFY_TYPES.get(AlertKind(delivery.kind), "info"), allow_private
+        )
         if blocked:  # the name answered differently at send time (DNS rebinding) or a plugin went elsewhere
             reason = f"Blocked: the send tried to reach {blocked[0]}; {targets.ALLOW_PRIVATE_HINT}"
             raise Undeliverable(targets.scrub(reason, raw, target.masked))
         if not ok:
             reason = targets.scrub(said or "the service refused the message", raw, target.masked)
-            await _update(delivery_id, outcome=DeliveryOutcome.retrying if attempts < ATTEMPTS else DeliveryOutcome.failed,
-                          error=reason[-1000:])
+            await _update(
+                delivery_id,
+                outcome=DeliveryOutcome.retrying if attempts < ATTEMPTS else DeliveryOutcome.failed,
+                error=reason[-1000:],
+            )
             raise SendFailed(reason)
 
     try:
-        async for trying in AsyncRetrying(stop=stop_after_attempt(ATTEMPTS), reraise=False,
-                                          wait=wait_exponential(multiplier=BACKOFF_SECONDS, max=MAX_BACKOFF_SECONDS),
-                                          retry=_retryable):
+        async for trying in AsyncRetrying(
+            stop=stop_after_attempt(ATTEMPTS),
+            reraise=False,
+            wait=wait_exponential(multiplier=BACKOFF_SECONDS, max=MAX_BACKOFF_SECONDS),
+            retry=_retryable,
+        ):
             with trying:
                 await attempt()
     except RetryError as exc:
         error = exc.last_attempt.exception()
-        await _update(delivery_id, outcome=DeliveryOutcome.failed, finished_at=utcnow(),
-                      error=f"{attempts} attempts failed; the last: {error}"[:1000])
+        await _update(
+            delivery_id,
+            outcome=DeliveryOutcome.failed,
+            finished_at=utcnow(),
+            error=f"{attempts} attempts failed; the last: {error}"[:1000],
+        )
         return DeliveryOutcome.failed
     except Undeliverable as exc:
         await _update(delivery_id, outcome=DeliveryOutcome.failed, error=str(exc)[:1000], finished_at=utcnow())
@@ -165,12 +195,18 @@ def _retryable(state: Any) -> bool:
 async def trim() -> int:
     """Keep the newest MAX_DELIVERIES deliveries in the log; how many went."""
     async with session_scope() as session:
-        oldest_kept = (await session.exec(select(NotificationDelivery.id).order_by(col(NotificationDelivery.id).desc())
-                                          .offset(MAX_DELIVERIES - 1).limit(1))).first()
+        oldest_kept = (
+            await session.exec(
+                select(NotificationDelivery.id).order_by(col(NotificationDelivery.id).desc()).offset(MAX_DELIVERIES - 1).limit(1)
+            )
+        ).first()
         if oldest_kept is None:
             return 0
-        result = await session.exec(delete(NotificationDelivery).where(  # type: ignore[call-overload]
-            col(NotificationDelivery.id) < oldest_kept))
+        result = await session.exec(
+            delete(NotificationDelivery).where(  # type: ignore[call-overload]
+                col(NotificationDelivery.id) < oldest_kept
+            )
+        )
         await commit(session)
         return int(result.rowcount or 0)
 

@@ -30,8 +30,9 @@ def _limit(value: object) -> int:
     return int(text)
 
 
-async def list_deliveries(*, session: AsyncSession, viewer: UserPublic, limit: object = None,
-                          channel_id: object = None) -> list[DeliveryPublic]:
+async def list_deliveries(
+    *, session: AsyncSession, viewer: UserPublic, limit: object = None, channel_id: object = None
+) -> list[DeliveryPublic]:
     require_admin(viewer, "see notification deliveries")
     query = select(NotificationDelivery).order_by(col(NotificationDelivery.id).desc()).limit(_limit(limit))
     if channel_id not in (None, ""):
@@ -45,13 +46,23 @@ async def send_test(*, session: AsyncSession, actor: UserPublic, channel_id: obj
     require_admin(actor, "send test notifications")
     channel = await channels.owned(session, channel_id)
     delivery = await signals.queue(
-        session, channel, AlertKind.test, subject=f"test:{channel.id}", title="SecDash test notification",
+        session,
+        channel,
+        AlertKind.test,
+        subject=f"test:{channel.id}",
+        title="SecDash test notification",
         body=f"This is a test from SecDash, sent by {actor.email} to the channel '{channel.name}'. If you read "
-             "this, alerts will reach you here.")
-    audit.record(session, category=LogCategory.system, admin_only=True, action="Notification test sent",
-                 actor_user_id=actor.id,
-                 description=f"{actor.email} sent a test to the channel '{channel.name}' ({channel.url_masked})",
-                 details={"channelId": channel.id, "deliveryId": delivery.id})
+        "this, alerts will reach you here.",
+    )
+    audit.record(
+        session,
+        category=LogCategory.system,
+        admin_only=True,
+        action="Notification test sent",
+        actor_user_id=actor.id,
+        description=f"{actor.email} sent a test to the channel '{channel.name}' ({channel.url_masked})",
+        details={"channelId": channel.id, "deliveryId": delivery.id},
+    )
     delivery_id, job_id, wanted = delivery.id, delivery.job_id, channel.id
     await commit(session)
     if job_id is not None:

@@ -90,8 +90,10 @@ async def read(*, session: AsyncSession, viewer: UserPublic) -> RulesPublic:
     require_admin(viewer, "see notification rules")
     await ensure_defaults(session)
     rows = {row.kind: row for row in await session.exec(select(NotificationRule))}
-    return RulesPublic(rules=[RulePublic.of(rows[kind], LABELS[kind]) for kind in DEFAULTS if kind in rows],
-                       settings=AlertingSettingsPublic.of(await settings_row(session)))
+    return RulesPublic(
+        rules=[RulePublic.of(rows[kind], LABELS[kind]) for kind in DEFAULTS if kind in rows],
+        settings=AlertingSettingsPublic.of(await settings_row(session)),
+    )
 
 
 def _params(kind: AlertKind, value: Any) -> dict[str, Any]:
@@ -180,9 +182,15 @@ async def write(*, session: AsyncSession, actor: UserPublic, rules: object, sett
         session.add(row)
         changed.append("settings")
     if changed:
-        audit.record(session, category=LogCategory.system, admin_only=True, action="Notification rules changed",
-                     actor_user_id=actor.id, description=f"{actor.email} changed the notification rules "
-                                                         f"({', '.join(changed)})", details={"changed": changed})
+        audit.record(
+            session,
+            category=LogCategory.system,
+            admin_only=True,
+            action="Notification rules changed",
+            actor_user_id=actor.id,
+            description=f"{actor.email} changed the notification rules ({', '.join(changed)})",
+            details={"changed": changed},
+        )
         mark_changed(session, TOPIC)
         await commit(session)
     return await read(session=session, viewer=actor)

@@ -47,18 +47,33 @@ async def _channels(session: AsyncSession, wanted: list[int]) -> list[Notificati
     return list(await session.exec(query.order_by(col(NotificationChannel.id))))
 
 
-async def queue(session: AsyncSession, channel: NotificationChannel, kind: AlertKind, *, subject: str, title: str,
-                body: str, suppressed: str | None = None) -> NotificationDelivery:
+async def queue(
+    session: AsyncSession,
+    channel: NotificationChannel,
+    kind: AlertKind,
+    *,
+    subject: str,
+    title: str,
+    body: str,
+    suppressed: str | None = None,
+) -> NotificationDelivery:
     """One delivery to one channel, with its job (dispatched after the caller's commit) unless suppressed."""
-    delivery = NotificationDelivery(channel_id=channel.id, channel_name=channel.name, kind=kind, subject=subject[:200],
-                                    title=title[:250], body=body[:MAX_BODY_CHARS])
+    delivery = NotificationDelivery(
+        channel_id=channel.id,
+        channel_name=channel.name,
+        kind=kind,
+        subject=subject[:200],
+        title=title[:250],
+        body=body[:MAX_BODY_CHARS],
+    )
     if suppressed:
         delivery.outcome, delivery.error, delivery.finished_at = DeliveryOutcome.suppressed, suppressed, utcnow()
     session.add(delivery)
     await session.flush()
     if not suppressed:
-        job = await store.create(session, kind=DELIVERY_KIND, params={"deliveryId": delivery.id},
-                                 progress={"channel": channel.name})
+        job = await store.create(
+            session, kind=DELIVERY_KIND, params={"deliveryId": delivery.id}, progress={"channel": channel.name}
+        )
         assert job.id is not None
         delivery.job_id = job.id
         session.add(delivery)
@@ -77,8 +92,7 @@ async def announce(session: AsyncSession, kind: AlertKind, *, subject: str, titl
         return 0
     quiet = rules.in_quiet_hours(await rules.settings_row(session), utcnow().time())
     for channel in channels:
-        await queue(session, channel, kind, subject=subject, title=title, body=body,
-                    suppressed="quiet hours" if quiet else None)
+        await queue(session, channel, kind, subject=subject, title=title, body=body, suppressed="quiet hours" if quiet else None)
     return 0 if quiet else len(channels)
 
 
@@ -117,18 +131,30 @@ async def observe_site(session: AsyncSession, site: Site, status: str, reason: s
         if state.state != "down":
             state.state, state.since = "down", now
             if state.notified != "down" and await send(  # a relapse while recovering is the same outage
-                    AlertKind.site_down, f"{site.name} is DOWN (ALERT)", f"{where} is down: {reason}."):
+                AlertKind.site_down, f"{site.name} is DOWN (ALERT)", f"{where} is down: {reason}."
+            ):
                 state.notified, state.last_sent_at = "down", now
-        elif (state.notified == "down" and settings.reminder_minutes > 0 and state.last_sent_at is not None
-              and now - as_utc(state.last_sent_at) >= timedelta(minutes=settings.reminder_minutes)):
-            await send(AlertKind.site_down, f"{site.name} is still DOWN (ALERT)",
-                       f"{where} has been down for {_ago(state.since, now)}: {reason}.")
+        elif (
+            state.notified == "down"
+            and settings.reminder_minutes > 0
+            and state.last_sent_at is not None
+            and now - as_utc(state.last_sent_at) >= timedelta(minutes=settings.reminder_minutes)
+        ):
+            await send(
+                AlertKind.site_down,
+                f"{site.name} is still DOWN (ALERT)",
+                f"{where} has been down for {_ago(state.since, now)}: {reason}.",
+            )
             state.last_sent_at = now
     elif status == "warning":
         if state.state in ("ok", "recovering", "down"):
-            if state.state == "ok" and not state.notified and await send(
-                    AlertKind.site_checking, f"{site.name} is degraded (CHECKING)",
-                    f"{where} answers, but not well: {reason}."):
+            if (
+                state.state == "ok"
+                and not state.notified
+                and await send(
+                    AlertKind.site_checking, f"{site.name} is degraded (CHECKING)", f"{where} answers, but not well: {reason}."
+                )
+            ):
                 state.notified, state.last_sent_at = "degraded", now
             state.state, state.since = "degraded", now
     else:  # secure
@@ -138,8 +164,11 @@ async def observe_site(session: AsyncSession, site: Site, status: str, reason: s
             else:
                 state.state, state.since = "ok", now
         if state.state == "recovering" and now - as_utc(state.since) >= timedelta(seconds=settings.recovery_seconds):
-            await send(AlertKind.site_recovered, f"{site.name} has RECOVERED (SECURE)",
-                       f"{where} is SECURE again and has stayed so for {_ago(state.since, now)}.")
+            await send(
+                AlertKind.site_recovered,
+                f"{site.name} has RECOVERED (SECURE)",
+                f"{where} is SECURE again and has stayed so for {_ago(state.since, now)}.",
+            )
             state.state, state.notified, state.since, state.last_sent_at = "ok", "", now, now
     if (state.state, state.notified, state.since, state.last_sent_at) != before:
         session.add(state)
@@ -163,9 +192,13 @@ async def observe_tls(session: AsyncSession, site: Site, days_left: int | None, 
     state = existing or await _state(session, subject)
     if state.state == "expiring" and state.last_sent_at is not None and now - as_utc(state.last_sent_at) < TLS_REPEAT:
         return
-    await announce(session, AlertKind.tls_expiring, subject=subject,
-                   title=f"{site.name}: TLS certificate expires in {days_left} days",
-                   body=f"The certificate of {site.url} expires in {days_left} days (the rule warns under {limit}).")
+    await announce(
+        session,
+        AlertKind.tls_expiring,
+        subject=subject,
+        title=f"{site.name}: TLS certificate expires in {days_left} days",
+        body=f"The certificate of {site.url} expires in {days_left} days (the rule warns under {limit}).",
+    )
     state.state, state.last_sent_at = "expiring", now
     session.add(state)
 
@@ -178,8 +211,13 @@ async def new_finding(session: AsyncSession, *, severity: str, rule_name: str, w
     floor = str((rule.params or {}).get("severity", "high"))
     if SEVERITY_ORDER.get(severity, 0) < SEVERITY_ORDER.get(floor, 2):
         return
-    await announce(session, AlertKind.finding, subject=f"finding:{rule_name}:{where}"[:200],
-                   title=f"New {severity} finding: {rule_name}", body=f"{message} ({where}).")
+    await announce(
+        session,
+        AlertKind.finding,
+        subject=f"finding:{rule_name}:{where}"[:200],
+        title=f"New {severity} finding: {rule_name}",
+        body=f"{message} ({where}).",
+    )
 
 
 async def drill_result(session: AsyncSession, *, site: str, attack: str, effectiveness: int, operation_id: int) -> None:
@@ -189,12 +227,15 @@ async def drill_result(session: AsyncSession, *, site: str, attack: str, effecti
     threshold = int((rule.params or {}).get("threshold", 70))
     if effectiveness >= threshold:
         return
-    await announce(session, AlertKind.drill_weak, subject=f"drill:{operation_id}",
-                   title=f"Weak defense: {attack} drill on {site} at {effectiveness}%",
-                   body=f"Drill #{operation_id} ({attack} on {site}) ended at {effectiveness}% effectiveness, under "
-                        f"the rule's {threshold}%. Open the Battle Station to strengthen the defense.")
+    await announce(
+        session,
+        AlertKind.drill_weak,
+        subject=f"drill:{operation_id}",
+        title=f"Weak defense: {attack} drill on {site} at {effectiveness}%",
+        body=f"Drill #{operation_id} ({attack} on {site}) ended at {effectiveness}% effectiveness, under "
+        f"the rule's {threshold}%. Open the Battle Station to strengthen the defense.",
+    )
 
 
 async def account_locked(session: AsyncSession, description: str) -> None:
-    await announce(session, AlertKind.account_locked, subject="sign-in", title="Sign-in lockout",
-                   body=description)
+    await announce(session, AlertKind.account_locked, subject="sign-in", title="Sign-in lockout", body=description)

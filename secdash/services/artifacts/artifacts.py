@@ -79,7 +79,8 @@ async def _make_current(session: AsyncSession, owner_id: int, artifact: Artifact
     if artifact is not None and artifact.id is not None:
         others = others & (col(Artifact.id) != artifact.id)
     await session.exec(  # type: ignore[call-overload]
-        update(Artifact).execution_options(synchronize_session=False).where(others).values(current_of=None))
+        update(Artifact).execution_options(synchronize_session=False).where(others).values(current_of=None)
+    )
     if artifact is not None:
         await session.flush()
         artifact.current_of = owner_id
@@ -92,8 +93,14 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
     assert artifact.id is not None
     try:
         job = await store.create(
-            session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{actor.id}",
-            params={"artifactId": artifact.id, "prompt": prompt, "mode": mode}, progress={"phase": "generating"})
+            session,
+            kind=KIND,
+            owner_user_id=actor.id,
+            owner_email=actor.email,
+            singleton_key=f"{KIND}:{actor.id}",
+            params={"artifactId": artifact.id, "prompt": prompt, "mode": mode},
+            progress={"phase": "generating"},
+        )
     except store.ActiveJobExists:
         raise Conflict("An HTML artifact is already being generated: wait for it to finish or stop it") from None
     assert job.id is not None
@@ -102,9 +109,14 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
     session.add(artifact)
     await _make_current(session, actor.id, artifact)
     verb = "created" if mode == "create" else "asked for a new version of"
-    audit.record(session, category=LogCategory.ai, action=f"HTML artifact {'created' if mode == 'create' else 'updated'}",
-                 actor_user_id=actor.id, description=f"{actor.email} {verb} HTML artifact #{artifact.id}",
-                 details={"artifactId": artifact.id, "jobId": job.id, "version": artifact.version})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action=f"HTML artifact {'created' if mode == 'create' else 'updated'}",
+        actor_user_id=actor.id,
+        description=f"{actor.email} {verb} HTML artifact #{artifact.id}",
+        details={"artifactId": artifact.id, "jobId": job.id, "version": artifact.version},
+    )
     await commit(session)
     await runner.dispatch(job.id)
     await session.refresh(artifact)
@@ -113,8 +125,7 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
 async def create(*, session: AsyncSession, actor: UserPublic, prompt: object) -> ArtifactPublic:
     """A new artifact from a prompt, made the open one; the job generates version 1."""
     text = parse_prompt(prompt)
-    total = (await session.exec(select(func.count()).select_from(Artifact)
-                                .where(Artifact.owner_user_id == actor.id))).one()
+    total = (await session.exec(select(func.count()).select_from(Artifact).where(Artifact.owner_user_id == actor.id))).one()
     if total >= MAX_ARTIFACTS:
         raise Invalid(f"You have {total} artifacts, the limit: delete some before creating another")
     await storage.ensure_room(session, actor.id)
@@ -125,8 +136,7 @@ async def create(*, session: AsyncSession, actor: UserPublic, prompt: object) ->
     return await public(session, artifact)
 
 
-async def update_artifact(*, session: AsyncSession, actor: UserPublic, artifact_id: object,
-                          prompt: object) -> ArtifactPublic:
+async def update_artifact(*, session: AsyncSession, actor: UserPublic, artifact_id: object, prompt: object) -> ArtifactPublic:
     """The next version from the newest one and the prompt (an artifact whose first generation failed is
     generated afresh)."""
     text = parse_prompt(prompt)
@@ -173,16 +183,24 @@ async def delete(*, session: AsyncSession, actor: UserPublic, artifact_id: objec
         await session.delete(row)
     await session.flush()  # the versions first: the ORM knows no order between the two tables
     await session.delete(artifact)
-    audit.record(session, category=LogCategory.ai, action="HTML artifact deleted", actor_user_id=actor.id,
-                 description=f"{actor.email} deleted HTML artifact #{artifact.id} ({artifact.version} versions)",
-                 details={"artifactId": artifact.id, "versions": artifact.version})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action="HTML artifact deleted",
+        actor_user_id=actor.id,
+        description=f"{actor.email} deleted HTML artifact #{artifact.id} ({artifact.version} versions)",
+        details={"artifactId": artifact.id, "versions": artifact.version},
+    )
     mark_changed(session, topic_of(actor.id))
     await commit(session)
 
 
 def _newest_first(owner_id: int):  # noqa: ANN202
-    return (select(Artifact).where(Artifact.owner_user_id == owner_id)
-            .order_by(col(Artifact.updated_at).desc(), col(Artifact.id).desc()))
+    return (
+        select(Artifact)
+        .where(Artifact.owner_user_id == owner_id)
+        .order_by(col(Artifact.updated_at).desc(), col(Artifact.id).desc())
+    )
 
 
 async def list_artifacts(*, session: AsyncSession, viewer: UserPublic) -> list[ArtifactPublic]:
@@ -207,20 +225,31 @@ async def get_artifact(*, session: AsyncSession, viewer: UserPublic, artifact_id
 async def history(*, session: AsyncSession, viewer: UserPublic, artifact_id: object) -> list[ArtifactVersionPublic]:
     """Every version of the artifact, newest first."""
     artifact = await owned(session, viewer, artifact_id)
-    query = (select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id)
-             .order_by(col(ArtifactVersion.version).desc()))
+    query = (
+        select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id).order_by(col(ArtifactVersion.version).desc())
+    )
     return [ArtifactVersionPublic.of(row) for row in await session.exec(query)]
 
 
-async def history_notes(*, session: AsyncSession, viewer: UserPublic,
-                        artifact_id: object) -> list[ArtifactVersionNotePublic]:
+async def history_notes(*, session: AsyncSession, viewer: UserPublic, artifact_id: object) -> list[ArtifactVersionNotePublic]:
     """Every version of the artifact without its HTML, newest first (the Version History list)."""
     artifact = await owned(session, viewer, artifact_id)
-    query = (select(ArtifactVersion.id, ArtifactVersion.version, ArtifactVersion.changes, ArtifactVersion.prompt,
-                    ArtifactVersion.created_at, ArtifactVersion.source)
-             .where(ArtifactVersion.artifact_id == artifact.id).order_by(col(ArtifactVersion.version).desc()))
-    return [ArtifactVersionNotePublic(id=row[0], version=row[1], changes=row[2], prompt=row[3], created_at=row[4],
-                                      source=row[5]) for row in await session.exec(query)]
+    query = (
+        select(
+            ArtifactVersion.id,
+            ArtifactVersion.version,
+            ArtifactVersion.changes,
+            ArtifactVersion.prompt,
+            ArtifactVersion.created_at,
+            ArtifactVersion.source,
+        )
+        .where(ArtifactVersion.artifact_id == artifact.id)
+        .order_by(col(ArtifactVersion.version).desc())
+    )
+    return [
+        ArtifactVersionNotePublic(id=row[0], version=row[1], changes=row[2], prompt=row[3], created_at=row[4], source=row[5])
+        for row in await session.exec(query)
+    ]
 
 
 async def version_row(session: AsyncSession, artifact: Artifact, version: object) -> ArtifactVersion:
@@ -232,8 +261,9 @@ async def version_row(session: AsyncSession, artifact: Artifact, version: object
     return row
 
 
-async def get_version(*, session: AsyncSession, viewer: UserPublic, artifact_id: object,
-                      version: object) -> ArtifactVersionPublic:
+async def get_version(
+    *, session: AsyncSession, viewer: UserPublic, artifact_id: object, version: object
+) -> ArtifactVersionPublic:
     artifact = await owned(session, viewer, artifact_id)
     return ArtifactVersionPublic.of(await version_row(session, artifact, version))
 
@@ -241,56 +271,84 @@ async def get_version(*, session: AsyncSession, viewer: UserPublic, artifact_id:
 SOURCE_WORDS = {VersionSource.edit: "edited by hand", VersionSource.restore: "an earlier version restored"}
 
 
-async def _new_version(session: AsyncSession, actor: UserPublic, artifact: Artifact, *, page: str, prompt: str,
-                       source: VersionSource, changes: str, action: str) -> ArtifactPublic:
+async def _new_version(
+    session: AsyncSession,
+    actor: UserPublic,
+    artifact: Artifact,
+    *,
+    page: str,
+    prompt: str,
+    source: VersionSource,
+    changes: str,
+    action: str,
+) -> ArtifactPublic:
     if artifact.status == ArtifactStatus.generating:
         raise Conflict(f"Artifact #{artifact.id} is being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
     await storage.ensure_room(session, actor.id, len(page.encode()))
     await end_read(session)  # the review runs `node --check`: no pooled connection held across it
     findings = await review.review_html(page, owner=actor.id)
-    row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
-                             changes=changes)
+    row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings, changes=changes)
     await _make_current(session, actor.id, artifact)
     # What was done, never the content: the note and the page's title are the owner's (services/private_work.py).
-    audit.record(session, category=LogCategory.ai, action=action, actor_user_id=actor.id,
-                 description=f"{actor.email}: HTML artifact #{artifact.id} version {row.version} "
-                             f"({SOURCE_WORDS.get(source, source.value)})",
-                 details={"artifactId": artifact.id, "version": row.version, "source": source.value})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action=action,
+        actor_user_id=actor.id,
+        description=f"{actor.email}: HTML artifact #{artifact.id} version {row.version} "
+        f"({SOURCE_WORDS.get(source, source.value)})",
+        details={"artifactId": artifact.id, "version": row.version, "source": source.value},
+    )
     await commit(session)
     await session.refresh(artifact)
     return await public(session, artifact)
 
 
-async def save_edit(*, session: AsyncSession, actor: UserPublic, artifact_id: object, html: object,
-                    changes: object = None) -> ArtifactPublic:
+async def save_edit(
+    *, session: AsyncSession, actor: UserPublic, artifact_id: object, html: object, changes: object = None
+) -> ArtifactPublic:
     """The user's hand-edited HTML as the next version (checked like a generated one)."""
     page, note = parse_html(html), parse_note(changes)
     artifact = await owned(session, actor, artifact_id)
     if artifact.version and page == artifact.html_content:
         raise Invalid(f"Nothing changed: the HTML is the same as version {artifact.version}")
-    return await _new_version(session, actor, artifact, page=page, prompt="", source=VersionSource.edit,
-                              changes=f"Edited by hand: {note}" if note else "", action="HTML artifact edited")
+    return await _new_version(
+        session,
+        actor,
+        artifact,
+        page=page,
+        prompt="",
+        source=VersionSource.edit,
+        changes=f"Edited by hand: {note}" if note else "",
+        action="HTML artifact edited",
+    )
 
 
-async def restore(*, session: AsyncSession, actor: UserPublic, artifact_id: object,
-                  version: object) -> ArtifactPublic:
+async def restore(*, session: AsyncSession, actor: UserPublic, artifact_id: object, version: object) -> ArtifactPublic:
     """An earlier version's HTML as the next version (the versions after it stay in the history)."""
     artifact = await owned(session, actor, artifact_id)
     row = await version_row(session, artifact, version)
     if row.version == artifact.version:
         raise Invalid(f"Version {row.version} is already the newest version")
-    return await _new_version(session, actor, artifact, page=row.html_content, prompt=row.prompt,
-                              source=VersionSource.restore, changes=f"Restored version {row.version}",
-                              action="HTML artifact restored")
+    return await _new_version(
+        session,
+        actor,
+        artifact,
+        page=row.html_content,
+        prompt=row.prompt,
+        source=VersionSource.restore,
+        changes=f"Restored version {row.version}",
+        action="HTML artifact restored",
+    )
 
 
-async def diff_versions(*, session: AsyncSession, viewer: UserPublic, artifact_id: object, from_version: object,
-                        to_version: object) -> ArtifactDiffPublic:
+async def diff_versions(
+    *, session: AsyncSession, viewer: UserPublic, artifact_id: object, from_version: object, to_version: object
+) -> ArtifactDiffPublic:
     """The line diff from one version to another (any two, either order)."""
     artifact = await owned(session, viewer, artifact_id)
     before = await version_row(session, artifact, from_version)
     after = await version_row(session, artifact, to_version)
     await end_read(session)  # no pooled connection held while the worker compares
-    return await versions.diff(before.html_content, after.html_content, before.version, after.version,
-                               owner=viewer.id)
+    return await versions.diff(before.html_content, after.html_content, before.version, after.version, owner=viewer.id)

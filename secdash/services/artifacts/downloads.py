@@ -31,8 +31,9 @@ def file_name(name: str, version: int) -> str:
     return f"{base_name(name)}_v{version}.html"
 
 
-async def version_file(*, session: AsyncSession, viewer: UserPublic, artifact_id: object,
-                       version: object = None) -> tuple[str, bytes]:
+async def version_file(
+    *, session: AsyncSession, viewer: UserPublic, artifact_id: object, version: object = None
+) -> tuple[str, bytes]:
     """(file name, HTML bytes) of one version of the viewer's artifact (the newest when `version` is None)."""
     artifact = await artifacts.owned(session, viewer, artifact_id)
     if artifact.version == 0:
@@ -44,8 +45,11 @@ async def version_file(*, session: AsyncSession, viewer: UserPublic, artifact_id
 async def all_versions_zip(*, session: AsyncSession, viewer: UserPublic, artifact_id: object) -> tuple[str, bytes]:
     """(zip name, zip bytes) holding every version of the viewer's artifact, one .html file each."""
     artifact = await artifacts.owned(session, viewer, artifact_id)
-    rows = list(await session.exec(select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id)
-                                   .order_by(col(ArtifactVersion.version))))
+    rows = list(
+        await session.exec(
+            select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id).order_by(col(ArtifactVersion.version))
+        )
+    )
     if not rows:
         raise NotFound("No HTML yet: create the artifact's first version to download it")
     folder = f"{base_name(artifact.name)}_versions"

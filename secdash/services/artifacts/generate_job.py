@@ -33,8 +33,7 @@ from secdash.services.unit import commit, mark_changed
 log = logging.getLogger(__name__)
 
 FLUSH_EVERY_SECONDS = 0.25
-NO_HTML = ("The answer held no HTML page (neither the file index.html, nor a ```html block, nor a whole "
-           "<!doctype html> document)")
+NO_HTML = "The answer held no HTML page (neither the file index.html, nor a ```html block, nor a whole <!doctype html> document)"
 _DOCUMENT = re.compile(r"(?is)(<!doctype html.*?</html\s*>|<html[\s>].*?</html\s*>)")
 
 
@@ -60,7 +59,7 @@ def note_of(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().strip("*_ ")
         if line.lower().startswith(CHANGES_PREFIX.lower()):
-            return line[len(CHANGES_PREFIX):].strip().strip("*_ ")
+            return line[len(CHANGES_PREFIX) :].strip().strip("*_ ")
     return ""
 
 
@@ -154,8 +153,7 @@ async def _run(ctx: JobContext, artifact_id: int, prompt: str, mode: str) -> dic
     await _set(artifact_id, engine=calls.name[:32], model=calls.model[:100])
     await ctx.progress(force=True, phase="generating")
     try:
-        page, note = await _generate(ctx, calls, artifact_id,
-                                     HtmlArtifactTask(prompt=prompt, current=current, name=name))
+        page, note = await _generate(ctx, calls, artifact_id, HtmlArtifactTask(prompt=prompt, current=current, name=name))
     except LLMError as exc:
         if calls.name == "offline":  # what the offline engine cannot do, in its own words
             raise GenerationFailed(exc.message) from None
@@ -173,8 +171,7 @@ async def _run(ctx: JobContext, artifact_id: int, prompt: str, mode: str) -> dic
         except Invalid as exc:
             raise GenerationFailed(exc.message) from None
         source = VersionSource.offline if calls.name == "offline" else VersionSource.model
-        row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings,
-                                 changes=note)
+        row = await versions.add(session, artifact, page=page, prompt=prompt, source=source, findings=findings, changes=note)
         await commit(session)
         return {"artifactId": artifact_id, "version": row.version, "findings": len(findings)}
 

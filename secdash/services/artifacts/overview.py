@@ -20,8 +20,7 @@ class ArtifactsRead:
     history: list[ArtifactVersionNotePublic] | None  # newest first; None: unchanged since `known`
 
 
-async def read_artifacts(*, session: AsyncSession, viewer: UserPublic,
-                         known: tuple[int, int] = (0, 0)) -> ArtifactsRead:
+async def read_artifacts(*, session: AsyncSession, viewer: UserPublic, known: tuple[int, int] = (0, 0)) -> ArtifactsRead:
     """`known` is (artifact id, newest version) of the history the page shows."""
     current = await artifacts.current(session=session, viewer=viewer)
     recent = await artifacts.summaries(session=session, viewer=viewer)

@@ -15,8 +15,9 @@ from secdash.services.errors import NotFound
 from secdash.services.preview_links import ENTRY
 
 
-async def preview_url(*, session: AsyncSession, viewer: UserPublic, artifact_id: object, version: object = None,
-                      auth_token: str | None) -> str:
+async def preview_url(
+    *, session: AsyncSession, viewer: UserPublic, artifact_id: object, version: object = None, auth_token: str | None
+) -> str:
     """A fresh link to one version of the viewer's artifact (the newest when `version` is None)."""
     artifact = await artifacts.owned(session, viewer, artifact_id)
     if artifact.version == 0:

@@ -28,6 +28,8 @@ async def review_html(html: str, *, owner: int | None = None) -> list[dict[str, 
     with tempfile.TemporaryDirectory(prefix="artifact-", dir=base) as folder:
         await asyncio.to_thread(_write, Path(folder), html)
         report = await checks.run_checks(Path(folder), [PAGE], owner=owner)
-    rows = [{"check": finding.check, "level": finding.level, "line": finding.line, "message": finding.message}
-            for finding in report.findings]
+    rows = [
+        {"check": finding.check, "level": finding.level, "line": finding.line, "message": finding.message}
+        for finding in report.findings
+    ]
     return sorted(rows, key=lambda row: (row["level"] != "error", row["line"] or 0))

@@ -54,15 +54,19 @@ async def change_note(before: str, after: str, *, owner: int | None = None) -> s
     return "Changed " + ", ".join(parts)
 
 
-async def diff(before: str, after: str, from_version: int, to_version: int, *,
-               owner: int | None = None) -> ArtifactDiffPublic:
+async def diff(before: str, after: str, from_version: int, to_version: int, *, owner: int | None = None) -> ArtifactDiffPublic:
     """The line diff of two versions (unified, and as rows with old/new line numbers), at most DIFF_ROWS rows."""
-    found = await line_diff(before, after, from_name=f"v{from_version}.html", to_name=f"v{to_version}.html",
-                            owner=owner)
-    rows = [DiffLinePublic(kind=row.kind, text=row.text, old_line=row.old_line, new_line=row.new_line)
-            for row in found.rows]
-    return ArtifactDiffPublic(from_version=from_version, to_version=to_version, added=found.added,
-                              removed=found.removed, unified=found.unified, lines=rows, truncated=found.truncated)
+    found = await line_diff(before, after, from_name=f"v{from_version}.html", to_name=f"v{to_version}.html", owner=owner)
+    rows = [DiffLinePublic(kind=row.kind, text=row.text, old_line=row.old_line, new_line=row.new_line) for row in found.rows]
+    return ArtifactDiffPublic(
+        from_version=from_version,
+        to_version=to_version,
+        added=found.added,
+        removed=found.removed,
+        unified=found.unified,
+        lines=rows,
+        truncated=found.truncated,
+    )
 
 
 async def count(session: AsyncSession, artifact_id: int) -> int:
@@ -73,25 +77,42 @@ async def count(session: AsyncSession, artifact_id: int) -> int:
 async def room_for_one_more(session: AsyncSession, artifact: Artifact) -> None:
     assert artifact.id is not None
     if await count(session, artifact.id) >= MAX_VERSIONS:
-        raise Invalid(f"Artifact #{artifact.id} has {MAX_VERSIONS} versions, the limit: create a new artifact "
-                      "(download this one's versions first if you need them)")
+        raise Invalid(
+            f"Artifact #{artifact.id} has {MAX_VERSIONS} versions, the limit: create a new artifact "
+            "(download this one's versions first if you need them)"
+        )
 
 
 async def find(session: AsyncSession, artifact_id: int, version: int) -> ArtifactVersion | None:
-    query = select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact_id,
-                                          ArtifactVersion.version == version)
+    query = select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact_id, ArtifactVersion.version == version)
     return (await session.exec(query)).first()
 
 
-async def add(session: AsyncSession, artifact: Artifact, *, page: str, prompt: str, source: VersionSource,
-              findings: list[dict[str, Any]], changes: str = "") -> ArtifactVersion:
+async def add(
+    session: AsyncSession,
+    artifact: Artifact,
+    *,
+    page: str,
+    prompt: str,
+    source: VersionSource,
+    findings: list[dict[str, Any]],
+    changes: str = "",
+) -> ArtifactVersion:
     """The next version, made the artifact's content (written with the caller's commit). The first version
     names the artifact after its page title when it has one."""
     assert artifact.id is not None
     note = " ".join(changes.split())[:MAX_CHANGES_CHARS] or await change_note(
-        artifact.html_content, page, owner=artifact.owner_user_id)
-    row = ArtifactVersion(artifact_id=artifact.id, version=artifact.version + 1, html_content=page,
-                          changes=note, prompt=prompt, source=source, findings=findings)
+        artifact.html_content, page, owner=artifact.owner_user_id
+    )
+    row = ArtifactVersion(
+        artifact_id=artifact.id,
+        version=artifact.version + 1,
+        html_content=page,
+        changes=note,
+        prompt=prompt,
+        source=source,
+        findings=findings,
+    )
     session.add(row)
     if artifact.version == 0 and (title := title_of(page)):
         artifact.name = title

@@ -60,20 +60,14 @@ MITRE: dict[str, Technique] = {
     "ddos": Technique(
         "T1499.002", "Endpoint Denial of Service: Service Exhaustion Flood", "https://attack.mitre.org/techniques/T1499/002/"
     ),
-    "sql_injection": Technique(
-        "T1190", "Exploit Public-Facing Application", "https://attack.mitre.org/techniques/T1190/"
-    ),
+    "sql_injection": Technique("T1190", "Exploit Public-Facing Application", "https://attack.mitre.org/techniques/T1190/"),
     # ATT&CK has no XSS technique; script injected into a page that visitors' browsers run is its drive-by.
     "xss": Technique("T1189", "Drive-by Compromise", "https://attack.mitre.org/techniques/T1189/"),
     # The attacker places a malicious file on a public upload service so that it is hosted there for later
     # delivery: Stage Capabilities: Upload Malware. T1105 (Ingress Tool Transfer) is pulling tools into an
     # environment already compromised, which this is not.
-    "malware": Technique(
-        "T1608.001", "Stage Capabilities: Upload Malware", "https://attack.mitre.org/techniques/T1608/001/"
-    ),
-    "brute_force": Technique(
-        "T1110.001", "Brute Force: Password Guessing", "https://attack.mitre.org/techniques/T1110/001/"
-    ),
+    "malware": Technique("T1608.001", "Stage Capabilities: Upload Malware", "https://attack.mitre.org/techniques/T1608/001/"),
+    "brute_force": Technique("T1110.001", "Brute Force: Password Guessing", "https://attack.mitre.org/techniques/T1110/001/"),
     "phishing": Technique("T1566.002", "Phishing: Spearphishing Link", "https://attack.mitre.org/techniques/T1566/002/"),
 }
 
@@ -184,21 +178,21 @@ XSS_PAYLOADS: tuple[tuple[str, str], ...] = (
     ('"><script>alert(1)</script>', "attribute break-out + script"),
     ("<img src=x onerror=alert(1)>", "img onerror"),
     ("<IMG SRC=x OnErRoR=alert(1)>", "img onerror, mixed case"),
-    ("<img src=x onerror=\"&#97;lert(1)\">", "img onerror, entity-encoded"),
+    ('<img src=x onerror="&#97;lert(1)">', "img onerror, entity-encoded"),
     ("<svg onload=alert(1)>", "svg onload"),
     ("<svg/onload=alert(1)>", "svg/onload"),
     ("<body onload=alert(1)>", "body onload"),
     ("<details open ontoggle=alert(1)>", "details ontoggle"),
     ("<input autofocus onfocus=alert(1)>", "input onfocus"),
-    ("<a href=\"javascript:alert(1)\">win a prize</a>", "javascript: link"),
-    ("<a href=\"JaVaScRiPt:alert(1)\">x</a>", "javascript: link, mixed case"),
-    ("<a href=\"&#106;avascript:alert(1)\">x</a>", "javascript: link, entity-encoded"),
-    ("<a href=\"jav&#x09;ascript:alert(1)\">x</a>", "javascript: link, tab entity"),
-    ("<iframe src=\"javascript:alert(1)\"></iframe>", "iframe javascript:"),
-    ("<iframe srcdoc=\"<script>alert(1)</script>\"></iframe>", "iframe srcdoc"),
-    ("<object data=\"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\"></object>", "object data: URL"),
+    ('<a href="javascript:alert(1)">win a prize</a>', "javascript: link"),
+    ('<a href="JaVaScRiPt:alert(1)">x</a>', "javascript: link, mixed case"),
+    ('<a href="&#106;avascript:alert(1)">x</a>', "javascript: link, entity-encoded"),
+    ('<a href="jav&#x09;ascript:alert(1)">x</a>', "javascript: link, tab entity"),
+    ('<iframe src="javascript:alert(1)"></iframe>', "iframe javascript:"),
+    ('<iframe srcdoc="<script>alert(1)</script>"></iframe>', "iframe srcdoc"),
+    ('<object data="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg=="></object>', "object data: URL"),
     ("<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>", "mXSS math/style"),
-    ("<form action=\"javascript:alert(1)\"><button>go</button></form>", "form javascript: action"),
+    ('<form action="javascript:alert(1)"><button>go</button></form>', "form javascript: action"),
 )
 XSS_BENIGN: tuple[str, ...] = (
     "Great tour, <b>thanks</b>!",
@@ -223,8 +217,13 @@ def _xss(_slug: str) -> tuple[list[DrillRequest], list[DrillRequest]]:
         for i, (payload, label) in enumerate(XSS_PAYLOADS)
     ]
     benign = [
-        _benign(_visitor(i), "GET", "/comment", f"comment {XSS_BENIGN[i % len(XSS_BENIGN)][:30]!r}",
-                params=(("text", XSS_BENIGN[i % len(XSS_BENIGN)]),))
+        _benign(
+            _visitor(i),
+            "GET",
+            "/comment",
+            f"comment {XSS_BENIGN[i % len(XSS_BENIGN)][:30]!r}",
+            params=(("text", XSS_BENIGN[i % len(XSS_BENIGN)]),),
+        )
         for i in range(48)
     ]
     return attacks, benign
@@ -235,11 +234,56 @@ def _xss(_slug: str) -> tuple[list[DrillRequest], list[DrillRequest]]:
 # Common passwords (the usual top of leaked-password lists), then the site-themed guesses a tool would try;
 # the demo account's real password ("dragon2024", demo_app._MEMBERS) sits late in the list.
 PASSWORD_GUESSES: tuple[str, ...] = (
-    "123456", "password", "123456789", "12345678", "12345", "qwerty", "abc123", "111111", "1234567", "password1",
-    "iloveyou", "123123", "000000", "admin", "letmein", "welcome", "monkey", "football", "sunshine", "princess",
-    "dragon", "master", "shadow", "baseball", "superman", "trustno1", "qwerty123", "michael", "jordan23", "hunter2",
-    "starwars", "passw0rd", "1q2w3e4r", "zaq12wsx", "login", "solo", "access", "flower", "freedom", "whatever",
-    "demo", "demo123", "demo2024", "Demo2024!", "dragon1", "dragon123", "dragon2023", "dragon2024", "dragon2025", "letmein2024",
+    "123456",
+    "password",
+    "123456789",
+    "12345678",
+    "12345",
+    "qwerty",
+    "abc123",
+    "111111",
+    "1234567",
+    "password1",
+    "iloveyou",
+    "123123",
+    "000000",
+    "admin",
+    "letmein",
+    "welcome",
+    "monkey",
+    "football",
+    "sunshine",
+    "princess",
+    "dragon",
+    "master",
+    "shadow",
+    "baseball",
+    "superman",
+    "trustno1",
+    "qwerty123",
+    "michael",
+    "jordan23",
+    "hunter2",
+    "starwars",
+    "passw0rd",
+    "1q2w3e4r",
+    "zaq12wsx",
+    "login",
+    "solo",
+    "access",
+    "flower",
+    "freedom",
+    "whatever",
+    "demo",
+    "demo123",
+    "demo2024",
+    "Demo2024!",
+    "dragon1",
+    "dragon123",
+    "dragon2023",
+    "dragon2024",
+    "dragon2025",
+    "letmein2024",
 )
 DEMO_USER = "demo"
 # Honest sign-ins: members with their right password, and a few typos first.
@@ -321,8 +365,13 @@ def _malware(_slug: str) -> tuple[list[DrillRequest], list[DrillRequest]]:
         for i, (name, content, ctype) in enumerate(files)
     ]
     benign = [
-        _benign(_visitor(i), "POST", "/upload", f"upload {BENIGN_FILES[i % len(BENIGN_FILES)][0]}",
-                upload=BENIGN_FILES[i % len(BENIGN_FILES)])
+        _benign(
+            _visitor(i),
+            "POST",
+            "/upload",
+            f"upload {BENIGN_FILES[i % len(BENIGN_FILES)][0]}",
+            upload=BENIGN_FILES[i % len(BENIGN_FILES)],
+        )
         for i in range(36)
     ]
     return attacks, benign

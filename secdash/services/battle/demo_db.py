@@ -58,7 +58,6 @@ _build_lock = threading.Lock()
 _MEMBERS = [("alice", "sunshine1"), ("bob", "letmein99"), ("demo", "dragon2024")]
 
 
-
 # --- the throwaway database ----------------------------------------------------------------------------
 
 

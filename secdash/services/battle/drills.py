@@ -69,7 +69,12 @@ LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
 # Without an agent, a drill attacks the platform whose agent specialises in that attack (secdash/ai/agents.py).
 SITE_OF_ATTACK = {
-    "ddos": "stock", "sql_injection": "shares", "xss": "tour", "malware": "gem", "brute_force": "stock", "phishing": "tour",
+    "ddos": "stock",
+    "sql_injection": "shares",
+    "xss": "tour",
+    "malware": "gem",
+    "brute_force": "stock",
+    "phishing": "tour",
 }
 SITE_NAMES = {"stock": "Stock", "tour": "Tour", "gem": "Gem", "shares": "Shares"}
 PHASES = {"baseline": (0, 45), "defense": (45, 55), "after": (55, 100)}
@@ -114,8 +119,11 @@ def _technique(attack_type: str) -> MitreTechnique:
 def _run_counts(stored: dict[str, Any]) -> RunCounts:
     counts = scoring.counts_of(stored)
     return RunCounts(
-        attack_sent=counts.attack_sent, attack_blocked=counts.attack_blocked, benign_sent=counts.benign_sent,
-        benign_blocked=counts.benign_blocked, damage={str(k): int(v) for k, v in (stored.get("damage") or {}).items()},
+        attack_sent=counts.attack_sent,
+        attack_blocked=counts.attack_blocked,
+        benign_sent=counts.benign_sent,
+        benign_blocked=counts.benign_blocked,
+        damage={str(k): int(v) for k, v in (stored.get("damage") or {}).items()},
     )
 
 
@@ -124,14 +132,29 @@ def operation_public(op: BattleOperation) -> OperationPublic:
     after = scoring.counts_of(op.after)
     measured = scoring.score(after) if after.attack_sent else None
     return OperationPublic(
-        id=op.id, attack_type=op.attack_type, label=corpora.LABELS[op.attack_type], status=op.status,
-        effectiveness=op.effectiveness, defense_strategy=op.defense_strategy, defense_code=op.defense_code,
-        attack_source=op.attack_source, timestamp=op.started_at, finished_at=op.finished_at, site=op.site,
-        site_name=SITE_NAMES.get(op.site, op.site), agent_id=op.agent_id, simulated=op.simulated,
-        mitre=_technique(op.attack_type), baseline=_run_counts(op.baseline), after=_run_counts(op.after),
+        id=op.id,
+        attack_type=op.attack_type,
+        label=corpora.LABELS[op.attack_type],
+        status=op.status,
+        effectiveness=op.effectiveness,
+        defense_strategy=op.defense_strategy,
+        defense_code=op.defense_code,
+        attack_source=op.attack_source,
+        timestamp=op.started_at,
+        finished_at=op.finished_at,
+        site=op.site,
+        site_name=SITE_NAMES.get(op.site, op.site),
+        agent_id=op.agent_id,
+        simulated=op.simulated,
+        mitre=_technique(op.attack_type),
+        baseline=_run_counts(op.baseline),
+        after=_run_counts(op.after),
         block_rate=round(measured.block_rate, 4) if measured else None,
         benign_pass_rate=round(measured.benign_pass_rate, 4) if measured else None,
-        provider=op.provider, model=op.model, error=op.error, job_id=op.job_id,
+        provider=op.provider,
+        model=op.model,
+        error=op.error,
+        job_id=op.job_id,
     )
 
 
@@ -165,8 +188,13 @@ async def _ensure_agents(session: AsyncSession) -> None:
 
 
 async def start_drill(
-    *, session: AsyncSession, actor: UserPublic | None, attack_type: Any, attack_source: Any = "",
-    agent_id: Any = None, simulated: bool = False,
+    *,
+    session: AsyncSession,
+    actor: UserPublic | None,
+    attack_type: Any,
+    attack_source: Any = "",
+    agent_id: Any = None,
+    simulated: bool = False,
 ) -> BattleOperation:
     """Start a drill job (admins; `actor=None` only for the server's own threat simulation). Conflict when a
     drill already runs against that demo site."""
@@ -179,16 +207,24 @@ async def start_drill(
     slug, agent = target_of(kind, agent_id)
     technique = corpora.MITRE[kind.value]
     op = BattleOperation(
-        attack_type=kind, site=slug, agent_id=agent, attack_source=source, simulated=simulated,
-        mitre_technique=technique.id, started_by=actor.id if actor else None,
+        attack_type=kind,
+        site=slug,
+        agent_id=agent,
+        attack_source=source,
+        simulated=simulated,
+        mitre_technique=technique.id,
+        started_by=actor.id if actor else None,
     )
     session.add(op)
     await session.flush()
     assert op.id is not None
     try:
         job = await store.create(
-            session, kind=KIND, owner_user_id=actor.id if actor else None,
-            owner_email=actor.email if actor else "threat simulation", singleton_key=f"{KIND}:{slug}",
+            session,
+            kind=KIND,
+            owner_user_id=actor.id if actor else None,
+            owner_email=actor.email if actor else "threat simulation",
+            singleton_key=f"{KIND}:{slug}",
             params={"operationId": op.id, "attackType": kind.value, "site": slug, "agentId": agent},
             progress={"phase": "queued", "percent": 0},
         )
@@ -198,12 +234,21 @@ async def start_drill(
     label = corpora.LABELS[kind.value]
     who = actor.email if actor else "the threat simulation"
     audit.record(
-        session, category=LogCategory.battle, action="Drill started", severity=LogSeverity.warning,
-        description=f"{label} drill against {SITE_NAMES[slug]} started by {who}"
-        + (" (simulated threat)" if simulated else ""),
+        session,
+        category=LogCategory.battle,
+        action="Drill started",
+        severity=LogSeverity.warning,
+        description=f"{label} drill against {SITE_NAMES[slug]} started by {who}" + (" (simulated threat)" if simulated else ""),
         actor_user_id=actor.id if actor else None,
-        details={"operationId": op.id, "attackType": kind.value, "site": slug, "agentId": agent, "source": source,
-                 "mitre": technique.id, "simulated": simulated},
+        details={
+            "operationId": op.id,
+            "attackType": kind.value,
+            "site": slug,
+            "agentId": agent,
+            "source": source,
+            "mitre": technique.id,
+            "simulated": simulated,
+        },
     )
     await _set_agent(session, slug, status="fighting")
     mark_changed(session, TOPIC)
@@ -215,12 +260,16 @@ async def start_drill(
 
 
 async def defend(
-    *, session: AsyncSession, actor: UserPublic, attack_type: Any, attack_source: Any = "", agent_id: Any = None,
+    *,
+    session: AsyncSession,
+    actor: UserPublic,
+    attack_type: Any,
+    attack_source: Any = "",
+    agent_id: Any = None,
     timeout: float = DURATION_SECONDS,
 ) -> DefendReplyPublic:
     """Start a drill and answer when its defense is deployed and measured (the spec's defend request)."""
-    op = await start_drill(session=session, actor=actor, attack_type=attack_type, attack_source=attack_source,
-                           agent_id=agent_id)
+    op = await start_drill(session=session, actor=actor, attack_type=attack_type, attack_source=attack_source, agent_id=agent_id)
     assert op.id is not None and op.job_id is not None
     try:
         await runner.wait_for(op.job_id, timeout=timeout, poll=0.25)
@@ -229,8 +278,9 @@ async def defend(
     await session.refresh(op)
     if op.status in (OperationStatus.failed, OperationStatus.stopped) or op.effectiveness is None:
         raise Unavailable(op.error or "The drill ended before its defense was measured")
-    return DefendReplyPublic(defense_code=op.defense_code, code=op.defense_code, effectiveness=op.effectiveness,
-                             operation_id=op.id, status=op.status)
+    return DefendReplyPublic(
+        defense_code=op.defense_code, code=op.defense_code, effectiveness=op.effectiveness, operation_id=op.id, status=op.status
+    )
 
 
 def parse_limit(value: Any) -> int:
@@ -264,20 +314,32 @@ async def get_operation(*, session: AsyncSession, operation_id: int) -> Operatio
 async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
     """Running drills (spec: attackType, defenseCode, startTime, duration), oldest first."""
     await _settle_orphans(session)
-    rows = list(await session.exec(
-        select(BattleOperation).where(BattleOperation.status == OperationStatus.running).order_by(col(BattleOperation.id))
-    ))
+    rows = list(
+        await session.exec(
+            select(BattleOperation).where(BattleOperation.status == OperationStatus.running).order_by(col(BattleOperation.id))
+        )
+    )
     out = []
     for op in rows:
         assert op.id is not None
         job = await store.get(session, op.job_id) if op.job_id else None
         progress = (job.progress or {}) if job else {}
-        out.append(ActiveBattlePublic(
-            id=op.id, operation_id=op.id, job_id=op.job_id, attack_type=op.attack_type,
-            label=corpora.LABELS[op.attack_type], site=op.site, defense_code=op.defense_code, start_time=op.started_at,
-            duration=DURATION_SECONDS, phase=str(progress.get("phase", "queued")),
-            percent=int(progress.get("percent", 0) or 0), simulated=op.simulated,
-        ))
+        out.append(
+            ActiveBattlePublic(
+                id=op.id,
+                operation_id=op.id,
+                job_id=op.job_id,
+                attack_type=op.attack_type,
+                label=corpora.LABELS[op.attack_type],
+                site=op.site,
+                defense_code=op.defense_code,
+                start_time=op.started_at,
+                duration=DURATION_SECONDS,
+                phase=str(progress.get("phase", "queued")),
+                percent=int(progress.get("percent", 0) or 0),
+                simulated=op.simulated,
+            )
+        )
     return out
 
 
@@ -322,16 +384,32 @@ class DrillFailed(Exception):
     """The drill cannot go on; the message is shown on the operation and to the user."""
 
 
-async def _write_defense(ctx: JobContext, *, op_id: int, attack_type: str, slug: str, agent: str, owner: UserPublic | None,
-                         findings: dict[str, Any], current: DefenseConfig) -> tuple[DefensePlan, DefenseConfig, Any]:
+async def _write_defense(
+    ctx: JobContext,
+    *,
+    op_id: int,
+    attack_type: str,
+    slug: str,
+    agent: str,
+    owner: UserPublic | None,
+    findings: dict[str, Any],
+    current: DefenseConfig,
+) -> tuple[DefensePlan, DefenseConfig, Any]:
     """Ask the agent for a defense; validate and merge it. One retry with the reason when the answer is refused."""
     settings = get_settings()
-    calls = (ai_calls.for_user(settings=settings, user=owner, feature="defense_plan", agent=agent) if owner
-             else ai_calls.for_system(settings=settings, feature="defense_plan", agent=agent))
+    calls = (
+        ai_calls.for_user(settings=settings, user=owner, feature="defense_plan", agent=agent)
+        if owner
+        else ai_calls.for_system(settings=settings, feature="defense_plan", agent=agent)
+    )
     task = DefensePlanTask(
-        attack_type=attack_type, site=SITE_NAMES[slug], findings=findings,
-        current_config=current.model_dump(mode="json"), config_schema=DefenseConfig.model_json_schema(),
-        offline_answer=recipes.offline_plan(attack_type, slug, findings), agent_id=agent,
+        attack_type=attack_type,
+        site=SITE_NAMES[slug],
+        findings=findings,
+        current_config=current.model_dump(mode="json"),
+        config_schema=DefenseConfig.model_json_schema(),
+        offline_answer=recipes.offline_plan(attack_type, slug, findings),
+        agent_id=agent,
         attack_label=corpora.LABELS[attack_type],
     )
     await ctx.log(f"{AGENTS[agent].name} is writing a defense ({calls.name}, {calls.model})")
@@ -345,8 +423,9 @@ async def _write_defense(ctx: JobContext, *, op_id: int, attack_type: str, slug:
         await ctx.log(f"Defense refused by validation (attempt {attempt}): {reason}", JobLevel.warning)
 
     try:
-        plan, addition = await ai_calls.structured_checked(calls, task, DefensePlan, check, refusals=(Invalid,),
-                                                           on_refused=refused)
+        plan, addition = await ai_calls.structured_checked(
+            calls, task, DefensePlan, check, refusals=(Invalid,), on_refused=refused
+        )
     except LLMError as exc:
         raise DrillFailed(f"The AI agent could not write a defense: {exc.message}") from None
     except DomainError as exc:  # the user's AI budget
@@ -369,8 +448,13 @@ async def _send(ctx: JobContext, client: Any, slug: str, corpus: Any, op_id: int
         await ctx.progress(phase=phase, percent=_percent(phase, done, total), sent=done, total=total)
 
     return await sender.send_corpus(
-        client, slug, corpus, operation_id=f"drill-{op_id}-{'baseline' if run == 0 else 'after'}", run=run,
-        on_batch=on_batch, should_stop=ctx.should_stop,
+        client,
+        slug,
+        corpus,
+        operation_id=f"drill-{op_id}-{'baseline' if run == 0 else 'after'}",
+        run=run,
+        on_batch=on_batch,
+        should_stop=ctx.should_stop,
     )
 
 
@@ -381,8 +465,11 @@ async def _counts(ctx: JobContext, op_id: int, slug: str, run: str, sent: Any) -
         counts = await request_log.operation_counts(session, f"drill-{op_id}-{run}", slug)
     missing = (sent.attack_sent + sent.benign_sent) - (counts.attack_sent + counts.benign_sent)
     if missing:
-        await ctx.log(f"{missing} request(s) of this run were answered but not logged by the demo site (its database "
-                      "was busy); the score counts what the site logged", JobLevel.warning)
+        await ctx.log(
+            f"{missing} request(s) of this run were answered but not logged by the demo site (its database "
+            "was busy); the score counts what the site logged",
+            JobLevel.warning,
+        )
     return counts
 
 
@@ -422,7 +509,8 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
     await ctx.log(
         f"{label} in progress against {SITE_NAMES[slug]} (MITRE ATT&CK {technique.id} {technique.name}): "
         f"{attack_total} attack and {len(corpus.requests) - attack_total} benign requests, at most "
-        f"{corpus.concurrency} at once", JobLevel.warning,
+        f"{corpus.concurrency} at once",
+        JobLevel.warning,
     )
     async with sender.open_client() as client:
         baseline = await _send(ctx, client, slug, corpus, op_id, 0, "baseline")
@@ -432,8 +520,10 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
         counts_b = await _counts(ctx, op_id, slug, "baseline", baseline)
         if not counts_b.attack_sent:
             unanswered = sum(1 for outcome in baseline.outcomes if outcome.status == 0)
-            raise DrillFailed(f"The {SITE_NAMES[slug]} demo site logged none of the drill's requests ({unanswered} of "
-                              f"{len(baseline.outcomes)} got no answer): check SECDASH_DEMO_BASE_URL")
+            raise DrillFailed(
+                f"The {SITE_NAMES[slug]} demo site logged none of the drill's requests ({unanswered} of "
+                f"{len(baseline.outcomes)} got no answer): check SECDASH_DEMO_BASE_URL"
+            )
         await ctx.log(
             f"Baseline: {counts_b.attack_passed} of {counts_b.attack_sent} attack requests got through "
             f"({_damage_text(baseline.damages)}); {counts_b.benign_blocked} of {counts_b.benign_sent} benign blocked",
@@ -449,15 +539,22 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
         await ctx.progress(force=True, phase="defense", percent=PHASES["defense"][0])
         findings = recipes.findings_summary(attack_type, baseline)
         plan, addition, calls = await _write_defense(
-            ctx, op_id=op_id, attack_type=attack_type, slug=slug, agent=agent, owner=owner, findings=findings,
+            ctx,
+            op_id=op_id,
+            attack_type=attack_type,
+            slug=slug,
+            agent=agent,
+            owner=owner,
+            findings=findings,
             current=current,
         )
         code = recipes.defense_code(addition, attack_type)
         async with session_scope() as session:
             latest = (await defense.get_defense(session, slug)).config  # as deployed now (another admin may have reset)
             merged = recipes.merge(latest, addition)
-            view = await defense.deploy_defense(session, slug, merged, source="drill", operation_id=str(op_id),
-                                                actor_id=owner.id if owner else None)
+            view = await defense.deploy_defense(
+                session, slug, merged, source="drill", operation_id=str(op_id), actor_id=owner.id if owner else None
+            )
             op = await session.get(BattleOperation, op_id)
             assert op is not None
             op.defense_strategy = plan.strategy[:2000]
@@ -467,26 +564,40 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
             op.provider, op.model = calls.name[:32], calls.model[:100]
             session.add(op)
             audit.record(
-                session, category=LogCategory.battle, action="Defense deployed",
+                session,
+                category=LogCategory.battle,
+                action="Defense deployed",
                 description=f"{AGENTS[agent].name} deployed a {label} defense to {SITE_NAMES[slug]} (revision {view.revision})",
                 actor_user_id=owner.id if owner else None,
-                details={"operationId": op_id, "site": slug, "revision": view.revision, "provider": calls.name,
-                         "model": calls.model, "strategy": plan.strategy[:300]},
+                details={
+                    "operationId": op_id,
+                    "site": slug,
+                    "revision": view.revision,
+                    "provider": calls.name,
+                    "model": calls.model,
+                    "strategy": plan.strategy[:300],
+                },
             )
-            activities.record(session, activity_type="patch", target=SITE_NAMES[slug],
-                              description=f"{AGENTS[agent].name} deployed a {label} defense (revision {view.revision})")
+            activities.record(
+                session,
+                activity_type="patch",
+                target=SITE_NAMES[slug],
+                description=f"{AGENTS[agent].name} deployed a {label} defense (revision {view.revision})",
+            )
             mark_changed(session, TOPIC)
             await commit(session)
-        await ctx.log(f"Defense deployed to {SITE_NAMES[slug]} (revision {view.revision}): {plan.strategy[:300]}",
-                      JobLevel.success)
+        await ctx.log(
+            f"Defense deployed to {SITE_NAMES[slug]} (revision {view.revision}): {plan.strategy[:300]}", JobLevel.success
+        )
         for line in code.splitlines()[:20]:
             await ctx.log(f"  {line}")
         await ctx.progress(force=True, phase="after", percent=PHASES["after"][0])
         after = await _send(ctx, client, slug, corpus, op_id, 1, "after")
     counts_a = await _counts(ctx, op_id, slug, "after", after)
     if ctx.honoured_stop:
-        await _close(op_id, status=OperationStatus.stopped, error="Stopped during the re-run", after=counts_a,
-                     damages=after.damages)
+        await _close(
+            op_id, status=OperationStatus.stopped, error="Stopped during the re-run", after=counts_a, damages=after.damages
+        )
         return {"operationId": op_id, "status": "stopped"}
     result = scoring.score(counts_a)
     status = OperationStatus.defended if result.effectiveness >= scoring.DEFENDED_SCORE else OperationStatus.partial
@@ -502,8 +613,13 @@ async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
 
 
 async def _close(
-    op_id: int, *, status: OperationStatus, error: str | None = None, after: request_log.TrafficCounts | None = None,
-    damages: dict[str, int] | None = None, effectiveness: int | None = None,
+    op_id: int,
+    *,
+    status: OperationStatus,
+    error: str | None = None,
+    after: request_log.TrafficCounts | None = None,
+    damages: dict[str, int] | None = None,
+    effectiveness: int | None = None,
 ) -> None:
     """End the operation: its status, counts and score, the events, the agent and the History Logs entry."""
     async with session_scope() as session:
@@ -520,30 +636,49 @@ async def _close(
         site_id = await _site_id(session, op.site)
         if blocked and not op.simulated:  # real blocks of a drill someone started: counted
             events.record_blocked_threat(
-                session, description=f"{site}'s defense blocked {blocked} {label} requests in drill #{op_id}",
-                source=EventSource.drill.value, site_id=site_id, target=site, severity=EventSeverity.medium,
-                blocked_requests=blocked, resolved_note=f"Blocked by the defense deployed in drill #{op_id}",
-                details={"operationId": op_id, "attackType": op.attack_type, "blocked": blocked,
-                         "attackSent": after.attack_sent if after else 0},
+                session,
+                description=f"{site}'s defense blocked {blocked} {label} requests in drill #{op_id}",
+                source=EventSource.drill.value,
+                site_id=site_id,
+                target=site,
+                severity=EventSeverity.medium,
+                blocked_requests=blocked,
+                resolved_note=f"Blocked by the defense deployed in drill #{op_id}",
+                details={
+                    "operationId": op_id,
+                    "attackType": op.attack_type,
+                    "blocked": blocked,
+                    "attackSent": after.attack_sent if after else 0,
+                },
             )
         await _set_agent(session, op.site, status="secured" if status == OperationStatus.defended else "analyzing")
         if effectiveness is not None:
-            description = (f"{label} drill on {site}: {effectiveness}% effectiveness ({blocked} of "
-                           f"{after.attack_sent if after else 0} attack requests blocked, "
-                           f"{after.benign_passed if after else 0} of {after.benign_sent if after else 0} benign served)")
+            description = (
+                f"{label} drill on {site}: {effectiveness}% effectiveness ({blocked} of "
+                f"{after.attack_sent if after else 0} attack requests blocked, "
+                f"{after.benign_passed if after else 0} of {after.benign_sent if after else 0} benign served)"
+            )
         else:
             description = f"{label} drill on {site} ended {status.value}: {error or 'no defense measured'}"
         audit.record(
-            session, category=LogCategory.battle, action="Drill result" if effectiveness is not None else "Drill failed",
-            severity=LogSeverity.info if status == OperationStatus.defended else (
-                LogSeverity.error if status == OperationStatus.failed else LogSeverity.warning),
-            description=description, actor_user_id=op.started_by,
-            details={"operationId": op_id, "status": status.value, "effectiveness": effectiveness,
-                     "baseline": op.baseline, "after": op.after, "mitre": op.mitre_technique},
+            session,
+            category=LogCategory.battle,
+            action="Drill result" if effectiveness is not None else "Drill failed",
+            severity=LogSeverity.info
+            if status == OperationStatus.defended
+            else (LogSeverity.error if status == OperationStatus.failed else LogSeverity.warning),
+            description=description,
+            actor_user_id=op.started_by,
+            details={
+                "operationId": op_id,
+                "status": status.value,
+                "effectiveness": effectiveness,
+                "baseline": op.baseline,
+                "after": op.after,
+                "mitre": op.mitre_technique,
+            },
         )
         if effectiveness is not None and not op.simulated:  # the simulation never pages anyone
-            await signals.drill_result(session, site=site, attack=label, effectiveness=effectiveness,
-                                       operation_id=op_id)
+            await signals.drill_result(session, site=site, attack=label, effectiveness=effectiveness, operation_id=op_id)
         mark_changed(session, TOPIC)
         await commit(session)
-

@@ -87,8 +87,23 @@ XSS_PATTERNS = (
     ("xss-script-url", r"<[a-z][^>]*(script\s*:|&#|data\s*:)"),
 )
 DANGEROUS_EXTENSIONS = (
-    ".exe", ".com", ".scr", ".bat", ".cmd", ".msi", ".dll", ".vbs", ".js", ".jse", ".ps1", ".hta", ".jar", ".pif",
-    ".cpl", ".lnk", ".wsf",
+    ".exe",
+    ".com",
+    ".scr",
+    ".bat",
+    ".cmd",
+    ".msi",
+    ".dll",
+    ".vbs",
+    ".js",
+    ".jse",
+    ".ps1",
+    ".hta",
+    ".jar",
+    ".pif",
+    ".cpl",
+    ".lnk",
+    ".wsf",
 )
 LOGIN_LIMIT = (5, 60)  # requests per client, window seconds
 PAGE_LIMIT = (10, 60)
@@ -113,22 +128,25 @@ def _recipe(attack_type: str, slug: str) -> tuple[DefenseConfig, str]:
         )
     if attack_type == "brute_force":
         requests, window = LOGIN_LIMIT
-        config = DefenseConfig(rate_limits=[RateLimit(name="login-guessing", requests=requests, window_seconds=window,
-                                                      endpoints=["login"])])
+        config = DefenseConfig(
+            rate_limits=[RateLimit(name="login-guessing", requests=requests, window_seconds=window, endpoints=["login"])]
+        )
         return config, (
             f"Rate-limit sign-in attempts to {requests} per client per {window} s: a password-guessing client is "
             "stopped after a few tries, while members who mistype once still get in."
         )
     if attack_type == "malware":
-        config = DefenseConfig(uploads=UploadRules(signatures=[UploadSignature(name="eicar-test-file", text=EICAR)],
-                                                   blocked_extensions=list(DANGEROUS_EXTENSIONS)))
+        config = DefenseConfig(
+            uploads=UploadRules(
+                signatures=[UploadSignature(name="eicar-test-file", text=EICAR)], blocked_extensions=list(DANGEROUS_EXTENSIONS)
+            )
+        )
         return config, (
             "Scan uploads for the EICAR anti-virus test signature (also inside stored zips) and refuse executable "
             "and script file extensions; documents, images and text files are still accepted."
         )
     if attack_type == "phishing":
-        config = DefenseConfig(urls=UrlRules(block_punycode=True, block_lookalikes=True,
-                                             protected_domains=[BRAND_DOMAINS[slug]]))
+        config = DefenseConfig(urls=UrlRules(block_punycode=True, block_lookalikes=True, protected_domains=[BRAND_DOMAINS[slug]]))
         return config, (
             f"Refuse reported links whose host is punycode or mixed-script, or imitates {BRAND_DOMAINS[slug]} "
             "(same letters after confusable swaps, one edit away, or the brand inside a longer host). The real "
@@ -136,8 +154,9 @@ def _recipe(attack_type: str, slug: str) -> tuple[DefenseConfig, str]:
         )
     if attack_type == "ddos":
         requests, window = PAGE_LIMIT
-        config = DefenseConfig(rate_limits=[RateLimit(name="page-flood", requests=requests, window_seconds=window,
-                                                      endpoints=["pages"])])
+        config = DefenseConfig(
+            rate_limits=[RateLimit(name="page-flood", requests=requests, window_seconds=window, endpoints=["pages"])]
+        )
         return config, (
             f"Rate-limit page requests to {requests} per client per {window} s: a flooding client is cut off "
             "after its first pages, visitors browsing a few pages are never slowed."
@@ -204,21 +223,21 @@ def merge(current: DefenseConfig, addition: DefenseConfig) -> DefenseConfig:
     caps = [cap for cap in (current.uploads.max_bytes, addition.uploads.max_bytes) if cap is not None]
     merged = {
         "patterns": [r.model_dump() for r in _by_name(current.patterns, addition.patterns, defense.MAX_PATTERNS)],
-        "rate_limits": [r.model_dump() for r in _by_name(current.rate_limits, addition.rate_limits,
-                                                          defense.MAX_RATE_LIMITS)],
+        "rate_limits": [r.model_dump() for r in _by_name(current.rate_limits, addition.rate_limits, defense.MAX_RATE_LIMITS)],
         "uploads": {
-            "signatures": [s.model_dump() for s in _by_name(current.uploads.signatures, addition.uploads.signatures,
-                                                             defense.MAX_SIGNATURES)],
-            "blocked_extensions": _newest(_union(current.uploads.blocked_extensions, addition.uploads.blocked_extensions),
-                                          MAX_EXTENSIONS),
+            "signatures": [
+                s.model_dump() for s in _by_name(current.uploads.signatures, addition.uploads.signatures, defense.MAX_SIGNATURES)
+            ],
+            "blocked_extensions": _newest(
+                _union(current.uploads.blocked_extensions, addition.uploads.blocked_extensions), MAX_EXTENSIONS
+            ),
             "max_bytes": min(caps) if caps else None,
         },
         "urls": {
             "block_punycode": current.urls.block_punycode or addition.urls.block_punycode,
             "block_lookalikes": lookalikes,
             "protected_domains": _newest(protected, MAX_PROTECTED_DOMAINS),
-            "blocked_domains": _newest(_union(current.urls.blocked_domains, addition.urls.blocked_domains),
-                                       defense.MAX_DOMAINS),
+            "blocked_domains": _newest(_union(current.urls.blocked_domains, addition.urls.blocked_domains), defense.MAX_DOMAINS),
         },
     }
     fresh = {rule.name for rule in addition.patterns}
@@ -273,8 +292,10 @@ def _url_lines(urls: UrlRules) -> list[str]:
         protected = ", ".join(urls.protected_domains) or "the four platforms' domains"
         lines.append(f"deny report-link host imitating {protected}")
     if urls.blocked_domains:
-        lines.append(f"deny report-link host in {', '.join(urls.blocked_domains[:10])}"
-                     + (f" (+{len(urls.blocked_domains) - 10} more)" if len(urls.blocked_domains) > 10 else ""))
+        lines.append(
+            f"deny report-link host in {', '.join(urls.blocked_domains[:10])}"
+            + (f" (+{len(urls.blocked_domains) - 10} more)" if len(urls.blocked_domains) > 10 else "")
+        )
     return lines
 
 
@@ -298,9 +319,11 @@ def defense_code(config: DefenseConfig, attack_type: str | None = None) -> str:
     label = LABELS.get(attack_type or "", "")
     if not ordered:
         return f"# {label + ' defense: ' if label else ''}no rules - every request is let through (weak default)"
-    counts = [f"{len(config.patterns)} pattern(s)" if config.patterns else "",
-              f"{len(config.rate_limits)} rate limit(s)" if config.rate_limits else "",
-              "upload checks" if _upload_lines(config.uploads) else "",
-              "link checks" if _url_lines(config.urls) else ""]
+    counts = [
+        f"{len(config.patterns)} pattern(s)" if config.patterns else "",
+        f"{len(config.rate_limits)} rate limit(s)" if config.rate_limits else "",
+        "upload checks" if _upload_lines(config.uploads) else "",
+        "link checks" if _url_lines(config.urls) else "",
+    ]
     head = f"# {label + ' defense: ' if label else 'Defense: '}{', '.join(c for c in counts if c)}; first match refuses (403/429)"
     return "\n".join([head, *ordered])

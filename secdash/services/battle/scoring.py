@@ -35,13 +35,18 @@ def score(counts: TrafficCounts) -> Score:
 def counts_json(counts: TrafficCounts, damages: dict[str, int] | None = None) -> dict[str, Any]:
     """What an operation stores of one run."""
     return {
-        "attackSent": counts.attack_sent, "attackBlocked": counts.attack_blocked,
-        "benignSent": counts.benign_sent, "benignBlocked": counts.benign_blocked, "damage": dict(damages or {}),
+        "attackSent": counts.attack_sent,
+        "attackBlocked": counts.attack_blocked,
+        "benignSent": counts.benign_sent,
+        "benignBlocked": counts.benign_blocked,
+        "damage": dict(damages or {}),
     }
 
 
 def counts_of(stored: dict[str, Any]) -> TrafficCounts:
     return TrafficCounts(
-        attack_sent=int(stored.get("attackSent", 0)), attack_blocked=int(stored.get("attackBlocked", 0)),
-        benign_sent=int(stored.get("benignSent", 0)), benign_blocked=int(stored.get("benignBlocked", 0)),
+        attack_sent=int(stored.get("attackSent", 0)),
+        attack_blocked=int(stored.get("attackBlocked", 0)),
+        benign_sent=int(stored.get("benignSent", 0)),
+        benign_blocked=int(stored.get("benignBlocked", 0)),
     )

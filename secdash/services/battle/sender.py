@@ -138,9 +138,7 @@ class _Pacer:
             await asyncio.sleep(start - now)
 
 
-async def _send_one(
-    client: httpx.AsyncClient, slug: str, request: DrillRequest, header: str
-) -> Outcome:
+async def _send_one(client: httpx.AsyncClient, slug: str, request: DrillRequest, header: str) -> Outcome:
     kwargs: dict[str, object] = {"headers": {DRILL_HEADER: header}}
     if request.params:
         kwargs["params"] = list(request.params)

@@ -46,16 +46,21 @@ class StationRead:
     log: list[JobLogPublic]
 
 
-async def operations_for(*, session: AsyncSession, viewer: UserPublic, limit: int = drills.LIST_LIMIT,
-                         ) -> list[OperationPublic]:
+async def operations_for(
+    *,
+    session: AsyncSession,
+    viewer: UserPublic,
+    limit: int = drills.LIST_LIMIT,
+) -> list[OperationPublic]:
     """The operations the viewer may read (permissions.fully_readable: the rule History Logs uses too), newest first."""
     if not permissions.may_read_all(viewer, LogCategory.battle):
         return []
     return await drills.list_operations(session=session, limit=limit)
 
 
-async def read_station(*, viewer: UserPublic, log_job: int = 0, log_after: int = 0,
-                       limit: int = drills.LIST_LIMIT) -> StationRead:
+async def read_station(
+    *, viewer: UserPublic, log_job: int = 0, log_after: int = 0, limit: int = drills.LIST_LIMIT
+) -> StationRead:
     """Everything the page shows the viewer. `log_job`/`log_after`: the drill log the page holds and its last line;
     lines of that job are read after it. With no job given, the oldest running drill's log is read from its start."""
     async with session_scope() as session:
@@ -65,10 +70,15 @@ async def read_station(*, viewer: UserPublic, log_job: int = 0, log_after: int =
         defenses = []
         for slug in defense.DEMO_SLUGS:
             view = await defense.get_defense(session, slug)
-            defenses.append(SiteDefense(
-                slug=slug, revision=view.revision, source=view.source, operation_id=view.operation_id,
-                updated_at=as_utc(view.updated_at).isoformat() if view.updated_at else "",
-            ))
+            defenses.append(
+                SiteDefense(
+                    slug=slug,
+                    revision=view.revision,
+                    source=view.source,
+                    operation_id=view.operation_id,
+                    updated_at=as_utc(view.updated_at).isoformat() if view.updated_at else "",
+                )
+            )
         announcement = await threats.latest_announcement(session)
         job_id = (log_job or next((a.job_id for a in active if a.job_id), 0) or 0) if readable else 0
         lines: list[JobLogPublic] = []
@@ -77,12 +87,15 @@ async def read_station(*, viewer: UserPublic, log_job: int = 0, log_after: int =
         if job_id:
             after = log_after if job_id == log_job else 0
             rows, _last = await notify.read_since(
-                lambda after, limit: jobs_store.logs_since(session, job_id, after, limit), after,
-                seq_of=lambda line: line.seq, limit=LOG_LINES_PER_READ,
+                lambda after, limit: jobs_store.logs_since(session, job_id, after, limit),
+                after,
+                seq_of=lambda line: line.seq,
+                limit=LOG_LINES_PER_READ,
             )
             lines = [JobLogPublic.of(row) for row in rows]
-    return StationRead(operations=operations, active=active, defenses=defenses, announcement=announcement,
-                       log_job=job_id, log=lines)
+    return StationRead(
+        operations=operations, active=active, defenses=defenses, announcement=announcement, log_job=job_id, log=lines
+    )
 
 
 async def _is_drill(session, job_id: int) -> bool:

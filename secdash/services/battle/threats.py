@@ -51,8 +51,9 @@ async def note_watching(tab: str) -> None:
     now = utcnow()
     async with session_scope() as session:
         row = await session.get(LiveSnapshot, WATCHERS) or LiveSnapshot(name=WATCHERS)
-        seen = {key: at for key, at in (row.data or {}).items()
-                if (now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS}
+        seen = {
+            key: at for key, at in (row.data or {}).items() if (now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS
+        }
         row.data, row.updated_at = seen | {_tab_key(tab): now.isoformat()}, now
         session.add(row)
         await commit(session)
@@ -63,8 +64,10 @@ async def watched() -> bool:
     now = utcnow()
     async with session_scope() as session:
         row = await session.get(LiveSnapshot, WATCHERS)
-        return any((now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS
-                   for at in ((row.data if row else None) or {}).values())
+        return any(
+            (now - datetime.fromisoformat(at)).total_seconds() < WATCH_SECONDS
+            for at in ((row.data if row else None) or {}).values()
+        )
 
 
 def made_up_source(rng: random.Random) -> str:
@@ -80,8 +83,14 @@ async def latest_announcement(session: AsyncSession) -> dict[str, Any] | None:
 
 
 async def announce(session: AsyncSession, attack_type: str, source: str) -> dict[str, Any]:
-    data = {"attackType": attack_type, "label": corpora.LABELS[attack_type], "source": source,
-            "at": utcnow().isoformat().replace("+00:00", "Z"), "simulated": True, "operationId": None}
+    data = {
+        "attackType": attack_type,
+        "label": corpora.LABELS[attack_type],
+        "source": source,
+        "at": utcnow().isoformat().replace("+00:00", "Z"),
+        "simulated": True,
+        "operationId": None,
+    }
     row = await session.get(LiveSnapshot, SNAPSHOT) or LiveSnapshot(name=SNAPSHOT)
     row.data, row.updated_at = data, utcnow()
     session.add(row)
@@ -108,8 +117,9 @@ async def tick(rng: random.Random, *, delay: float = START_DELAY_SECONDS) -> int
     await asyncio.sleep(delay)
     try:
         async with session_scope() as session:
-            op = await drills.start_drill(session=session, actor=None, attack_type=attack_type, attack_source=source,
-                                          simulated=True)
+            op = await drills.start_drill(
+                session=session, actor=None, attack_type=attack_type, attack_source=source, simulated=True
+            )
             row = await session.get(LiveSnapshot, SNAPSHOT)
             if row is not None:
                 row.data = {**row.data, "operationId": op.id}

@@ -100,15 +100,23 @@ class FileWriter:
         async with session_scope() as session:
             file = await file_of(session, self.project_id, self.path)
             if file is None:
-                file = ProjectFile(project_id=self.project_id, filename=self.path,
-                                   language=project_dir.language_of(self.path),
-                                   description=self.described.get(self.path, "")[:300])
+                file = ProjectFile(
+                    project_id=self.project_id,
+                    filename=self.path,
+                    language=project_dir.language_of(self.path),
+                    description=self.described.get(self.path, "")[:300],
+                )
             before = self.existing.get(self.path)
             file.content = content
             file.complete = complete
             file.previous = before
-            file.change = (FileChange.created if before is None
-                           else FileChange.unchanged if final and before == content else FileChange.updated)
+            file.change = (
+                FileChange.created
+                if before is None
+                else FileChange.unchanged
+                if final and before == content
+                else FileChange.updated
+            )
             file.updated_at = utcnow()
             session.add(file)
             mark_changed(session, topic_of(self.owner_id))
@@ -121,8 +129,7 @@ class FileWriter:
         if (reason := tool_file_reason(path)) is not None:  # nothing is written: its content is dropped to its end
             await _log(self.project_id, f"Refused {path}: {reason}", BuildLogType.error)
             return
-        if path not in self.existing and path not in self.written and \
-                len({*self.existing, *self.written}) >= MAX_FILES:
+        if path not in self.existing and path not in self.written and len({*self.existing, *self.written}) >= MAX_FILES:
             raise BuildFailed(f"The answer holds more than {MAX_FILES} files, the limit of a project")
         self.path, self.buffer, self.size = path, [], 0
         await _log(self.project_id, f"Writing {path}...")
@@ -147,31 +154,31 @@ class FileWriter:
         before = self.existing.get(path)
         if not complete and before is not None:  # an unfinished rewrite: the previous content stays
             await self.restore()
-            await _log(self.project_id, f"{path} was cut off before its end: its previous content is kept",
-                       BuildLogType.error)
+            await _log(self.project_id, f"{path} was cut off before its end: its previous content is kept", BuildLogType.error)
             return
         await self._save(complete=complete, final=True)
         self.written[path] = content
         self.path = None
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         if not complete:
-            await _log(self.project_id, f"{path} was cut off before its end ({size_text(self.size)} written)",
-                       BuildLogType.error)
+            await _log(self.project_id, f"{path} was cut off before its end ({size_text(self.size)} written)", BuildLogType.error)
         elif before is None:
             await _log(self.project_id, f"Created {path} ({lines} lines, {size_text(self.size)})", BuildLogType.success)
         elif before == content:
             await _log(self.project_id, f"{path} unchanged")
         else:
             try:
-                diff = await line_diff(before, content, from_name=f"a/{path}", to_name=f"b/{path}",
-                                       max_rows=DIFF_LINES_LOGGED)
+                diff = await line_diff(before, content, from_name=f"a/{path}", to_name=f"b/{path}", max_rows=DIFF_LINES_LOGGED)
             except DomainError as exc:  # too large to compare, or busy
                 await _log(self.project_id, f"Updated {path}: {exc.message}", BuildLogType.success)
                 return
             await _log(self.project_id, f"Updated {path} (+{diff.added} -{diff.removed})", BuildLogType.success)
             more = diff.added + diff.removed - sum(1 for row in diff.rows if row.kind in ("added", "removed"))
-            await _log(self.project_id, diff.unified + (f"\n... and {more} more changed lines" if diff.truncated else ""),
-                       BuildLogType.code)
+            await _log(
+                self.project_id,
+                diff.unified + (f"\n... and {more} more changed lines" if diff.truncated else ""),
+                BuildLogType.code,
+            )
 
     async def restore(self) -> None:
         """The file being written goes back to what it was (or away, if it is new)."""
@@ -204,13 +211,18 @@ async def _plan(ctx: JobContext, calls: ai_calls.AICalls, project_id: int, promp
         return None
     await _set(project_id, name=plan.name[:100], description=plan.description[:500])
     listed = ", ".join(item.path for item in plan.files)
-    await _log(project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} "
-                           f"({listed})")
+    await _log(project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} ({listed})")
     return plan
 
 
-async def _write(ctx: JobContext, calls: ai_calls.AICalls, project: CodeProject, prompt: str,
-                 plan: ProjectPlan | None, existing: dict[str, str]) -> FileWriter:
+async def _write(
+    ctx: JobContext,
+    calls: ai_calls.AICalls,
+    project: CodeProject,
+    prompt: str,
+    plan: ProjectPlan | None,
+    existing: dict[str, str],
+) -> FileWriter:
     assert project.id is not None
     await _set(project.id, status=ProjectStatus.building)
     await ctx.progress(force=True, phase="building")
@@ -255,8 +267,10 @@ async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, 
     await _log(project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
     root = await asyncio.to_thread(project_dir.write, project_id, files)
     if project_dir.mark_code_root(project_id, code_root) and code_root:
-        await _log(project_id, "This project is now a code root of the Security Scan: its findings reach the "
-                               "Problem Database and Fix Mode")
+        await _log(
+            project_id,
+            "This project is now a code root of the Security Scan: its findings reach the Problem Database and Fix Mode",
+        )
     report = await checks.run_checks(root, sorted(files))
     for finding in report.findings:
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
@@ -265,11 +279,14 @@ async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, 
     warnings = len(report.findings) - report.errors
     summary = {"errors": report.errors, "warnings": warnings, "counts": dict(report.counts)}
     if report.ok:
-        await _log(project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})",
-                   BuildLogType.success)
+        await _log(project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})", BuildLogType.success)
     else:
-        await _log(project_id, f"Checks found {report.errors} error{'s' if report.errors != 1 else ''} and "
-                               f"{warnings} warning{'s' if warnings != 1 else ''}", BuildLogType.error)
+        await _log(
+            project_id,
+            f"Checks found {report.errors} error{'s' if report.errors != 1 else ''} and "
+            f"{warnings} warning{'s' if warnings != 1 else ''}",
+            BuildLogType.error,
+        )
     return summary
 
 
@@ -298,14 +315,16 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
     writer = await _write(ctx, calls, project, prompt, plan, existing)
     if not writer.written:
         if mode == "build":
-            raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a "
-                              "file name)")
+            raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a file name)")
         await _log(project_id, "No file changed")
     summary = await _test(ctx, project_id, code_root=owner.role == Role.admin and project.snapshot_of is None)
     await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
     count = len(writer.written)
-    done = (f"Build complete: {count} file{'s' if count != 1 else ''} written" if mode == "build"
-            else f"Continue complete: {count} file{'s' if count != 1 else ''} changed")
+    done = (
+        f"Build complete: {count} file{'s' if count != 1 else ''} written"
+        if mode == "build"
+        else f"Continue complete: {count} file{'s' if count != 1 else ''} changed"
+    )
     await _log(project_id, done, BuildLogType.success)
     await ctx.progress(force=True, phase="complete")
     return {"projectId": project_id, "files": sorted(writer.written), **summary}
@@ -327,12 +346,20 @@ async def _fail(project_id: int, reason: str) -> None:
 async def trim_log(project_id: int) -> None:
     """Keep the project's newest MAX_LOG_LINES log lines (a project continued many times grows no further)."""
     async with session_scope() as session:
-        query = (select(BuildLog.id).where(BuildLog.project_id == project_id).order_by(col(BuildLog.id).desc())
-                 .offset(MAX_LOG_LINES).limit(1))
+        query = (
+            select(BuildLog.id)
+            .where(BuildLog.project_id == project_id)
+            .order_by(col(BuildLog.id).desc())
+            .offset(MAX_LOG_LINES)
+            .limit(1)
+        )
         oldest_dropped = (await session.exec(query)).first()
         if oldest_dropped is not None:
-            await session.exec(delete(BuildLog).where(  # type: ignore[call-overload]
-                BuildLog.project_id == project_id, col(BuildLog.id) <= oldest_dropped))
+            await session.exec(
+                delete(BuildLog).where(  # type: ignore[call-overload]
+                    BuildLog.project_id == project_id, col(BuildLog.id) <= oldest_dropped
+                )
+            )
             await commit(session)
 
 

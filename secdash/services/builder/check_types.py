@@ -68,7 +68,6 @@ class InlineScript:
     module: bool
 
 
-
 def shown(text: str, limit: int = 120) -> str:
     """One printable line of at most `limit` characters."""
     text = "".join(char if char.isprintable() else " " for char in text)

@@ -91,8 +91,9 @@ def _load(root: Path, paths: Sequence[str], *, scan: bool) -> tuple[list[SourceF
                 findings.append(CheckFinding(check, "error", relative, None, "is not on disk"))
                 continue
             if real.stat().st_size > MAX_CHECK_BYTES:
-                findings.append(CheckFinding(check, "warning", relative, None,
-                                             f"is larger than {MAX_CHECK_BYTES // 1024} KB; not checked"))
+                findings.append(
+                    CheckFinding(check, "warning", relative, None, f"is larger than {MAX_CHECK_BYTES // 1024} KB; not checked")
+                )
                 continue
             files.append(SourceFile(relative, real, real.read_bytes()))
         except OSError as exc:
@@ -111,13 +112,25 @@ def _node_environment() -> dict[str, str]:
 def _node_check(node: str, timeout: float, path: Path, file: str, first_line: int, what: str) -> list[CheckFinding]:
     try:
         process = subprocess.run(  # noqa: S603 (node, a path of ours; `--check` parses and never runs)
-            [node, "--check", str(path)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, env=_node_environment(), timeout=timeout, preexec_fn=bounded.unlimited,
+            [node, "--check", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=_node_environment(),
+            timeout=timeout,
+            preexec_fn=bounded.unlimited,
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return [CheckFinding("javascript", "warning", file, first_line if what != "file" else None,
-                             f"syntax check of {what} did not finish within {timeout:g} s")]
+        return [
+            CheckFinding(
+                "javascript",
+                "warning",
+                file,
+                first_line if what != "file" else None,
+                f"syntax check of {what} did not finish within {timeout:g} s",
+            )
+        ]
     if process.returncode == 0:
         return []
     text = process.stderr.decode("utf-8", errors="replace")
@@ -130,16 +143,19 @@ def _node_check(node: str, timeout: float, path: Path, file: str, first_line: in
     return [CheckFinding("javascript", "error", file, line, message.replace(str(path), file))]
 
 
-def _check_javascript(files: Sequence[SourceFile], scripts: Sequence[InlineScript], node: str | None,
-                      timeout: float) -> tuple[list[CheckFinding], int]:
+def _check_javascript(
+    files: Sequence[SourceFile], scripts: Sequence[InlineScript], node: str | None, timeout: float
+) -> tuple[list[CheckFinding], int]:
     sources = [file for file in files if file.suffix in JS_SUFFIXES]
     if not sources and not scripts:
         return [], 0
     if node is None:
-        return [CheckFinding("javascript", "warning", "", None,
-                             "Node.js is not installed on the server; JavaScript was not syntax-checked")], 0
-    findings = [finding for file in sources
-                for finding in _node_check(node, timeout, file.path, file.relative, 1, "file")]
+        return [
+            CheckFinding(
+                "javascript", "warning", "", None, "Node.js is not installed on the server; JavaScript was not syntax-checked"
+            )
+        ], 0
+    findings = [finding for file in sources for finding in _node_check(node, timeout, file.path, file.relative, 1, "file")]
     checked, skipped = scripts[:MAX_INLINE_SCRIPTS], scripts[MAX_INLINE_SCRIPTS:]
     with tempfile.TemporaryDirectory(prefix="secdash-inline-") as directory:
         for number, script in enumerate(checked, start=1):
@@ -148,9 +164,15 @@ def _check_javascript(files: Sequence[SourceFile], scripts: Sequence[InlineScrip
             findings += _node_check(node, timeout, path, script.file, script.line, "an inline <script>")
     if skipped:
         first = skipped[0]
-        findings.append(CheckFinding("javascript", "warning", first.file, first.line,
-                                     f"{len(skipped)} more inline <script> blocks were not syntax-checked "
-                                     f"(at most {MAX_INLINE_SCRIPTS} per check)"))
+        findings.append(
+            CheckFinding(
+                "javascript",
+                "warning",
+                first.file,
+                first.line,
+                f"{len(skipped)} more inline <script> blocks were not syntax-checked (at most {MAX_INLINE_SCRIPTS} per check)",
+            )
+        )
     return findings, len(sources) + len(checked)
 
 
@@ -176,9 +198,11 @@ def _check_python(files: Sequence[SourceFile]) -> tuple[list[CheckFinding], int]
 
 def _scan(files: Sequence[SourceFile]) -> tuple[list[CheckFinding], int]:
     """SecDash's code scan over the files, semgrep started once for all of them."""
-    targets = [ScanTarget(path=file.path, display=file.relative, lines=file.data.count(b"\n") + 1) for file in files
-               if b"\0" not in file.data[:8192] and not any(part in SKIP_DIRS
-                                                            for part in PurePosixPath(file.relative).parts[:-1])]
+    targets = [
+        ScanTarget(path=file.path, display=file.relative, lines=file.data.count(b"\n") + 1)
+        for file in files
+        if b"\0" not in file.data[:8192] and not any(part in SKIP_DIRS for part in PurePosixPath(file.relative).parts[:-1])
+    ]
     if not targets:
         return [], 0
     result = scan_files(targets, "full", seconds=SCAN_SECONDS)
@@ -203,6 +227,7 @@ def _clean(message: str, hidden: Sequence[str]) -> str:
 
 def _bounded(findings: list[CheckFinding], order: dict[str, int]) -> tuple[CheckFinding, ...]:
     """By file (as listed), line and check; past MAX_FINDINGS errors are kept first and the rest summed up."""
+
     def place(finding: CheckFinding) -> tuple[int, int, int]:
         return order.get(finding.file, -1), finding.line or 0, CHECKS.index(finding.check)
 
@@ -212,8 +237,9 @@ def _bounded(findings: list[CheckFinding], order: dict[str, int]) -> tuple[Check
     ranked = sorted(findings, key=lambda finding: finding.level != "error")  # stable: keeps the order within
     kept, dropped = ranked[:MAX_FINDINGS], ranked[MAX_FINDINGS:]
     errors = sum(1 for finding in dropped if finding.level == "error")
-    summary = CheckFinding(dropped[0].check, "error" if errors else "warning", "", None,
-                           f"... and {len(dropped)} more ({errors} errors)")
+    summary = CheckFinding(
+        dropped[0].check, "error" if errors else "warning", "", None, f"... and {len(dropped)} more ({errors} errors)"
+    )
     return (*sorted(kept, key=place), summary)
 
 
@@ -241,14 +267,16 @@ async def run_checks(root: Path, paths: Sequence[str], *, scan: bool = True, own
     as a warning (nothing was checked), never as a pass. `owner`, the user the checks are for, has a share of the
     workers of their own (bounded.CODE.per_owner)."""
     try:
-        return await bounded.run(bounded.CODE, REVIEW_SECONDS, _review, str(root), list(paths), scan,
-                                 shutil.which("node"), NODE_TIMEOUT, owner=owner)
+        return await bounded.run(
+            bounded.CODE, REVIEW_SECONDS, _review, str(root), list(paths), scan, shutil.which("node"), NODE_TIMEOUT, owner=owner
+        )
     except bounded.BudgetExceeded as exc:
-        why = (f"did not finish within {exc.seconds:g} s" if exc.reason == "time"
-               else "needed more memory than a check may use")
+        why = f"did not finish within {exc.seconds:g} s" if exc.reason == "time" else "needed more memory than a check may use"
         message = f"The checks {why} (the files are too large or too complex to check); nothing was checked"
     except bounded.Busy as exc:
-        message = ("Your earlier checks are still running" if exc.yours else "The server is busy with other checks") \
-            + "; nothing was checked: check again in a moment"
-    return CheckReport(findings=(CheckFinding("scan" if scan else "html", "warning", "", None, message),),
-                       counts=dict.fromkeys(CHECKS, 0))
+        message = (
+            "Your earlier checks are still running" if exc.yours else "The server is busy with other checks"
+        ) + "; nothing was checked: check again in a moment"
+    return CheckReport(
+        findings=(CheckFinding("scan" if scan else "html", "warning", "", None, message),), counts=dict.fromkeys(CHECKS, 0)
+    )

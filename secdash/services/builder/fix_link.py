@@ -32,8 +32,9 @@ async def before_fix(session: AsyncSession, root: Path) -> None:
     """Conflict while the project a fix would write is being built (the build rewrites its directory)."""
     project = await _project(session, root)
     if project is not None and project.status in WORKING_STATUSES:
-        raise Conflict(f"Project #{project.id} is being built ({ProjectStatus(project.status).value}): apply the fix "
-                       "when it is done")
+        raise Conflict(
+            f"Project #{project.id} is being built ({ProjectStatus(project.status).value}): apply the fix when it is done"
+        )
 
 
 async def after_fix(session: AsyncSession, root: Path, files: dict[str, bytes], message: str) -> None:

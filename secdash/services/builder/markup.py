@@ -20,38 +20,119 @@ from secdash.services.builder.check_types import (
 )
 
 VOID_ELEMENTS = {
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
-    "keygen", "command", "basefont", "frame",
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "param",
+    "source",
+    "track",
+    "wbr",
+    "keygen",
+    "command",
+    "basefont",
+    "frame",
 }
 # Elements whose end tag HTML lets a page leave out: closed by their parent's end tag, never "unclosed".
 OPTIONAL_END = {
-    "html", "head", "body", "p", "li", "dt", "dd", "tr", "td", "th", "thead", "tbody", "tfoot", "option",
-    "optgroup", "rt", "rp", "colgroup", "caption",
+    "html",
+    "head",
+    "body",
+    "p",
+    "li",
+    "dt",
+    "dd",
+    "tr",
+    "td",
+    "th",
+    "thead",
+    "tbody",
+    "tfoot",
+    "option",
+    "optgroup",
+    "rt",
+    "rp",
+    "colgroup",
+    "caption",
 }
 # A start tag that implicitly closes an open element of these kinds right above it (`<li>a<li>b`).
 _CLOSES = {
-    "li": {"li"}, "dt": {"dt", "dd"}, "dd": {"dt", "dd"}, "tr": {"tr", "td", "th"}, "td": {"td", "th"},
-    "th": {"td", "th"}, "option": {"option"}, "optgroup": {"optgroup", "option"}, "thead": {"tbody", "tfoot"},
-    "tbody": {"thead", "tbody", "tfoot", "tr", "td", "th"}, "tfoot": {"thead", "tbody", "tr", "td", "th"},
-    "rt": {"rt", "rp"}, "rp": {"rt", "rp"}, "body": {"head"},
+    "li": {"li"},
+    "dt": {"dt", "dd"},
+    "dd": {"dt", "dd"},
+    "tr": {"tr", "td", "th"},
+    "td": {"td", "th"},
+    "th": {"td", "th"},
+    "option": {"option"},
+    "optgroup": {"optgroup", "option"},
+    "thead": {"tbody", "tfoot"},
+    "tbody": {"thead", "tbody", "tfoot", "tr", "td", "th"},
+    "tfoot": {"thead", "tbody", "tr", "td", "th"},
+    "rt": {"rt", "rp"},
+    "rp": {"rt", "rp"},
+    "body": {"head"},
 }
 _CLOSES_P = {
-    "address", "article", "aside", "blockquote", "details", "dialog", "div", "dl", "fieldset", "figcaption",
-    "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "main", "menu",
-    "nav", "ol", "p", "pre", "section", "table", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
 }
 _REFERENCES = {
-    "link": ("href",), "script": ("src",), "img": ("src", "srcset"), "a": ("href",),
-    "source": ("src", "srcset"), "iframe": ("src",),
+    "link": ("href",),
+    "script": ("src",),
+    "img": ("src", "srcset"),
+    "a": ("href",),
+    "source": ("src", "srcset"),
+    "iframe": ("src",),
 }
-_JS_TYPES = {"", "module", "text/javascript", "application/javascript", "text/ecmascript", "application/ecmascript",
-             "application/x-javascript", "text/jscript"}
+_JS_TYPES = {
+    "",
+    "module",
+    "text/javascript",
+    "application/javascript",
+    "text/ecmascript",
+    "application/ecmascript",
+    "application/x-javascript",
+    "text/jscript",
+}
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _NETWORK_SCHEMES = {"http", "https", "ws", "wss", "ftp"}
-_CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)"'\s]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')""",
-                      re.IGNORECASE)
+_CSS_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)"'\s]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-
 
 
 class _Markup(HTMLParser):
@@ -117,10 +198,9 @@ class _Markup(HTMLParser):
             if tag not in {"html", "head", "body"}:
                 self.problems.append((line, f"</{tag}> closes nothing: no <{tag}> is open"))
             return
-        for inner, opened in self.stack[open_at + 1:]:
+        for inner, opened in self.stack[open_at + 1 :]:
             if inner not in OPTIONAL_END:
-                self.problems.append((opened, f"<{inner}> opened on line {opened} is not closed before </{tag}> "
-                                              f"on line {line}"))
+                self.problems.append((opened, f"<{inner}> opened on line {opened} is not closed before </{tag}> on line {line}"))
         del self.stack[open_at:]
 
     def handle_data(self, data: str) -> None:
@@ -176,13 +256,23 @@ def _reference_findings(file: str, line: int, tag: str, reference: str, project:
     scheme = _SCHEME.match(reference)
     if reference.startswith("//") or (scheme and scheme.group(1).lower() in _NETWORK_SCHEMES):
         verb = "links to" if tag == "a" else "loads"
-        return [CheckFinding("links", "warning", file, line,
-                             f"{verb} {shown(reference)} from the network; the preview has no network")]
+        return [
+            CheckFinding(
+                "links", "warning", file, line, f"{verb} {shown(reference)} from the network; the preview has no network"
+            )
+        ]
     if scheme:
         return []  # data:, mailto:, javascript:, tel: ... name no file
     if reference.startswith("/"):
-        return [CheckFinding("links", "warning", file, line,
-                             f"references {shown(reference)} from the site root; it would not resolve in the preview")]
+        return [
+            CheckFinding(
+                "links",
+                "warning",
+                file,
+                line,
+                f"references {shown(reference)} from the site root; it would not resolve in the preview",
+            )
+        ]
     found = _resolves(file, reference, project)
     if found:
         return []
@@ -211,10 +301,10 @@ def check_markup(files: Sequence[SourceFile], project: set[str]) -> tuple[list[C
         for first_line, css in markup.styles:
             for line, reference in _css_references(css, first_line):
                 findings += _reference_findings(file.relative, line, "style", reference, project)
-        scripts += [InlineScript(file.relative, line, source, module) for line, source, module in markup.scripts
-                    if source.strip()]
+        scripts += [
+            InlineScript(file.relative, line, source, module) for line, source, module in markup.scripts if source.strip()
+        ]
     return findings, scripts, counts
 
 
 # --- JavaScript -------------------------------------------------------------------------------------------------
-

@@ -17,11 +17,9 @@ class BuilderRead:
     log: list[BuildLogPublic]  # the current project's lines after `log_after` (all of them for another project)
 
 
-async def read_builder(*, session: AsyncSession, viewer: UserPublic, log_project: int = 0,
-                       log_after: int = 0) -> BuilderRead:
+async def read_builder(*, session: AsyncSession, viewer: UserPublic, log_project: int = 0, log_after: int = 0) -> BuilderRead:
     project = await projects.current(session=session, viewer=viewer)
     if project is None:
         return BuilderRead(None, [])
     after = log_after if project.id == log_project else 0
-    return BuilderRead(project, await projects.logs(session=session, viewer=viewer, project_id=project.id,
-                                                    after=after))
+    return BuilderRead(project, await projects.logs(session=session, viewer=viewer, project_id=project.id, after=after))

@@ -24,9 +24,23 @@ from secdash.core.config import get_settings
 from secdash.core.files import make_private_dir
 
 LANGUAGES = {
-    ".html": "html", ".htm": "html", ".css": "css", ".js": "javascript", ".mjs": "javascript", ".ts": "typescript",
-    ".json": "json", ".py": "python", ".md": "markdown", ".txt": "text", ".svg": "svg", ".toml": "toml",
-    ".yaml": "yaml", ".yml": "yaml", ".sh": "shell", ".jsx": "javascript", ".tsx": "typescript",
+    ".html": "html",
+    ".htm": "html",
+    ".css": "css",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".ts": "typescript",
+    ".json": "json",
+    ".py": "python",
+    ".md": "markdown",
+    ".txt": "text",
+    ".svg": "svg",
+    ".toml": "toml",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".sh": "shell",
+    ".jsx": "javascript",
+    ".tsx": "typescript",
 }
 
 
@@ -59,8 +73,11 @@ def code_roots() -> list[Path]:
     if not projects_dir().is_dir():
         return []
     marked = [mark.name.removesuffix(ROOT_MARK) for mark in projects_dir().glob(f"*{ROOT_MARK}")]
-    return [dir_of(int(name)) for name in sorted(marked, key=lambda n: int(n) if n.isdigit() else 0)
-            if name.isdigit() and dir_of(int(name)).is_dir()]
+    return [
+        dir_of(int(name))
+        for name in sorted(marked, key=lambda n: int(n) if n.isdigit() else 0)
+        if name.isdigit() and dir_of(int(name)).is_dir()
+    ]
 
 
 def mark_code_root(project_id: int, on: bool) -> bool:

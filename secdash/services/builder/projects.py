@@ -79,8 +79,7 @@ async def _make_current(session: AsyncSession, owner_id: int, project: CodeProje
 
 
 async def _room_for_one_more(session: AsyncSession, owner_id: int) -> None:
-    count = (await session.exec(select(func.count()).select_from(CodeProject)
-                                .where(CodeProject.owner_user_id == owner_id))).one()
+    count = (await session.exec(select(func.count()).select_from(CodeProject).where(CodeProject.owner_user_id == owner_id))).one()
     if count >= MAX_PROJECTS:
         raise Invalid(f"You have {count} projects, the limit: clear some before starting another")
 
@@ -90,7 +89,11 @@ async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProj
     await storage.ensure_room(session, actor.id)
     try:
         job = await store.create(
-            session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{actor.id}",
+            session,
+            kind=KIND,
+            owner_user_id=actor.id,
+            owner_email=actor.email,
+            singleton_key=f"{KIND}:{actor.id}",
             params={"projectId": project.id, "prompt": prompt, "mode": mode},
             progress={"phase": ProjectStatus.planning.value},
         )
@@ -104,15 +107,21 @@ async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProj
     return job.id
 
 
-async def _launch(session: AsyncSession, actor: UserPublic, project: CodeProject, text: str, mode: str,
-                  line: str, action: str, description: str) -> CodeProjectPublic:
+async def _launch(
+    session: AsyncSession, actor: UserPublic, project: CodeProject, text: str, mode: str, line: str, action: str, description: str
+) -> CodeProjectPublic:
     """Start the project's build job (a build or a continue), make it current, log and audit it, then run it."""
     job_id = await _start_job(session, actor, project, text, mode)
     await _make_current(session, actor.id, project)
     add_log(session, project, f"{line}: {provisional_name(text)}")
-    audit.record(session, category=LogCategory.ai, action=action, actor_user_id=actor.id,
-                 description=f"{actor.email} {description} project #{project.id}",
-                 details={"projectId": project.id, "jobId": job_id})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action=action,
+        actor_user_id=actor.id,
+        description=f"{actor.email} {description} project #{project.id}",
+        details={"projectId": project.id, "jobId": job_id},
+    )
     await commit(session)
     await runner.dispatch(job_id)
     await session.refresh(project)
@@ -126,12 +135,12 @@ async def build(*, session: AsyncSession, actor: UserPublic, prompt: object) -> 
     project = CodeProject(owner_user_id=actor.id, name=provisional_name(text), description=text[:500], prompt=text)
     session.add(project)
     await session.flush()
-    return await _launch(session, actor, project, text, "build", "Build started", "Code project build started",
-                         "started building")
+    return await _launch(
+        session, actor, project, text, "build", "Build started", "Code project build started", "started building"
+    )
 
 
-async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id: object,
-                         prompt: object) -> CodeProjectPublic:
+async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id: object, prompt: object) -> CodeProjectPublic:
     """Change an existing project (the current files go to the model as context); it becomes the current one."""
     text = parse_prompt(prompt)
     project = await owned(session, actor, project_id)
@@ -139,8 +148,7 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
         raise Conflict(f"Project #{project.id} is still {project.status.value}: wait for it to finish")
     if not await _files(session, project.id or 0):
         raise Invalid(f"Project #{project.id} has no files yet: start a new build instead")
-    return await _launch(session, actor, project, text, "continue", "Continue", "Code project continued",
-                         "asked for changes to")
+    return await _launch(session, actor, project, text, "continue", "Continue", "Code project continued", "asked for changes to")
 
 
 async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
@@ -155,20 +163,39 @@ async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) 
     await storage.ensure_room(session, actor.id, sum(len(row.content.encode()) for row in files))
     stamp = project.updated_at.strftime("%Y-%m-%d %H:%M")
     snapshot = CodeProject(
-        owner_user_id=actor.id, snapshot_of=project.id, name=f"{project.name[:70]} (saved {stamp})",
-        description=project.description, prompt=project.prompt, status=project.status, engine=project.engine,
-        model=project.model, checks=dict(project.checks or {}),
+        owner_user_id=actor.id,
+        snapshot_of=project.id,
+        name=f"{project.name[:70]} (saved {stamp})",
+        description=project.description,
+        prompt=project.prompt,
+        status=project.status,
+        engine=project.engine,
+        model=project.model,
+        checks=dict(project.checks or {}),
     )
     session.add(snapshot)
     await session.flush()
     assert snapshot.id is not None
     for row in files:
-        session.add(ProjectFile(project_id=snapshot.id, filename=row.filename, language=row.language,
-                                description=row.description, content=row.content, complete=row.complete))
+        session.add(
+            ProjectFile(
+                project_id=snapshot.id,
+                filename=row.filename,
+                language=row.language,
+                description=row.description,
+                content=row.content,
+                complete=row.complete,
+            )
+        )
     add_log(session, project, f"Saved as project #{snapshot.id}: {snapshot.name}", BuildLogType.success)
-    audit.record(session, category=LogCategory.ai, action="Code project saved", actor_user_id=actor.id,
-                 description=f"{actor.email} saved project #{project.id} as #{snapshot.id}",
-                 details={"projectId": project.id, "snapshotId": snapshot.id, "files": len(files)})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action="Code project saved",
+        actor_user_id=actor.id,
+        description=f"{actor.email} saved project #{project.id} as #{snapshot.id}",
+        details={"projectId": project.id, "snapshotId": snapshot.id, "files": len(files)},
+    )
     await commit(session)
     await session.refresh(snapshot)
     return await public(session, snapshot)
@@ -204,11 +231,20 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
         await session.exec(delete(BuildLog).where(col(BuildLog.project_id).in_(ids)))  # type: ignore[call-overload]
         await session.exec(delete(ProjectFile).where(col(ProjectFile.project_id).in_(ids)))  # type: ignore[call-overload]
         await session.exec(  # type: ignore[call-overload]
-            update(CodeProject).execution_options(synchronize_session=False)
-            .where(col(CodeProject.id).in_(ids)).values(snapshot_of=None, current_of=None))
+            update(CodeProject)
+            .execution_options(synchronize_session=False)
+            .where(col(CodeProject.id).in_(ids))
+            .values(snapshot_of=None, current_of=None)
+        )
         await session.exec(delete(CodeProject).where(col(CodeProject.id).in_(ids)))  # type: ignore[call-overload]
-    audit.record(session, category=LogCategory.ai, action="Code projects cleared", actor_user_id=actor.id,
-                 description=f"{actor.email} deleted all {len(ids)} of their code projects", details={"count": len(ids)})
+    audit.record(
+        session,
+        category=LogCategory.ai,
+        action="Code projects cleared",
+        actor_user_id=actor.id,
+        description=f"{actor.email} deleted all {len(ids)} of their code projects",
+        details={"count": len(ids)},
+    )
     mark_changed(session, topic_of(actor.id))
     await commit(session)
     for project_id in ids:
@@ -219,19 +255,43 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
 async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[ProjectSummaryPublic]:
     """The user's projects and saved snapshots, newest first, without file contents: each with its number of files
     and of saved snapshots, and when it last changed."""
-    counts = dict((await session.exec(
-        select(ProjectFile.project_id, func.count()).join(CodeProject, col(CodeProject.id) == ProjectFile.project_id)
-        .where(CodeProject.owner_user_id == viewer.id).group_by(col(ProjectFile.project_id)))).all())
-    snapshots = dict((await session.exec(
-        select(CodeProject.snapshot_of, func.count()).where(CodeProject.owner_user_id == viewer.id,
-                                                            col(CodeProject.snapshot_of).is_not(None))
-        .group_by(col(CodeProject.snapshot_of)))).all())
-    rows = await session.exec(select(CodeProject).where(CodeProject.owner_user_id == viewer.id)
-                              .order_by(col(CodeProject.id).desc()))
-    return [ProjectSummaryPublic(id=row.id, name=row.name, description=row.description, status=row.status,
-                                 created_at=row.created_at, current=row.current_of is not None,
-                                 snapshot_of=row.snapshot_of, file_count=counts.get(row.id, 0),
-                                 snapshot_count=snapshots.get(row.id, 0), updated_at=row.updated_at) for row in rows]
+    counts = dict(
+        (
+            await session.exec(
+                select(ProjectFile.project_id, func.count())
+                .join(CodeProject, col(CodeProject.id) == ProjectFile.project_id)
+                .where(CodeProject.owner_user_id == viewer.id)
+                .group_by(col(ProjectFile.project_id))
+            )
+        ).all()
+    )
+    snapshots = dict(
+        (
+            await session.exec(
+                select(CodeProject.snapshot_of, func.count())
+                .where(CodeProject.owner_user_id == viewer.id, col(CodeProject.snapshot_of).is_not(None))
+                .group_by(col(CodeProject.snapshot_of))
+            )
+        ).all()
+    )
+    rows = await session.exec(
+        select(CodeProject).where(CodeProject.owner_user_id == viewer.id).order_by(col(CodeProject.id).desc())
+    )
+    return [
+        ProjectSummaryPublic(
+            id=row.id,
+            name=row.name,
+            description=row.description,
+            status=row.status,
+            created_at=row.created_at,
+            current=row.current_of is not None,
+            snapshot_of=row.snapshot_of,
+            file_count=counts.get(row.id, 0),
+            snapshot_count=snapshots.get(row.id, 0),
+            updated_at=row.updated_at,
+        )
+        for row in rows
+    ]
 
 
 async def current(*, session: AsyncSession, viewer: UserPublic) -> CodeProjectPublic | None:
@@ -243,12 +303,15 @@ async def get_project(*, session: AsyncSession, viewer: UserPublic, project_id: 
     return await public(session, await owned(session, viewer, project_id))
 
 
-async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object,
-               after: object = None) -> list[BuildLogPublic]:
+async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object, after: object = None) -> list[BuildLogPublic]:
     """The project's log lines after id `after`, oldest first (a page at a time)."""
     project = await owned(session, viewer, project_id)
-    query = (select(BuildLog).where(BuildLog.project_id == project.id, col(BuildLog.id) > parse_after(after))
-             .order_by(col(BuildLog.id)).limit(LOG_PAGE))
+    query = (
+        select(BuildLog)
+        .where(BuildLog.project_id == project.id, col(BuildLog.id) > parse_after(after))
+        .order_by(col(BuildLog.id))
+        .limit(LOG_PAGE)
+    )
     return [BuildLogPublic.of(row) for row in await session.exec(query)]
 
 

@@ -22,7 +22,21 @@ from secdash.services.code_scan.engine import (
 from secdash.services.code_scan.semgrep import EngineMissing
 
 __all__ = [
-    "ENGINES", "BatchResult", "EngineMissing", "Finding", "ScanTarget", "ScanType", "collect", "collect_targets",
-    "covers", "merge", "normalise_code", "not_scanned_reason", "scan_batch_bounded", "scan_file", "scan_file_bounded",
-    "scan_files", "total_lines",
+    "ENGINES",
+    "BatchResult",
+    "EngineMissing",
+    "Finding",
+    "ScanTarget",
+    "ScanType",
+    "collect",
+    "collect_targets",
+    "covers",
+    "merge",
+    "normalise_code",
+    "not_scanned_reason",
+    "scan_batch_bounded",
+    "scan_file",
+    "scan_file_bounded",
+    "scan_files",
+    "total_lines",
 ]

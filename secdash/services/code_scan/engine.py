@@ -166,23 +166,34 @@ def merge(findings: Sequence[Finding]) -> list[Finding]:
         others = tuple(sorted({f.rule for f in agreeing} - {best.rule}))
         confidence = min((f.confidence for f in agreeing), key=lambda c: _RANK.get(c, 1))
         severity = min((f.severity for f in agreeing), key=lambda c: _RANK.get(c, 1))
-        kept.append(replace(best, also=tuple(sorted(set(best.also) | set(others))), confidence=confidence,
-                            severity=severity))
+        kept.append(replace(best, also=tuple(sorted(set(best.also) | set(others))), confidence=confidence, severity=severity))
     return sorted(kept, key=lambda f: (f.file, f.line, f.rule))
 
 
 def _file_findings(target: ScanTarget) -> list[Finding]:
     findings = [
-        Finding(target.display, line, f"secret:{kind}", "high", f"Possible {kind} committed in source", "detect-secrets",
-                code=f"secret-sha1:{secret_hash}", cwe=file_engines.SECRET_CWE, confidence=confidence)
+        Finding(
+            target.display,
+            line,
+            f"secret:{kind}",
+            "high",
+            f"Possible {kind} committed in source",
+            "detect-secrets",
+            code=f"secret-sha1:{secret_hash}",
+            cwe=file_engines.SECRET_CWE,
+            confidence=confidence,
+        )
         for line, kind, secret_hash, confidence in file_engines.secrets(target.path)
     ]
-    findings += [Finding(target.display, line, rule, "medium", message, "templates", cwe=file_engines.TEMPLATE_CWE,
-                         confidence="medium") for line, rule, message in file_engines.templates(target.path)]
+    findings += [
+        Finding(target.display, line, rule, "medium", message, "templates", cwe=file_engines.TEMPLATE_CWE, confidence="medium")
+        for line, rule, message in file_engines.templates(target.path)
+    ]
     if target.path.suffix.lower() == ".py":
-        findings += [Finding(target.display, line, f"bandit:{test_id}", severity, message, "bandit", cwe=cwe,
-                             confidence=confidence)
-                     for line, test_id, severity, confidence, cwe, message in file_engines.bandit(target.path)]
+        findings += [
+            Finding(target.display, line, f"bandit:{test_id}", severity, message, "bandit", cwe=cwe, confidence=confidence)
+            for line, test_id, severity, confidence, cwe, message in file_engines.bandit(target.path)
+        ]
     return findings
 
 
@@ -196,8 +207,18 @@ def _from_matches(run: semgrep.Run, by_display: dict[str, ScanTarget]) -> list[F
         target = by_display.get(match.file)
         if target is None:
             continue
-        findings.append(Finding(match.file, match.line, match.rule, match.severity, match.message, "semgrep",
-                                cwe=match.cwe, confidence=match.confidence))
+        findings.append(
+            Finding(
+                match.file,
+                match.line,
+                match.rule,
+                match.severity,
+                match.message,
+                "semgrep",
+                cwe=match.cwe,
+                confidence=match.confidence,
+            )
+        )
     return findings
 
 
@@ -209,11 +230,9 @@ def _finish(findings: list[Finding], texts: dict[str, list[str]], paths: dict[st
         if lines is None:
             lines = texts[finding.file] = paths[finding.file].read_text(errors="replace").splitlines()
         line = _line_of(lines, finding.line)
-        if finding.cwe in (259, 798, 321) and finding.tool == "semgrep" \
-                and finding.rule not in semgrep.secret_by_position():
+        if finding.cwe in (259, 798, 321) and finding.tool == "semgrep" and finding.rule not in semgrep.secret_by_position():
             literals = file_engines.string_literals(line, _language(paths[finding.file]))
-            if literals and all(file_engines.is_prose(value) or file_engines.is_character_set(value)
-                                for value in literals):
+            if literals and all(file_engines.is_prose(value) or file_engines.is_character_set(value) for value in literals):
                 continue
         done.append(finding if finding.code else replace(finding, code=normalise_code(line)))
     return done

@@ -41,7 +41,7 @@ def is_character_set(value: str) -> bool:
     if len(text) < 16 or len(set(text)) != len(text):
         return False
     lowered = text.lower()
-    return any(run[i:i + _RUN_LENGTH] in lowered for run in _KEY_RUNS for i in range(len(run) - _RUN_LENGTH + 1))
+    return any(run[i : i + _RUN_LENGTH] in lowered for run in _KEY_RUNS for i in range(len(run) - _RUN_LENGTH + 1))
 
 
 def secrets(path: Path) -> list[tuple[int, str, str, str]]:
@@ -55,8 +55,9 @@ def secrets(path: Path) -> list[tuple[int, str, str, str]]:
             value = secret.secret_value or ""
             if (secret.type == "Secret Keyword" and is_prose(value)) or is_character_set(value):
                 continue
-            confidence = "medium" if secret.type in ("Secret Keyword", "Base64 High Entropy String",
-                                                     "Hex High Entropy String") else "high"
+            confidence = (
+                "medium" if secret.type in ("Secret Keyword", "Base64 High Entropy String", "Hex High Entropy String") else "high"
+            )
             found.add((secret.line_number, secret.type, secret.secret_hash, confidence))
     return sorted(found)
 
@@ -79,8 +80,16 @@ def bandit(path: Path) -> list[tuple[int, str, str, str, int | None, str]]:
             if quoted and is_prose(quoted.group(1)):
                 continue
         cwe = getattr(getattr(issue, "cwe", None), "id", None) or None
-        found.append((issue.lineno, issue.test_id, _SEVERITY.get(str(issue.severity).upper(), "low"),
-                      _CONFIDENCE.get(str(issue.confidence).upper(), "medium"), cwe, issue.text))
+        found.append(
+            (
+                issue.lineno,
+                issue.test_id,
+                _SEVERITY.get(str(issue.severity).upper(), "low"),
+                _CONFIDENCE.get(str(issue.confidence).upper(), "medium"),
+                cwe,
+                issue.text,
+            )
+        )
     return found
 
 
@@ -88,8 +97,11 @@ def string_literals(code: str, language: str) -> list[str]:
     """The string literals of a line or statement (for telling a message from a credential)."""
     if language == "python":
         try:
-            return [node.value for node in ast.walk(ast.parse(code.strip())) if isinstance(node, ast.Constant)
-                    and isinstance(node.value, str)]
+            return [
+                node.value
+                for node in ast.walk(ast.parse(code.strip()))
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            ]
         except (SyntaxError, ValueError):
             pass
     return [match.group(2) for match in re.finditer(r"""(["'`])((?:\\.|(?!\1).)*)\1""", code)]
@@ -97,8 +109,26 @@ def string_literals(code: str, language: str) -> list[str]:
 
 # --- templates: output a server-side (or Vue) template writes without escaping ------------------------------------
 
-TEMPLATE_SUFFIXES = {".ejs", ".ect", ".html", ".htm", ".hbs", ".handlebars", ".mustache", ".pug", ".jade", ".vue",
-                     ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig", ".dust", ".liquid"}
+TEMPLATE_SUFFIXES = {
+    ".ejs",
+    ".ect",
+    ".html",
+    ".htm",
+    ".hbs",
+    ".handlebars",
+    ".mustache",
+    ".pug",
+    ".jade",
+    ".vue",
+    ".njk",
+    ".nunjucks",
+    ".jinja",
+    ".jinja2",
+    ".j2",
+    ".twig",
+    ".dust",
+    ".liquid",
+}
 TEMPLATE_CWE = 79
 
 
@@ -111,25 +141,42 @@ class TemplateCheck:
 
 
 TEMPLATE_CHECKS = (
-    TemplateCheck("tpl:ejs-unescaped", re.compile(r"<%-(?!\s*include\b)(?!\s*(?:body|content)\s*%>).+?%>"),
-                  "EJS writes this value without HTML escaping (<%- %>): data in it is cross-site scripting; use <%= %>",
-                  frozenset({".ejs", ".ect", ".html", ".htm"})),
-    TemplateCheck("tpl:mustache-unescaped", re.compile(r"\{\{\{(?!\s*(?:body|content|yield)\s*\}\}\}).+?\}\}\}|\{\{&\s*\w"),
-                  "Handlebars/Mustache writes this value without HTML escaping ({{{ }}}): data in it is cross-site "
-                  "scripting; use {{ }}", frozenset({".hbs", ".handlebars", ".mustache", ".html", ".htm"})),
-    TemplateCheck("tpl:pug-unescaped", re.compile(r"!\{.+?\}|^\s*[\w.#-]*!=\s*\S"),
-                  "Pug writes this value without HTML escaping (!{ } or !=): data in it is cross-site scripting",
-                  frozenset({".pug", ".jade"})),
-    TemplateCheck("tpl:jinja-safe", re.compile(r"\{\{[^}]*\|\s*safe\b[^}]*\}\}"),
-                  "the template marks this value safe (|safe): it is written without HTML escaping, so data in it is "
-                  "cross-site scripting", frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2",
-                                                     ".twig", ".liquid"})),
-    TemplateCheck("tpl:autoescape-off", re.compile(r"\{%-?\s*autoescape\s+(?:false|off)\b"),
-                  "autoescaping is turned off for this block: every value in it is written without HTML escaping",
-                  frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig"})),
-    TemplateCheck("tpl:vue-v-html", re.compile(r"\bv-html\s*=\s*[\"'][^\"']+[\"']"),
-                  "v-html writes this value as HTML: data in it is cross-site scripting (use text interpolation or "
-                  "sanitise it)", frozenset({".vue", ".html", ".htm"})),
+    TemplateCheck(
+        "tpl:ejs-unescaped",
+        re.compile(r"<%-(?!\s*include\b)(?!\s*(?:body|content)\s*%>).+?%>"),
+        "EJS writes this value without HTML escaping (<%- %>): data in it is cross-site scripting; use <%= %>",
+        frozenset({".ejs", ".ect", ".html", ".htm"}),
+    ),
+    TemplateCheck(
+        "tpl:mustache-unescaped",
+        re.compile(r"\{\{\{(?!\s*(?:body|content|yield)\s*\}\}\}).+?\}\}\}|\{\{&\s*\w"),
+        "Handlebars/Mustache writes this value without HTML escaping ({{{ }}}): data in it is cross-site scripting; use {{ }}",
+        frozenset({".hbs", ".handlebars", ".mustache", ".html", ".htm"}),
+    ),
+    TemplateCheck(
+        "tpl:pug-unescaped",
+        re.compile(r"!\{.+?\}|^\s*[\w.#-]*!=\s*\S"),
+        "Pug writes this value without HTML escaping (!{ } or !=): data in it is cross-site scripting",
+        frozenset({".pug", ".jade"}),
+    ),
+    TemplateCheck(
+        "tpl:jinja-safe",
+        re.compile(r"\{\{[^}]*\|\s*safe\b[^}]*\}\}"),
+        "the template marks this value safe (|safe): it is written without HTML escaping, so data in it is cross-site scripting",
+        frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig", ".liquid"}),
+    ),
+    TemplateCheck(
+        "tpl:autoescape-off",
+        re.compile(r"\{%-?\s*autoescape\s+(?:false|off)\b"),
+        "autoescaping is turned off for this block: every value in it is written without HTML escaping",
+        frozenset({".html", ".htm", ".njk", ".nunjucks", ".jinja", ".jinja2", ".j2", ".twig"}),
+    ),
+    TemplateCheck(
+        "tpl:vue-v-html",
+        re.compile(r"\bv-html\s*=\s*[\"'][^\"']+[\"']"),
+        "v-html writes this value as HTML: data in it is cross-site scripting (use text interpolation or sanitise it)",
+        frozenset({".vue", ".html", ".htm"}),
+    ),
 )
 
 

@@ -33,17 +33,30 @@ def fingerprint(finding: Finding) -> str:
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
-    return {"file": finding.file, "line": finding.line, "rule": finding.rule,
-            "cwe": f"CWE-{finding.cwe}" if finding.cwe else None, "severity": finding.severity,
-            "confidence": finding.confidence, "engine": finding.engine, "message": finding.message,
-            "alsoFlaggedBy": list(finding.also), "fingerprint": fingerprint(finding)}
+    return {
+        "file": finding.file,
+        "line": finding.line,
+        "rule": finding.rule,
+        "cwe": f"CWE-{finding.cwe}" if finding.cwe else None,
+        "severity": finding.severity,
+        "confidence": finding.confidence,
+        "engine": finding.engine,
+        "message": finding.message,
+        "alsoFlaggedBy": list(finding.also),
+        "fingerprint": fingerprint(finding),
+    }
 
 
 def as_json(scan: ProjectScan, path: str) -> dict[str, Any]:
     return {
-        "path": path, "scanType": scan.scan_type, "engines": list(ENGINES[scan.scan_type]),
-        "files": len(scan.targets), "lines": sum(t.lines for t in scan.targets), "seconds": round(scan.seconds, 2),
-        "complete": scan.complete, "problems": scan.problems,
+        "path": path,
+        "scanType": scan.scan_type,
+        "engines": list(ENGINES[scan.scan_type]),
+        "files": len(scan.targets),
+        "lines": sum(t.lines for t in scan.targets),
+        "seconds": round(scan.seconds, 2),
+        "complete": scan.complete,
+        "problems": scan.problems,
         "notScanned": [{"file": file, "why": why} for file, why in sorted(scan.not_scanned.items())],
         "skipped": [{"file": s.file, "category": s.category, "why": s.why} for s in scan.skipped],
         "findings": [_finding(f) for f in scan.findings],
@@ -59,32 +72,59 @@ def as_sarif(scan: ProjectScan, root_uri: str) -> dict[str, Any]:
         if finding.rule not in rules:
             tags = ["security"] + ([f"CWE-{finding.cwe}"] if finding.cwe else [])
             rules[finding.rule] = {
-                "id": finding.rule, "name": finding.rule, "shortDescription": {"text": finding.message[:200]},
+                "id": finding.rule,
+                "name": finding.rule,
+                "shortDescription": {"text": finding.message[:200]},
                 "defaultConfiguration": {"level": _LEVEL[finding.severity]},
-                "properties": {"tags": tags, "security-severity": _SECURITY_SEVERITY[finding.severity],
-                               "engine": finding.engine},
+                "properties": {"tags": tags, "security-severity": _SECURITY_SEVERITY[finding.severity], "engine": finding.engine},
             }
-        results.append({
-            "ruleId": finding.rule, "ruleIndex": list(rules).index(finding.rule), "level": _LEVEL[finding.severity],
-            "message": {"text": finding.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": finding.file, "uriBaseId": "SRCROOT"},
-                "region": {"startLine": max(finding.line, 1)}}}],
-            "partialFingerprints": {"secdashFinding/v1": fingerprint(finding)},
-            "properties": {"engine": finding.engine, "confidence": finding.confidence, "severity": finding.severity,
-                           "cwe": f"CWE-{finding.cwe}" if finding.cwe else None, "alsoFlaggedBy": list(finding.also)},
-        })
+        results.append(
+            {
+                "ruleId": finding.rule,
+                "ruleIndex": list(rules).index(finding.rule),
+                "level": _LEVEL[finding.severity],
+                "message": {"text": finding.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": finding.file, "uriBaseId": "SRCROOT"},
+                            "region": {"startLine": max(finding.line, 1)},
+                        }
+                    }
+                ],
+                "partialFingerprints": {"secdashFinding/v1": fingerprint(finding)},
+                "properties": {
+                    "engine": finding.engine,
+                    "confidence": finding.confidence,
+                    "severity": finding.severity,
+                    "cwe": f"CWE-{finding.cwe}" if finding.cwe else None,
+                    "alsoFlaggedBy": list(finding.also),
+                },
+            }
+        )
     notes = [{"level": "error", "message": {"text": problem}} for problem in scan.problems] + [
-        {"level": "warning", "message": {"text": f"{file}: {why}"},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": file, "uriBaseId": "SRCROOT"}}}]}
-        for file, why in sorted(scan.not_scanned.items())]
+        {
+            "level": "warning",
+            "message": {"text": f"{file}: {why}"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": file, "uriBaseId": "SRCROOT"}}}],
+        }
+        for file, why in sorted(scan.not_scanned.items())
+    ]
     return {
-        "$schema": SARIF_SCHEMA, "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "SecDash code scan", "rules": list(rules.values()),
-                                "properties": {"engines": list(ENGINES[scan.scan_type])}}},
-            "originalUriBaseIds": {"SRCROOT": {"uri": root_uri}},
-            "invocations": [{"executionSuccessful": scan.complete, "toolExecutionNotifications": notes}],
-            "results": results,
-        }],
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "SecDash code scan",
+                        "rules": list(rules.values()),
+                        "properties": {"engines": list(ENGINES[scan.scan_type])},
+                    }
+                },
+                "originalUriBaseIds": {"SRCROOT": {"uri": root_uri}},
+                "invocations": [{"executionSuccessful": scan.complete, "toolExecutionNotifications": notes}],
+                "results": results,
+            }
+        ],
     }

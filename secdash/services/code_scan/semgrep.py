@@ -44,22 +44,22 @@ EXCLUDED_RULES = {
     "cookie_session_no_maxage": "a session cookie without Max-Age ends with the browser session; not a flaw",
     "dom_xss": "flags constant HTML too; SecDash's js:innerHTML and js:document.write cover these sinks",
     "express_lfr_warning": "flags any request value among render()'s data in apps without hbs (its message: 'if hbs "
-                           "templating is used'), req.user's server-side fields too; njsscan's express_lfr keeps hbs "
-                           "apps, SecDash's node:view-path and node:render-request-object the dangerous shapes",
+    "templating is used'), req.user's server-side fields too; njsscan's express_lfr keeps hbs "
+    "apps, SecDash's node:view-path and node:render-request-object the dangerous shapes",
     "node_insecure_random_generator": "flags every Math.random(), games and animations too; SecDash's "
-                                      "js:weak-random-secret flags it where it makes a token, secret, session or id",
+    "js:weak-random-secret flags it where it makes a token, secret, session or id",
 }
 # njsscan rules left out because a SecDash rule flags the same weakness without their false matches (the SecDash
 # rule named runs in quick scans too).
 SUPERSEDED_RULES = {
     "node_xxe": "flags any libxmljs parse of request data; libxmljs expands entities only with noent: true, "
-                "which SecDash's node:xxe checks",
+    "which SecDash's node:xxe checks",
     "node_nosqli_injection": "reads an SQL ORM's where-object (Sequelize) as a MongoDB filter; SecDash's "
-                             "node:nosql-injection follows request data into findOne and the other MongoDB calls",
+    "node:nosql-injection follows request data into findOne and the other MongoDB calls",
     "regex_dos": "flags every regular expression tested against request data, anchored safe ones too; SecDash's "
-                 "node:redos checks the pattern for nested repetition, node:regex-injection patterns built from requests",
+    "node:redos checks the pattern for nested repetition, node:regex-injection patterns built from requests",
     "cookie_session_no_secure": "reads a Secure flag decided by an expression (secure: production) as missing; "
-                                "SecDash's node:session-cookie-insecure flags a cookie with no or a false secure flag",
+    "SecDash's node:session-cookie-insecure flags a cookie with no or a false secure flag",
 }
 JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"}
 HTML_SUFFIXES = {".html", ".htm"}
@@ -68,8 +68,15 @@ SUFFIXES = JS_SUFFIXES | HTML_SUFFIXES | PY_SUFFIXES
 TIMEOUT_PER_RULE = 5.0  # semgrep's own budget per file and rule; 3 timeouts on one file skip the file
 MAX_MEMORY_MB = 1500
 MAX_TARGET_BYTES = 2_000_000
-_SEVERITY = {"ERROR": "high", "WARNING": "medium", "INFO": "low", "CRITICAL": "high", "HIGH": "high",
-             "MEDIUM": "medium", "LOW": "low"}
+_SEVERITY = {
+    "ERROR": "high",
+    "WARNING": "medium",
+    "INFO": "low",
+    "CRITICAL": "high",
+    "HIGH": "high",
+    "MEDIUM": "medium",
+    "LOW": "low",
+}
 
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -138,8 +145,9 @@ def secret_by_position() -> frozenset[str]:
 
 def missing() -> list[str]:
     """What of the engine is not installed (empty when it can run)."""
-    return ([] if semgrep_core() else ["semgrep-core (run `make install`)"]) + \
-        ([] if njsscan_rules() else ["njsscan rules (run `make install`)"])
+    return ([] if semgrep_core() else ["semgrep-core (run `make install`)"]) + (
+        [] if njsscan_rules() else ["njsscan rules (run `make install`)"]
+    )
 
 
 def configs(packs: Sequence[str], work: Path, suffixes: set[str] | None = None) -> list[Path]:
@@ -189,8 +197,7 @@ class _Scripts(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         kind = (dict(attrs).get("type") or "").lower()
-        if tag == "script" and "src" not in dict(attrs) and kind in ("", "text/javascript", "module",
-                                                                     "application/javascript"):
+        if tag == "script" and "src" not in dict(attrs) and kind in ("", "text/javascript", "module", "application/javascript"):
             self._start = self._offset() + len(self.get_starttag_text() or "")
 
     def handle_endtag(self, tag):
@@ -229,12 +236,24 @@ def _cwe(metadata: dict) -> int | None:
 
 def _environment(home: str) -> dict[str, str]:
     """Nothing of the server's own environment beyond PATH; a private HOME; no metrics, no version check."""
-    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": home, "NO_COLOR": "1", "SEMGREP_SEND_METRICS": "off",
-            "SEMGREP_ENABLE_VERSION_CHECK": "0", "XDG_CONFIG_HOME": home, "XDG_CACHE_HOME": home}
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": home,
+        "NO_COLOR": "1",
+        "SEMGREP_SEND_METRICS": "off",
+        "SEMGREP_ENABLE_VERSION_CHECK": "0",
+        "XDG_CONFIG_HOME": home,
+        "XDG_CACHE_HOME": home,
+    }
 
 
-def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: float,
-        excluded: Sequence[str] = (*EXCLUDED_RULES, *SUPERSEDED_RULES)) -> Run:
+def run(
+    files: Sequence[tuple[Path, str]],
+    packs: Sequence[str],
+    *,
+    seconds: float,
+    excluded: Sequence[str] = (*EXCLUDED_RULES, *SUPERSEDED_RULES),
+) -> Run:
     """One semgrep run over `files` ((path on disk, display path) pairs) with the rule packs; stopped after
     `seconds` (the files are then reported as failed). Raises EngineMissing when the engine is not installed."""
     core = semgrep_core()
@@ -261,28 +280,52 @@ def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: flo
             by_target[target] = shown
         if not rule_files:
             return result
-        command = ["osemgrep", "scan", "--experimental", "--json", "--metrics=off", "--disable-version-check",
-                   "--no-git-ignore", "--oss-only", "-j", "1", "--timeout", str(TIMEOUT_PER_RULE),
-                   "--max-memory", str(MAX_MEMORY_MB), "--max-target-bytes", str(MAX_TARGET_BYTES)]
+        command = [
+            "osemgrep",
+            "scan",
+            "--experimental",
+            "--json",
+            "--metrics=off",
+            "--disable-version-check",
+            "--no-git-ignore",
+            "--oss-only",
+            "-j",
+            "1",
+            "--timeout",
+            str(TIMEOUT_PER_RULE),
+            "--max-memory",
+            str(MAX_MEMORY_MB),
+            "--max-target-bytes",
+            str(MAX_TARGET_BYTES),
+        ]
         for config in rule_files:
             command += ["--config", str(config)]
         for rule in excluded:
             command += ["--exclude-rule", rule]
         try:
             process = subprocess.run(  # noqa: S603 (the engine binary of our install, our own arguments)
-                [*command, *by_target], executable=str(core), stdin=subprocess.DEVNULL, capture_output=True,
-                env=_environment(work), timeout=seconds, preexec_fn=bounded.unlimited, check=False, cwd=work,
+                [*command, *by_target],
+                executable=str(core),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env=_environment(work),
+                timeout=seconds,
+                preexec_fn=bounded.unlimited,
+                check=False,
+                cwd=work,
             )
         except subprocess.TimeoutExpired:
-            result.failed = dict.fromkeys(dict.fromkeys(by_target.values()),
-                                          f"semgrep did not finish within {seconds:g} s")
+            result.failed = dict.fromkeys(dict.fromkeys(by_target.values()), f"semgrep did not finish within {seconds:g} s")
             return result
         try:
             output = json.loads(process.stdout or b"{}")
         except json.JSONDecodeError:
             output = {}
-        config_errors = [e for e in output.get("errors", []) if str(e.get("path", "")) in map(str, rule_files)
-                         or "Rule" in str(e.get("type", ""))]
+        config_errors = [
+            e
+            for e in output.get("errors", [])
+            if str(e.get("path", "")) in map(str, rule_files) or "Rule" in str(e.get("type", ""))
+        ]
         if "results" not in output or config_errors:
             if config_errors:
                 raise RuleError(" ".join(str(config_errors[0].get("message", "")).split())[:300])
@@ -303,9 +346,13 @@ def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: flo
             rule = secdash_rule or f"njsscan:{check.rsplit('.', 1)[-1]}"
             line = int(item["start"]["line"])
             match = Match(
-                file=shown, line=line, end_line=int(item.get("end", {}).get("line", line)), rule=rule,
+                file=shown,
+                line=line,
+                end_line=int(item.get("end", {}).get("line", line)),
+                rule=rule,
                 severity=_SEVERITY.get(str(extra.get("severity", "")).upper(), "medium"),
-                confidence=str(metadata.get("confidence", "medium")).lower(), cwe=_cwe(metadata),
+                confidence=str(metadata.get("confidence", "medium")).lower(),
+                cwe=_cwe(metadata),
                 message=" ".join(str(extra.get("message", "")).split())[:500],
                 pack="secdash" if secdash_rule else "njsscan",
             )
@@ -321,8 +368,13 @@ def run(files: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: flo
                 continue
             kind = str(error.get("type", ""))
             kind = kind[0] if isinstance(error.get("type"), list) and kind else kind
-            if "Timeout" in kind or "OutOfMemory" in kind or "Syntax" in kind or "Lexical" in kind \
-                    or error.get("level") == "error":
+            if (
+                "Timeout" in kind
+                or "OutOfMemory" in kind
+                or "Syntax" in kind
+                or "Lexical" in kind
+                or error.get("level") == "error"
+            ):
                 message = " ".join(str(error.get("message", kind)).split())[:200]
                 result.failed[shown] = f"semgrep could not fully analyse it ({message})"
     return result

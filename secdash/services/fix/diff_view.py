@@ -73,8 +73,16 @@ def side_by_side(diff: str) -> list[DiffRow]:
             else:  # context (an empty line is a context line whose leading space was stripped)
                 out.flush()
                 text = line[1:]
-                out.rows.append(DiffRow(old_number=str(old_no), old_text=text, old_kind="context",
-                                        new_number=str(new_no), new_text=text, new_kind="context"))
+                out.rows.append(
+                    DiffRow(
+                        old_number=str(old_no),
+                        old_text=text,
+                        old_kind="context",
+                        new_number=str(new_no),
+                        new_text=text,
+                        new_kind="context",
+                    )
+                )
                 old_no, new_no, old_left, new_left = old_no + 1, new_no + 1, old_left - 1, new_left - 1
             continue
         out.flush()
@@ -89,6 +97,5 @@ def side_by_side(diff: str) -> list[DiffRow]:
     out.flush()
     if len(out.rows) > MAX_ROWS:
         out.rows = out.rows[:MAX_ROWS]
-        out.rows.append(DiffRow(kind="note", new_text="The diff is longer than this table: read it whole in the "
-                                "unified view."))
+        out.rows.append(DiffRow(kind="note", new_text="The diff is longer than this table: read it whole in the unified view."))
     return out.rows

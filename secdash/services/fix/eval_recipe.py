@@ -19,8 +19,27 @@ _CALL = re.compile(r"(?<![\w.$])eval\s*\(\s*")
 _LITERAL = re.compile(r"""(?P<q>["'`])(?P<body>(?:\\.|(?!(?P=q))[^\\])*)(?P=q)""")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _ARITHMETIC = re.compile(r"[\w$.\s+\-*/%()]+")
-_KEYWORDS = {"new", "function", "return", "this", "import", "await", "yield", "delete", "typeof", "void", "in",
-             "instanceof", "class", "async", "eval", "Function", "constructor", "prototype", "__proto__"}
+_KEYWORDS = {
+    "new",
+    "function",
+    "return",
+    "this",
+    "import",
+    "await",
+    "yield",
+    "delete",
+    "typeof",
+    "void",
+    "in",
+    "instanceof",
+    "class",
+    "async",
+    "eval",
+    "Function",
+    "constructor",
+    "prototype",
+    "__proto__",
+}
 
 
 def _literal_value(text: str) -> str | None:
@@ -71,13 +90,16 @@ def rewrite_line(source: str, line: str) -> str | None:
     if not argument:
         return None
     code = _literal_value(argument)
-    if code is None and _NAME.fullmatch(argument) and re.search(
-            rf"\b(?:const|let|var)\s+{re.escape(argument)}\s*=\s*[\"'`]", source):
+    if (
+        code is None
+        and _NAME.fullmatch(argument)
+        and re.search(rf"\b(?:const|let|var)\s+{re.escape(argument)}\s*=\s*[\"'`]", source)
+    ):
         code = _bound_literal(source, argument)
         if code is None:
             return None  # bound to a literal we cannot read safely (escapes, reassigned): no offline rewrite
     if code is None:  # a value read at run time (storage, a response): taken as the JSON data it usually is
-        return line[: calls[0].start()] + f"JSON.parse({argument})" + line[end + 1:]
+        return line[: calls[0].start()] + f"JSON.parse({argument})" + line[end + 1 :]
     if _is_arithmetic(code):
         replacement = f"({' '.join(code.split())})"
     else:
@@ -86,4 +108,4 @@ def rewrite_line(source: str, line: str) -> str | None:
         except ValueError:
             return None
         replacement = f"JSON.parse({argument})"
-    return line[: calls[0].start()] + replacement + line[end + 1:]
+    return line[: calls[0].start()] + replacement + line[end + 1 :]

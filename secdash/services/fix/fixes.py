@@ -77,8 +77,9 @@ async def get_fix(*, session: AsyncSession, viewer: UserPublic, fix_id: int) -> 
     return await public(session, await _get(session, viewer, fix_id))
 
 
-async def list_fixes(*, session: AsyncSession, viewer: UserPublic, problem_id: int | None = None,
-                     limit: int = LIST_LIMIT) -> list[FixPublic]:
+async def list_fixes(
+    *, session: AsyncSession, viewer: UserPublic, problem_id: int | None = None, limit: int = LIST_LIMIT
+) -> list[FixPublic]:
     """The newest fixes the viewer may read first (of one problem when `problem_id`)."""
     query = select(Fix)
     if problem_id is not None:
@@ -110,8 +111,13 @@ async def _start_job(session: AsyncSession, fix: Fix, actor: UserPublic, step: s
         params[private_work.PRIVATE_JOB] = True  # a fix of a private project: its job is its owner's too
     try:
         job = await store.create(
-            session, kind=KIND, owner_user_id=actor.id, owner_email=actor.email, singleton_key=f"{KIND}:{fix.event_id}",
-            params=params, progress={"phase": step, "percent": 0},
+            session,
+            kind=KIND,
+            owner_user_id=actor.id,
+            owner_email=actor.email,
+            singleton_key=f"{KIND}:{fix.event_id}",
+            params=params,
+            progress={"phase": step, "percent": 0},
         )
     except store.ActiveJobExists:
         raise Conflict(f"Problem #{fix.event_id} already has a fix job running: wait for it to finish") from None
@@ -128,18 +134,29 @@ async def propose(*, session: AsyncSession, actor: UserPublic, problem_id: Any) 
     assert event_id is not None
     active = await _active_fix(session, event_id)
     if active is not None:
-        raise Conflict(f"Problem #{event_id} already has fix #{active.id} ({active.status}): apply, reject or "
-                       "revert it first")
-    fix = Fix(event_id=event_id, site_id=facts.event.site_id, kind=facts.kind, status=FixStatus.proposing,
-              agent_id=facts.agent_id, root=str(facts.root) if facts.root else "", file=facts.file, rule=facts.rule,
-              proposed_by=actor.id)
+        raise Conflict(f"Problem #{event_id} already has fix #{active.id} ({active.status}): apply, reject or revert it first")
+    fix = Fix(
+        event_id=event_id,
+        site_id=facts.event.site_id,
+        kind=facts.kind,
+        status=FixStatus.proposing,
+        agent_id=facts.agent_id,
+        root=str(facts.root) if facts.root else "",
+        file=facts.file,
+        rule=facts.rule,
+        proposed_by=actor.id,
+    )
     session.add(fix)
     await session.flush()
     job_id = await _start_job(session, fix, actor, "propose")
     audit.record(
-        session, category=LogCategory.security, action="Fix proposal started", actor_user_id=actor.id,
+        session,
+        category=LogCategory.security,
+        action="Fix proposal started",
+        actor_user_id=actor.id,
         description=f"{actor.email} asked for a fix of problem #{event_id} ({facts.rule}"
-        + (f" in {facts.file}" if facts.kind == FixKind.code else f" on {facts.site_name}") + ")",
+        + (f" in {facts.file}" if facts.kind == FixKind.code else f" on {facts.site_name}")
+        + ")",
         details={"fixId": fix.id, "problemId": event_id, "kind": facts.kind.value, "rule": facts.rule},
     )
     mark_changed(session, TOPIC)
@@ -157,8 +174,7 @@ def _writes(fix: Fix) -> dict[str, tuple[bytes, bytes]] | None:
     root = Path(fix.root)
     try:
         source = code_roots.source_of(root)
-        changes = patches.validate_patch(fix.diff, source, allowed_files=scope.allowed_files(source, fix.file,
-                                                                                             kind=fix.kind))
+        changes = patches.validate_patch(fix.diff, source, allowed_files=scope.allowed_files(source, fix.file, kind=fix.kind))
     except patches.PatchRefused as exc:
         raise Conflict(f"The fix no longer applies: {exc} Reject it and propose a new one.") from None
     return {change.path: (change.before, change.after) for change in changes}
@@ -181,8 +197,12 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
             writes = _writes(fix)
             assert writes is not None
             workspace.write_files(root, {path: after for path, (_before, after) in writes.items()})
-        await fix_link.after_fix(session, root, {path: after for path, (_before, after) in writes.items()},
-                                 f"Fix Mode: fix #{fix_id} ({fix.rule}) applied to {', '.join(sorted(writes))}")
+        await fix_link.after_fix(
+            session,
+            root,
+            {path: after for path, (_before, after) in writes.items()},
+            f"Fix Mode: fix #{fix_id} ({fix.rule}) applied to {', '.join(sorted(writes))}",
+        )
         fix.previous = {path: base64.b64encode(before).decode() for path, (before, _after) in writes.items()}
         fix.applied = {path: _sha(after) for path, (_before, after) in writes.items()}
         where = f"the workspace copy of {', '.join(writes)}"
@@ -194,8 +214,12 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
     session.add(fix)
     job_id = await _start_job(session, fix, actor, "verify")
     audit.record(
-        session, category=LogCategory.security, action="Fix applied", severity=LogSeverity.warning,
-        actor_user_id=actor.id, description=f"{actor.email} applied fix #{fix_id} for problem #{fix.event_id} to {where}",
+        session,
+        category=LogCategory.security,
+        action="Fix applied",
+        severity=LogSeverity.warning,
+        actor_user_id=actor.id,
+        description=f"{actor.email} applied fix #{fix_id} for problem #{fix.event_id} to {where}",
         details={"fixId": fix_id, "problemId": fix.event_id, "files": sorted(fix.applied), "rule": fix.rule},
     )
     mark_changed(session, TOPIC)
@@ -213,7 +237,10 @@ async def reject(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
     fix.status, fix.updated_at, fix.decided_by = FixStatus.rejected, utcnow(), actor.id
     session.add(fix)
     audit.record(
-        session, category=LogCategory.security, action="Fix rejected", actor_user_id=actor.id,
+        session,
+        category=LogCategory.security,
+        action="Fix rejected",
+        actor_user_id=actor.id,
         description=f"{actor.email} rejected fix #{fix_id} for problem #{fix.event_id} ({fix.rule})",
         details={"fixId": fix_id, "problemId": fix.event_id},
     )
@@ -242,8 +269,12 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
             if _sha(now_bytes) != digest:
                 raise Conflict(f"{path} changed after this fix was applied (another fix?): revert that one first")
         workspace.write_files(root, {path: base64.b64decode(data) for path, data in fix.previous.items()})
-    await fix_link.after_fix(session, root, {path: base64.b64decode(data) for path, data in fix.previous.items()},
-                             f"Fix Mode: fix #{fix_id} ({fix.rule}) reverted in {', '.join(sorted(fix.previous))}")
+    await fix_link.after_fix(
+        session,
+        root,
+        {path: base64.b64decode(data) for path, data in fix.previous.items()},
+        f"Fix Mode: fix #{fix_id} ({fix.rule}) reverted in {', '.join(sorted(fix.previous))}",
+    )
     event = await session.get(SecurityEvent, fix.event_id)
     if event is not None and event.resolved:
         events.reopen(session, event)
@@ -252,7 +283,10 @@ async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
     fix.status, fix.updated_at, fix.decided_by = FixStatus.reverted, now, actor.id
     session.add(fix)
     audit.record(
-        session, category=LogCategory.security, action="Fix reverted", severity=LogSeverity.warning,
+        session,
+        category=LogCategory.security,
+        action="Fix reverted",
+        severity=LogSeverity.warning,
         actor_user_id=actor.id,
         description=f"{actor.email} reverted fix #{fix_id}: {', '.join(sorted(fix.previous))} restored; problem "
         f"#{fix.event_id} is open again",
@@ -270,7 +304,9 @@ async def patch_file(*, session: AsyncSession, viewer: UserPublic, fix_id: int) 
     if problems.is_secret_rule(fix.rule):
         require_admin(viewer, "download the patch of a committed secret's fix (it holds the secret)")
     if not fix.diff:
-        raise NotFound(f"Fix #{fix_id} has no diff" + (" yet" if fix.status == FixStatus.proposing else
-                                                           " (it is a header change for the site's own server)"))
+        raise NotFound(
+            f"Fix #{fix_id} has no diff"
+            + (" yet" if fix.status == FixStatus.proposing else " (it is a header change for the site's own server)")
+        )
     stem = Path(fix.file).name.replace(".", "-") or "site"
     return f"secdash-fix-{fix_id}-{stem}.patch", fix.diff

@@ -90,6 +90,7 @@ def _current_headers(facts: ProblemFacts) -> dict[str, str]:
 
 def _reader(source: Path):  # noqa: ANN202
     """Reads a file of the code root (None when it cannot be read or is outside it)."""
+
     def read(relative: str) -> str | None:
         try:
             path = (source / relative).resolve()
@@ -98,6 +99,7 @@ def _reader(source: Path):  # noqa: ANN202
             return path.read_bytes().decode()
         except (OSError, UnicodeDecodeError):
             return None
+
     return read
 
 
@@ -105,8 +107,11 @@ def _offline(facts: ProblemFacts, file_text: str) -> dict[str, Any]:
     """The offline engine's answer ({} when it has no recipe for this problem)."""
     if facts.kind == FixKind.code:
         recipe = recipes.recipe_for(facts.rule)
-        diff = recipes.propose_files(file_text, facts.finding(), path=facts.file,
-                                     read=_reader(code_roots.source_of(facts.root))) if recipe and facts.root else None
+        diff = (
+            recipes.propose_files(file_text, facts.finding(), path=facts.file, read=_reader(code_roots.source_of(facts.root)))
+            if recipe and facts.root
+            else None
+        )
         return {"diff": diff, "explanation": recipe.explanation, "risk": recipe.risk} if recipe and diff else {}
     header = site_fixes.recipe_for(facts.rule)
     return {"headers": header.headers, "explanation": header.explanation, "risk": header.risk} if header else {}
@@ -139,21 +144,35 @@ async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPu
         except (OSError, UnicodeDecodeError) as exc:
             raise FixFailed(f"{facts.file} cannot be read: {type(exc).__name__}") from None
     settings = get_settings()
-    calls = (ai_calls.for_user(settings=settings, user=owner, feature="fix_proposal", agent=facts.agent_id) if owner
-             else ai_calls.for_system(settings=settings, feature="fix_proposal", agent=facts.agent_id))
+    calls = (
+        ai_calls.for_user(settings=settings, user=owner, feature="fix_proposal", agent=facts.agent_id)
+        if owner
+        else ai_calls.for_system(settings=settings, feature="fix_proposal", agent=facts.agent_id)
+    )
     offline = _offline(facts, file_text)
     if calls.name == "offline" and not offline:
-        raise FixFailed(f"The offline engine has no recipe for {facts.rule}; configure a model (SECDASH_LLM_BASE_URL) "
-                        "to have an agent write this fix, or fix it by hand")
+        raise FixFailed(
+            f"The offline engine has no recipe for {facts.rule}; configure a model (SECDASH_LLM_BASE_URL) "
+            "to have an agent write this fix, or fix it by hand"
+        )
     agent = AGENTS.get(facts.agent_id, AGENTS["general"])
-    await ctx.log(f"{agent.name} is writing a fix for {facts.rule} "
-                  f"{'in ' + facts.file if facts.kind == FixKind.code else 'on ' + facts.site_name} "
-                  f"({calls.name}, {calls.model})")
+    await ctx.log(
+        f"{agent.name} is writing a fix for {facts.rule} "
+        f"{'in ' + facts.file if facts.kind == FixKind.code else 'on ' + facts.site_name} "
+        f"({calls.name}, {calls.model})"
+    )
     await ctx.progress(force=True, phase="propose", percent=20)
     schema = CodeFixProposal if facts.kind == FixKind.code else SiteFixProposal
-    task = FixProposalTask(kind_of_fix=facts.kind.value, site=facts.site_name, finding=facts.facts_for_agent(),
-                           offline_answer=offline, path=facts.file, file_text=file_text,
-                           current_headers=_current_headers(facts), agent_id=facts.agent_id)
+    task = FixProposalTask(
+        kind_of_fix=facts.kind.value,
+        site=facts.site_name,
+        finding=facts.facts_for_agent(),
+        offline_answer=offline,
+        path=facts.file,
+        file_text=file_text,
+        current_headers=_current_headers(facts),
+        agent_id=facts.agent_id,
+    )
 
     async def refused(attempt: int, reason: str) -> None:
         await ctx.log(f"Proposal refused by validation (attempt {attempt}): {reason}", JobLevel.warning)
@@ -161,17 +180,30 @@ async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPu
 
     try:
         answer, (diff, change) = await ai_calls.structured_checked(
-            calls, task, schema, lambda answer: _check(facts, answer), refusals=(patches.PatchRefused, Invalid),
-            on_refused=refused)
+            calls,
+            task,
+            schema,
+            lambda answer: _check(facts, answer),
+            refusals=(patches.PatchRefused, Invalid),
+            on_refused=refused,
+        )
     except LLMError as exc:
         raise FixFailed(f"The AI agent could not write a fix: {exc.message}") from None
     except DomainError as exc:  # the user's AI budget
         raise FixFailed(exc.message) from None
     except ai_calls.AnswerRefused as exc:
         raise FixFailed(f"The agent's fix was refused twice: {exc.reason}") from None
-    await _update(fix.id or 0, status=FixStatus.proposed, diff=diff, change=change,
-                  explanation=answer.explanation[:2000], risk=answer.risk[:2000], provider=calls.name,
-                  model=calls.model, error=None)
+    await _update(
+        fix.id or 0,
+        status=FixStatus.proposed,
+        diff=diff,
+        change=change,
+        explanation=answer.explanation[:2000],
+        risk=answer.risk[:2000],
+        provider=calls.name,
+        model=calls.model,
+        error=None,
+    )
     await ctx.log(f"Fix proposed: {answer.explanation[:300]}", JobLevel.success)
 
 
@@ -194,8 +226,10 @@ async def _rescan(root: Path, files: list[str]) -> list[tuple[str, list[Any]]]:
         try:
             results.append((relative, await scan_file_bounded(target, "full")))
         except (bounded.BudgetExceeded, bounded.Busy) as exc:
-            raise FixFailed(f"{relative} could not be re-scanned ({not_scanned_reason(exc).removeprefix('not scanned: ')})"
-                            "; the fix is not verified") from None
+            raise FixFailed(
+                f"{relative} could not be re-scanned ({not_scanned_reason(exc).removeprefix('not scanned: ')})"
+                "; the fix is not verified"
+            ) from None
     return results
 
 
@@ -207,18 +241,19 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     scanned = await _rescan(facts.root, files)
     label = f"Fix #{fix.id}'s re-scan"
     async with session_scope() as session:
-        open_before = await events.open_of_type(session=session, event_type=EventType.vulnerability_detected,
-                                                any_site=True)
+        open_before = await events.open_of_type(session=session, event_type=EventType.vulnerability_detected, any_site=True)
         before = {e.fingerprint for e in open_before if e.fingerprint}
         # A finding the file already had (same rule) whose line this fix rewrote gets a new identity; it is not new.
-        had = {((e.details or {}).get("file"), (e.details or {}).get("rule")) for e in open_before
-               if (e.details or {}).get("root") == root and e.id != fix.event_id}
+        had = {
+            ((e.details or {}).get("file"), (e.details or {}).get("rule"))
+            for e in open_before
+            if (e.details or {}).get("root") == root and e.id != fix.event_id
+        }
         seen: dict[tuple[str, str], set[str]] = {}
         rules_seen: dict[str, set[str]] = {}
         found = []
         for relative, findings in scanned:
-            seen[(root, relative)] = await scans.record_findings(session, ctx.job_id, findings, root=root) \
-                if findings else set()
+            seen[(root, relative)] = await scans.record_findings(session, ctx.job_id, findings, root=root) if findings else set()
             rules_seen.setdefault(relative, set()).update(f.rule for f in findings)
             found += findings
         await scans.close_unseen(session, ctx.job_id, "full", seen, rules_seen, label=label)
@@ -231,14 +266,24 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
     # a new identity) is not a fix.
     moved = [f for f in new if f.rule == facts.rule and f.file == facts.file]
     fixed = gone and not moved
-    still = [f"{f.rule} at {f.file}:{f.line}" + (" (the rewritten line still breaks it)" if f in moved else "")
-             for f in found if f.rule == facts.rule and f.file == facts.file]
+    still = [
+        f"{f.rule} at {f.file}:{f.line}" + (" (the rewritten line still breaks it)" if f in moved else "")
+        for f in found
+        if f.rule == facts.rule and f.file == facts.file
+    ]
     introduced = [f"{f.rule} at {f.file}:{f.line}: {f.message}" for f in new if f not in moved and (f.file, f.rule) not in had]
     await ctx.log("Checking that the code still works: syntax, and its pages in a browser beside the page before the fix")
     previous = {path: base64.b64decode(data) for path, data in (fix.previous or {}).items()}
     broken = await still_works.regressions(code_roots.source_of(facts.root), files, previous)
-    return {"method": "rescan", "files": files, "fixed": fixed, "stillSeen": [] if fixed else still,
-            "newFindings": introduced, "broken": broken, "verified": fixed and not introduced and not broken}
+    return {
+        "method": "rescan",
+        "files": files,
+        "fixed": fixed,
+        "stillSeen": [] if fixed else still,
+        "newFindings": introduced,
+        "broken": broken,
+        "verified": fixed and not introduced and not broken,
+    }
 
 
 async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[str, Any]:
@@ -249,8 +294,12 @@ async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         url, allow_private, demo = site.url, site.is_demo or site.allow_private, site.is_demo
     await ctx.log(f"Probing {url} now")
     async with ProbeClients() as clients:
-        result = await probe_site(url, client=clients.get(allow_private=allow_private), allow_private=allow_private,
-                                  own_headers=request_log.monitor_headers() if demo else None)
+        result = await probe_site(
+            url,
+            client=clients.get(allow_private=allow_private),
+            allow_private=allow_private,
+            own_headers=request_log.monitor_headers() if demo else None,
+        )
     async with session_scope() as session:
         site = await session.get(Site, facts.event.site_id)
         if site is None:
@@ -261,16 +310,28 @@ async def _verify_site(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         gone = event is None or event.resolved
         grade = site.grade
     if result.error:
-        return {"method": "probe", "fixed": False, "grade": grade, "stillSeen": [f"the probe failed: {result.error}"],
-                "newFindings": []}
+        return {
+            "method": "probe",
+            "fixed": False,
+            "grade": grade,
+            "stillSeen": [f"the probe failed: {result.error}"],
+            "newFindings": [],
+        }
     still = [f for f in result.findings if site_fixes.finding_text(f) == facts.rule]
     broken: list[str] = []
     if gone and facts.root is not None and fix.previous:  # SecDash wrote the site's headers.json: its pages still work?
         await ctx.log("Checking that the site's pages still work in a browser beside the pages before the fix")
         previous = {path: base64.b64decode(data) for path, data in fix.previous.items()}
         broken = await still_works.regressions(code_roots.source_of(facts.root), sorted(previous), previous)
-    return {"method": "probe", "fixed": gone, "grade": grade, "stillSeen": [] if gone else (still or [facts.rule]),
-            "newFindings": [], "broken": broken, "verified": gone and not broken}
+    return {
+        "method": "probe",
+        "fixed": gone,
+        "grade": grade,
+        "stillSeen": [] if gone else (still or [facts.rule]),
+        "newFindings": [],
+        "broken": broken,
+        "verified": gone and not broken,
+    }
 
 
 def _why_not(outcome: dict[str, Any]) -> str:
@@ -284,8 +345,9 @@ def _why_not(outcome: dict[str, Any]) -> str:
 
 async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
     await ctx.progress(force=True, phase="verify", percent=30)
-    outcome = await (_verify_code(ctx, fix, facts) if facts.kind == FixKind.code and facts.root
-                     else _verify_site(ctx, fix, facts))
+    outcome = await (
+        _verify_code(ctx, fix, facts) if facts.kind == FixKind.code and facts.root else _verify_site(ctx, fix, facts)
+    )
     outcome["checkedAt"] = utcnow().isoformat().replace("+00:00", "Z")
     status = FixStatus.verified if outcome.get("verified", outcome["fixed"]) else FixStatus.not_verified
     where = facts.file if facts.kind == FixKind.code else facts.site_name
@@ -298,23 +360,34 @@ async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
             row.verified_at = row.updated_at
         session.add(row)
         if status == FixStatus.verified:
-            activities.record(session, activity_type="patch", target=facts.site_name,
-                              description=f"Fix #{fix.id} verified: {facts.rule} in {where} is gone")
+            activities.record(
+                session,
+                activity_type="patch",
+                target=facts.site_name,
+                description=f"Fix #{fix.id} verified: {facts.rule} in {where} is gone",
+            )
         audit.record(
-            session, category=LogCategory.security,
+            session,
+            category=LogCategory.security,
             action="Fix verified" if status == FixStatus.verified else "Fix not verified",
             severity=LogSeverity.info if status == FixStatus.verified else LogSeverity.warning,
-            description=(f"Fix #{fix.id} for problem #{fix.event_id}: {facts.rule} in {where} is gone"
-                         if status == FixStatus.verified else
-                         f"Fix #{fix.id} for problem #{fix.event_id}: {_why_not(outcome)[:300]}")
+            description=(
+                f"Fix #{fix.id} for problem #{fix.event_id}: {facts.rule} in {where} is gone"
+                if status == FixStatus.verified
+                else f"Fix #{fix.id} for problem #{fix.event_id}: {_why_not(outcome)[:300]}"
+            )
             + (f"; it introduced {len(outcome['newFindings'])} new finding(s)" if outcome["newFindings"] else ""),
             details={"fixId": fix.id, "problemId": fix.event_id, **{k: v for k, v in outcome.items() if k != "files"}},
         )
         mark_changed(session, TOPIC)
         await commit(session)
     level = JobLevel.success if status == FixStatus.verified else JobLevel.warning
-    await ctx.log(f"Verified: {facts.rule} is gone and the code works as before" if status == FixStatus.verified
-                  else f"Not verified: {_why_not(outcome)}", level)
+    await ctx.log(
+        f"Verified: {facts.rule} is gone and the code works as before"
+        if status == FixStatus.verified
+        else f"Not verified: {_why_not(outcome)}",
+        level,
+    )
     for text in outcome["newFindings"]:
         await ctx.log(f"New finding introduced by this fix: {text}", JobLevel.warning)
     for text in outcome.get("broken", []):
@@ -335,9 +408,12 @@ async def run_fix(ctx: JobContext) -> dict[str, Any]:
         return {"fixId": fix_id, "step": step}
     except FixFailed as exc:
         await ctx.log(str(exc), JobLevel.error)
-        await _update(fix_id, status=failed, error=str(exc)[:1000],
-                      **({"verification": {"fixed": False, "stillSeen": [], "error": str(exc)[:500]}}
-                         if step == "verify" else {}))
+        await _update(
+            fix_id,
+            status=failed,
+            error=str(exc)[:1000],
+            **({"verification": {"fixed": False, "stillSeen": [], "error": str(exc)[:500]}} if step == "verify" else {}),
+        )
         return {"fixId": fix_id, "step": step, "error": str(exc)}
     except asyncio.CancelledError:
         await asyncio.shield(_update(fix_id, status=failed, error="The fix job was stopped"))

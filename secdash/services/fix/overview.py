@@ -31,15 +31,21 @@ class FixModeRead:
     log: list[JobLogPublic]
 
 
-async def read_fix_mode(*, viewer: UserPublic, site_id: int | None = None, severity: str | None = None,
-                        kind: str | None = None, fix_id: int = 0, log_job: int = 0,
-                        log_after: int = 0) -> FixModeRead:
+async def read_fix_mode(
+    *,
+    viewer: UserPublic,
+    site_id: int | None = None,
+    severity: str | None = None,
+    kind: str | None = None,
+    fix_id: int = 0,
+    log_job: int = 0,
+    log_after: int = 0,
+) -> FixModeRead:
     """Everything the page shows. Invalid (bad severity or kind) before anything is read. `log_job`/`log_after`:
     the job log the page holds and its last line; the open fix's current job is read after it (from its start
     when it is another job)."""
     async with session_scope() as session:
-        listed = await problems.list_problems(session=session, viewer=viewer, site_id=site_id, severity=severity,
-                                              kind=kind)
+        listed = await problems.list_problems(session=session, viewer=viewer, site_id=site_id, severity=severity, kind=kind)
         site_options = [(site.id, site.name) for site in await sites.list_sites(session=session) if site.id]
         recent = await fixes.list_fixes(session=session, viewer=viewer, limit=RECENT_FIXES)
         fix = None
@@ -59,5 +65,13 @@ async def read_fix_mode(*, viewer: UserPublic, site_id: int | None = None, sever
                 lines = [JobLogPublic.of(row) for row in rows[:LOG_LINES_PER_READ]]
             except NotFound:
                 job_id = 0
-    return FixModeRead(problems=listed, sites=site_options, recent=recent, fix=fix, job_status=job_status,
-                       progress=progress, log_job=job_id, log=lines)
+    return FixModeRead(
+        problems=listed,
+        sites=site_options,
+        recent=recent,
+        fix=fix,
+        job_status=job_status,
+        progress=progress,
+        log_job=job_id,
+        log=lines,
+    )

@@ -30,8 +30,15 @@ from secdash.services.headers_file import HEADERS_FILE, parse_headers
 PAGE_SECONDS = 10.0  # one page's load
 SETTLE_SECONDS = 0.5  # after `load`, for errors a page's scripts report late
 MAX_REPORTED = 10  # regressions named (the rest are counted)
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run", "--disable-quic"]
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
 _HASH = re.compile(r"'sha(?:256|384|512)-[A-Za-z0-9+/=]+'")
@@ -54,8 +61,11 @@ def pages_of(files: Sequence[str], all_files: Sequence[str]) -> list[str]:
         if PurePosixPath(changed).suffix.lower() in (".html", ".htm"):
             pages.append(changed)
             continue
-        pages += [name for name in all_files if str(PurePosixPath(name).parent) == folder
-                  and PurePosixPath(name).suffix.lower() in (".html", ".htm")]
+        pages += [
+            name
+            for name in all_files
+            if str(PurePosixPath(name).parent) == folder and PurePosixPath(name).suffix.lower() in (".html", ".htm")
+        ]
     return sorted(dict.fromkeys(pages))
 
 
@@ -104,6 +114,7 @@ async def _load(browser, origin: str, page_path: str) -> Counter[str]:  # noqa: 
 
     context = await browser.new_context()
     try:
+
         async def only_local(route) -> None:  # noqa: ANN001
             if route.request.url.startswith(origin + "/"):
                 await route.continue_()
@@ -112,14 +123,26 @@ async def _load(browser, origin: str, page_path: str) -> Counter[str]:  # noqa: 
 
         await context.route("**/*", only_local)
         page = await context.new_page()
-        page.on("console", lambda message: seen.update([f"console error: {plain(message.text)}"])
-                if message.type == "error" else None)
+        page.on(
+            "console", lambda message: seen.update([f"console error: {plain(message.text)}"]) if message.type == "error" else None
+        )
         page.on("pageerror", lambda error: seen.update([f"uncaught error: {plain(str(error))}"]))
-        page.on("requestfailed", lambda request: seen.update(
-            [f"failed request: {plain(request.url)} ({request.failure or 'failed'})"])
-            if request.url.startswith(origin + "/") else None)
-        page.on("response", lambda response: seen.update([f"{response.status} for {plain(response.url)}"])
-                if response.status >= 400 and response.url.startswith(origin + "/") else None)
+        page.on(
+            "requestfailed",
+            lambda request: (
+                seen.update([f"failed request: {plain(request.url)} ({request.failure or 'failed'})"])
+                if request.url.startswith(origin + "/")
+                else None
+            ),
+        )
+        page.on(
+            "response",
+            lambda response: (
+                seen.update([f"{response.status} for {plain(response.url)}"])
+                if response.status >= 400 and response.url.startswith(origin + "/")
+                else None
+            ),
+        )
         try:
             await page.goto(f"{origin}/{page_path}", wait_until="load", timeout=PAGE_SECONDS * 1000)
             await page.wait_for_timeout(SETTLE_SECONDS * 1000)
@@ -139,8 +162,7 @@ async def regressions(before: Path, after: Path, pages: Sequence[str]) -> list[s
     try:
         from playwright.async_api import async_playwright
     except ImportError:
-        raise CheckUnavailable("Playwright is not installed on the server, so the fixed page could not be loaded") \
-            from None
+        raise CheckUnavailable("Playwright is not installed on the server, so the fixed page could not be loaded") from None
     found: list[str] = []
     with _serving(before) as old_origin, _serving(after) as new_origin:
         try:
@@ -156,8 +178,7 @@ async def regressions(before: Path, after: Path, pages: Sequence[str]) -> list[s
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 (the browser failed to start or crashed)
-            raise CheckUnavailable(f"the browser could not load the page ({str(exc).splitlines()[0][:200]})") \
-                from None
+            raise CheckUnavailable(f"the browser could not load the page ({str(exc).splitlines()[0][:200]})") from None
     if len(found) > MAX_REPORTED:
         found = [*found[:MAX_REPORTED], f"... and {len(found) - MAX_REPORTED} more"]
     return found

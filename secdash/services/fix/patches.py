@@ -73,8 +73,7 @@ def _relative_path(patched: PatchedFile) -> str:
         raise PatchRefused(f"{patched.target_file}: creating files is not allowed; a fix changes existing files only.")
     if patched.target_file == DEV_NULL or patched.is_removed_file:
         raise PatchRefused(f"{patched.source_file}: deleting files is not allowed; a fix changes existing files only.")
-    source, target = (_strip_prefix(name, prefix) for name, prefix in
-                      ((patched.source_file, "a/"), (patched.target_file, "b/")))
+    source, target = (_strip_prefix(name, prefix) for name, prefix in ((patched.source_file, "a/"), (patched.target_file, "b/")))
     if source != target:
         raise PatchRefused(f"{source} -> {target}: renaming files is not allowed; a fix changes files in place.")
     if patched.source_mode != patched.target_mode:
@@ -87,7 +86,7 @@ def _relative_path(patched: PatchedFile) -> str:
 def _strip_prefix(name: str, prefix: str) -> str:
     if name.startswith('"') and name.endswith('"'):
         name = name[1:-1]
-    return name[len(prefix):] if name.startswith(prefix) else name
+    return name[len(prefix) :] if name.startswith(prefix) else name
 
 
 def _safe_relative(name: str) -> str:
@@ -155,9 +154,11 @@ def _apply_hunks(relative: str, patched: PatchedFile, text: str) -> str:
         where = f"{relative}, hunk {index + 1} (@@ -{hunk.source_start},{hunk.source_length} @@)"
         if start < cursor:
             raise PatchRefused(f"{where}: hunks overlap or are out of order.")
-        if lines[start:start + len(source)] != source:
-            raise PatchRefused(f"{where}: does not apply; the file's lines there differ from the diff's "
-                               "context (the file changed since it was scanned, or the diff is wrong).")
+        if lines[start : start + len(source)] != source:
+            raise PatchRefused(
+                f"{where}: does not apply; the file's lines there differ from the diff's "
+                "context (the file changed since it was scanned, or the diff is wrong)."
+            )
         result += lines[cursor:start] + target
         cursor = start + len(source)
     return "".join(result + lines[cursor:])

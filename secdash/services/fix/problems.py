@@ -53,15 +53,27 @@ class ProblemFacts:
     def finding(self) -> Finding:
         details = self.event.details or {}
         message = _LOCATION.sub("", self.event.description)
-        return Finding(file=self.file, line=int(self.line or 0), rule=self.rule, severity=self.event.severity,
-                       message=message, tool=str(details.get("tool", "")))
+        return Finding(
+            file=self.file,
+            line=int(self.line or 0),
+            rule=self.rule,
+            severity=self.event.severity,
+            message=message,
+            tool=str(details.get("tool", "")),
+        )
 
     def facts_for_agent(self) -> dict[str, object]:
         """The finding as the agent's prompt shows it (as data)."""
         if self.kind == FixKind.code:
             finding = self.finding()
-            return {"file": finding.file, "line": finding.line, "rule": finding.rule, "severity": finding.severity,
-                    "message": finding.message, "tool": finding.tool}
+            return {
+                "file": finding.file,
+                "line": finding.line,
+                "rule": finding.rule,
+                "severity": finding.severity,
+                "message": finding.message,
+                "tool": finding.tool,
+            }
         return {"finding": self.rule, "site": self.site_name, "url": (self.event.details or {}).get("url", "")}
 
 
@@ -73,8 +85,9 @@ def is_fixable(event: SecurityEvent) -> bool:
     if event.source == "scanner":
         return bool(details.get("file") and details.get("rule") and details.get("root"))
     # a site finding needs its site (a removed site's problems are closed; older ones may be left without it)
-    return (event.source == "monitor" and details.get("kind") == "site" and bool(details.get("finding"))
-            and event.site_id is not None)
+    return (
+        event.source == "monitor" and details.get("kind") == "site" and bool(details.get("finding")) and event.site_id is not None
+    )
 
 
 def facts_of(event: SecurityEvent, site: Site | None) -> ProblemFacts:
@@ -83,20 +96,36 @@ def facts_of(event: SecurityEvent, site: Site | None) -> ProblemFacts:
     if not is_fixable(event):
         raise Invalid("This problem cannot be fixed in Fix Mode: only open code findings and site header findings can")
     details = event.details or {}
-    slug = site.default_slug if site is not None and site.is_demo and site.default_slug in code_roots.DEMO_SLUGS \
-        else None
+    slug = site.default_slug if site is not None and site.is_demo and site.default_slug in code_roots.DEMO_SLUGS else None
     name = site.name if site is not None else "Unassigned"
     agent = slug or "general"
     if event.source == "scanner":
-        return ProblemFacts(event=event, kind=FixKind.code, site_name=name, site_slug=slug, agent_id=agent,
-                            root=Path(details["root"]), file=str(details["file"]), rule=str(details["rule"]),
-                            line=int(details["line"]) if str(details.get("line", "")).isdigit() else None)
+        return ProblemFacts(
+            event=event,
+            kind=FixKind.code,
+            site_name=name,
+            site_slug=slug,
+            agent_id=agent,
+            root=Path(details["root"]),
+            file=str(details["file"]),
+            rule=str(details["rule"]),
+            line=int(details["line"]) if str(details.get("line", "")).isdigit() else None,
+        )
     finding = site_fixes.finding_text(str(details["finding"]))
     if slug is not None:
-        return ProblemFacts(event=event, kind=FixKind.site, site_name=name, site_slug=slug, agent_id=agent,
-                            root=code_roots.DEMO_SOURCES, file=f"{slug}/{site_fixes.HEADERS_FILE}", rule=finding)
-    return ProblemFacts(event=event, kind=FixKind.site, site_name=name, site_slug=None, agent_id=agent, root=None,
-                        file="", rule=finding)
+        return ProblemFacts(
+            event=event,
+            kind=FixKind.site,
+            site_name=name,
+            site_slug=slug,
+            agent_id=agent,
+            root=code_roots.DEMO_SOURCES,
+            file=f"{slug}/{site_fixes.HEADERS_FILE}",
+            rule=finding,
+        )
+    return ProblemFacts(
+        event=event, kind=FixKind.site, site_name=name, site_slug=None, agent_id=agent, root=None, file="", rule=finding
+    )
 
 
 async def load(session: AsyncSession, viewer: UserPublic, problem_id: int) -> ProblemFacts:
@@ -149,8 +178,9 @@ def _choice(value: str | None, allowed: tuple[str, ...], name: str) -> str | Non
     return value
 
 
-async def list_problems(*, session: AsyncSession, viewer: UserPublic, site_id: int | None = None,
-                        severity: str | None = None, kind: str | None = None) -> list[FixableProblemPublic]:
+async def list_problems(
+    *, session: AsyncSession, viewer: UserPublic, site_id: int | None = None, severity: str | None = None, kind: str | None = None
+) -> list[FixableProblemPublic]:
     """Open fixable problems the viewer may read, most severe first, with their latest fix's state."""
     severity = _choice(severity, SEVERITIES, "severity")
     kind = _choice(kind, KINDS, "kind")
@@ -163,8 +193,11 @@ async def list_problems(*, session: AsyncSession, viewer: UserPublic, site_id: i
     if severity is not None:
         query = query.where(SecurityEvent.severity == severity)
     reader = private_work.RootReader(session, viewer)
-    events = [event for event in await session.exec(query.order_by(col(SecurityEvent.id)))
-              if is_fixable(event) and await reader.may_read((event.details or {}).get("root"))]
+    events = [
+        event
+        for event in await session.exec(query.order_by(col(SecurityEvent.id)))
+        if is_fixable(event) and await reader.may_read((event.details or {}).get("root"))
+    ]
     sites = {site.id: site for site in await session.exec(select(Site))}
     latest: dict[int, Fix] = {}
     if events:
@@ -176,11 +209,23 @@ async def list_problems(*, session: AsyncSession, viewer: UserPublic, site_id: i
         if kind is not None and facts.kind != kind:
             continue
         fix = latest.get(event.id or 0)
-        rows.append(FixableProblemPublic(
-            problem_id=event.id, kind=facts.kind, site=facts.site_name, site_id=event.site_id, severity=event.severity,
-            title=event.description, file=facts.file if facts.kind == FixKind.code else "", line=facts.line,
-            rule=facts.rule, snippet=snippet(facts), state=fix.status.value if fix else "open",
-            fix_id=fix.id if fix else None, offline_recipe=has_recipe(facts), detected_at=event.created_at,
-        ))
+        rows.append(
+            FixableProblemPublic(
+                problem_id=event.id,
+                kind=facts.kind,
+                site=facts.site_name,
+                site_id=event.site_id,
+                severity=event.severity,
+                title=event.description,
+                file=facts.file if facts.kind == FixKind.code else "",
+                line=facts.line,
+                rule=facts.rule,
+                snippet=snippet(facts),
+                state=fix.status.value if fix else "open",
+                fix_id=fix.id if fix else None,
+                offline_recipe=has_recipe(facts),
+                detected_at=event.created_at,
+            )
+        )
     order = {"high": 0, "medium": 1, "low": 2}
     return sorted(rows, key=lambda row: (order.get(row.severity, 3), row.site, row.problem_id))

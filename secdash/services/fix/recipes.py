@@ -56,7 +56,7 @@ def _line_at(text: str, number: int) -> tuple[list[str], str, str] | None:
         return None
     line = lines[number - 1]
     content = line.rstrip("\r\n")
-    return lines, content, line[len(content):]
+    return lines, content, line[len(content) :]
 
 
 def _replace_line(lines: list[str], number: int, content: str, ending: str) -> str:
@@ -88,7 +88,7 @@ def _js_parts(expr: str) -> list[tuple[str, str]] | None:
             depth -= 1
             if depth < 0:
                 return None
-        elif char == "+" and depth == 0 and expr[index + 1:index + 2] not in ("+", "=") and expr[index - 1:index] != "+":
+        elif char == "+" and depth == 0 and expr[index + 1 : index + 2] not in ("+", "=") and expr[index - 1 : index] != "+":
             parts.append(expr[start:index].strip())
             start = index + 1
         index += 1
@@ -198,8 +198,7 @@ def _ensure_import(text: str, module: str) -> str | None:
             at = block[0].lineno - 1
     elif imports:
         at = imports[-1].end_lineno or imports[-1].lineno
-    elif tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None),
-                                                                         ast.Constant):
+    elif tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None), ast.Constant):
         at = tree.body[0].end_lineno or 1
     else:
         while at < len(lines) and lines[at].startswith("#"):
@@ -225,7 +224,7 @@ def _fix_secret(text: str, finding: Finding) -> str | None:
     if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", name):
         return None
     lookup = f'os.environ.get("{name}", "")' if suffix in PY_SUFFIXES else f"process.env.{name}"
-    new_text = _replace_line(lines, finding.line, content[:literal.start()] + lookup + content[literal.end():], ending)
+    new_text = _replace_line(lines, finding.line, content[: literal.start()] + lookup + content[literal.end() :], ending)
     return _ensure_import(new_text, "os") if suffix in PY_SUFFIXES else new_text
 
 
@@ -253,11 +252,11 @@ def _fix_new_function(text: str, finding: Finding) -> str | None:
     close = _statement_end(content, match.end())
     if close is None or close >= len(content) or content[close] != ")":
         return None
-    call = re.match(r"\s*\(\s*\)", content[close + 1:])
-    argument = content[match.end():close].strip()
+    call = re.match(r"\s*\(\s*\)", content[close + 1 :])
+    argument = content[match.end() : close].strip()
     if call is None or not argument:
         return None
-    new = content[:match.start()] + f"JSON.parse({argument})" + content[close + 1 + call.end():]
+    new = content[: match.start()] + f"JSON.parse({argument})" + content[close + 1 + call.end() :]
     return _replace_line(lines, finding.line, new, ending)
 
 
@@ -270,10 +269,10 @@ def _fix_inner_html(text: str, finding: Finding) -> str | None:
     if match is None:
         return None
     end = _statement_end(content, match.end())
-    parts = _js_parts(content[match.end():end]) if end is not None else None
+    parts = _js_parts(content[match.end() : end]) if end is not None else None
     if parts is None:
         return None
-    new = content[:match.start()] + ".textContent = " + _strip_markup(parts) + content[end:]
+    new = content[: match.start()] + ".textContent = " + _strip_markup(parts) + content[end:]
     return _replace_line(lines, finding.line, new, ending)
 
 
@@ -288,12 +287,12 @@ def _fix_document_write(text: str, finding: Finding) -> str | None:
     close = _statement_end(content, match.end())
     if close is None or close >= len(content) or content[close] != ")":
         return None
-    arguments = content[match.end():close]
+    arguments = content[match.end() : close]
     parts = _js_parts(arguments) if _statement_end(arguments, 0, ",;") == len(arguments) else None
     if parts is None:
         return None
     node = f"document.createTextNode({_strip_markup(parts)})"
-    new = content[:match.start()] + f"document.currentScript.after({node})" + content[close + 1:]
+    new = content[: match.start()] + f"document.currentScript.after({node})" + content[close + 1 :]
     return _replace_line(lines, finding.line, new, ending)
 
 
@@ -301,9 +300,9 @@ def _sql_quote_trim(body: str, *, at_end: bool) -> tuple[str, bool]:
     """The literal's text with the SQL quote that wrapped a concatenated value removed (and whether there was one)."""
     for quote in ("\\'", "'", '\\"', '"'):
         if at_end and body.endswith(quote):
-            return body[:-len(quote)], True
+            return body[: -len(quote)], True
         if not at_end and body.startswith(quote):
-            return body[len(quote):], True
+            return body[len(quote) :], True
     return body, False
 
 
@@ -316,7 +315,7 @@ def _fix_sql_concatenation(text: str, finding: Finding) -> str | None:
     if start is None:
         return None
     end = _statement_end(content, start.start(), ";,")
-    parts = _js_parts(content[start.start():end]) if end is not None else None
+    parts = _js_parts(content[start.start() : end]) if end is not None else None
     if parts is None or parts[0][0] != "str" or all(kind == "str" for kind, _ in parts):
         return None
     quote = parts[0][1][0]
@@ -335,7 +334,7 @@ def _fix_sql_concatenation(text: str, finding: Finding) -> str | None:
             sql, params = sql + "?", params + [raw]
     query = f"{quote}{sql}{quote}"
     values = "[" + ", ".join(params) + "]"
-    before, after = content[:start.start()], content[end:]
+    before, after = content[: start.start()], content[end:]
     if before.rstrip().endswith("(") and after[:1] in (")", ","):  # db.all("SELECT ..." + x)
         return _replace_line(lines, finding.line, f"{before}{query}, {values}{after}", ending)
     declared = re.search(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*$", before)
@@ -362,8 +361,9 @@ def _moved_handler(text: str, finding: Finding) -> tuple[list[str], list[str], s
     if found is None:
         return None
     lines, content, ending = found
-    tags = [m for m in re.finditer(r"<([a-zA-Z][\w-]*)([^>]*)>", content)
-            if re.search(r"\son[a-z]+\s*=", m.group(2), re.IGNORECASE)]
+    tags = [
+        m for m in re.finditer(r"<([a-zA-Z][\w-]*)([^>]*)>", content) if re.search(r"\son[a-z]+\s*=", m.group(2), re.IGNORECASE)
+    ]
     if len(tags) != 1:
         return None
     tag = tags[0]
@@ -383,10 +383,12 @@ def _moved_handler(text: str, finding: Finding) -> tuple[list[str], list[str], s
         if not code or "return" in code or "</" in code:
             return None
         event = handler.group(1).lower()[2:]
-        listeners.append(f"document.getElementById({json.dumps(element_id)}).addEventListener({json.dumps(event)}, "
-                         f"function (event) {{ {code.rstrip(';')}; }});")
+        listeners.append(
+            f"document.getElementById({json.dumps(element_id)}).addEventListener({json.dumps(event)}, "
+            f"function (event) {{ {code.rstrip(';')}; }});"
+        )
     lines = list(lines)
-    lines[finding.line - 1] = content[:tag.start()] + f"<{tag.group(1)}{attrs}>" + content[tag.end():] + ending
+    lines[finding.line - 1] = content[: tag.start()] + f"<{tag.group(1)}{attrs}>" + content[tag.end() :] + ending
     return lines, listeners, element_id, ending
 
 
@@ -405,8 +407,9 @@ def _fix_inline_handler(text: str, finding: Finding) -> str | None:
     return "".join(lines)
 
 
-def move_handler_to_script(text: str, finding: Finding, path: str,
-                           read: Callable[[str], str | None]) -> dict[str, tuple[str, str]] | None:
+def move_handler_to_script(
+    text: str, finding: Finding, path: str, read: Callable[[str], str | None]
+) -> dict[str, tuple[str, str]] | None:
     """{path: (before, after)}: the handler moved into the page's own script file, the first local script the
     page loads after the element (so the element exists when it runs), where a Content-Security-Policy with
     `script-src 'self'` lets it run (an inline script block would be blocked). None when the page loads no such
@@ -420,9 +423,11 @@ def move_handler_to_script(text: str, finding: Finding, path: str,
         return None
     lines, listeners, _element_id, _ending = moved
     newline = "\r\n" if "\r\n" in script_text else "\n"
-    addition = (f"{newline}// Moved here by SecDash Fix Mode from the inline handler in {path}, line {finding.line}: a "
-                f"Content-Security-Policy{newline}// with script-src 'self' blocks inline handlers and inline scripts, "
-                f"not this file.{newline}" + newline.join(listeners) + newline)
+    addition = (
+        f"{newline}// Moved here by SecDash Fix Mode from the inline handler in {path}, line {finding.line}: a "
+        f"Content-Security-Policy{newline}// with script-src 'self' blocks inline handlers and inline scripts, "
+        f"not this file.{newline}" + newline.join(listeners) + newline
+    )
     body = script_text if script_text.endswith(("\n", "\r")) or not script_text else script_text + newline
     return {path: (text, "".join(lines)), script: (script_text, body + addition)}
 
@@ -432,7 +437,7 @@ def move_handler_to_script(text: str, finding: Finding, path: str,
 
 def _text_offset(lines: list[str], lineno: int, col: int) -> int:
     """A string index from ast's (1-based line, UTF-8 byte column)."""
-    return sum(len(line) for line in lines[:lineno - 1]) + len(lines[lineno - 1].encode()[:col].decode())
+    return sum(len(line) for line in lines[: lineno - 1]) + len(lines[lineno - 1].encode()[:col].decode())
 
 
 def _command_parts(node: ast.expr, text: str) -> list[tuple[str, str]] | None:
@@ -455,8 +460,7 @@ def _command_parts(node: ast.expr, text: str) -> list[tuple[str, str]] | None:
                 return None
         return parts
     source = ast.get_source_segment(text, node)
-    return None if source is None or not any(isinstance(node, t) for t in (ast.Name, ast.Attribute)) else [
-        ("expr", source)]
+    return None if source is None or not any(isinstance(node, t) for t in (ast.Name, ast.Attribute)) else [("expr", source)]
 
 
 def _argument_list(parts: list[tuple[str, str]]) -> str | None:
@@ -490,10 +494,14 @@ def _fix_shell_true(text: str, finding: Finding) -> str | None:
         module = ast.parse(text)
     except SyntaxError:
         return None
-    calls = [node for node in ast.walk(module) if isinstance(node, ast.Call) and node.lineno <= finding.line
-             <= (node.end_lineno or node.lineno) and node.args
-             and any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True
-                     for k in node.keywords)]
+    calls = [
+        node
+        for node in ast.walk(module)
+        if isinstance(node, ast.Call)
+        and node.lineno <= finding.line <= (node.end_lineno or node.lineno)
+        and node.args
+        and any(k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords)
+    ]
     if len(calls) != 1:
         return None
     call = calls[0]
@@ -528,20 +536,42 @@ def _fix_pickle(text: str, finding: Finding) -> str | None:
     imports = re.findall(r"^import pickle[ \t]*(?:#.*)?\r?$", text, re.MULTILINE)
     if not uses and not imports or any(name not in _PICKLE_CALLS for name in uses) or len(imports) != 1:
         return None
-    if re.search(r"\bpickle\b", re.sub(r"\bpickle\.(?:loads|dumps|load|dump)\b|^import pickle\b", "", text,
-                                       flags=re.MULTILINE)):
+    if re.search(r"\bpickle\b", re.sub(r"\bpickle\.(?:loads|dumps|load|dump)\b|^import pickle\b", "", text, flags=re.MULTILINE)):
         return None  # pickle is used some other way (aliases, from-imports, mentions): not a mechanical change
     has_json = re.search(r"^import json\b", text, re.MULTILINE) is not None
     new = re.sub(r"\bpickle\.(loads|dumps|load|dump)\b", r"json.\1", text)
-    return re.sub(r"^import pickle[ \t]*(?:#.*)?(\r?\n|$)", "" if has_json else r"import json\1", new,
-                  count=1, flags=re.MULTILINE)
+    return re.sub(
+        r"^import pickle[ \t]*(?:#.*)?(\r?\n|$)", "" if has_json else r"import json\1", new, count=1, flags=re.MULTILINE
+    )
 
 
 _LITERAL = re.compile(r"""(?P<prefix>[rRuUfF]{0,2})(?P<q>'''|\"\"\"|'|")(?P<body>.*)(?P=q)""", re.DOTALL)
 # The calls bandit's shell_injection rules check, by last name: the program or command is their first argument.
-_PROCESS_CALLS = {"Popen", "call", "check_call", "check_output", "run", "system", "popen", "popen2", "popen3", "popen4",
-                  "Popen3", "Popen4", "getoutput", "getstatusoutput", "execl", "execle", "execlp", "execlpe", "execv",
-                  "execve", "execvp", "execvpe", "startfile"}
+_PROCESS_CALLS = {
+    "Popen",
+    "call",
+    "check_call",
+    "check_output",
+    "run",
+    "system",
+    "popen",
+    "popen2",
+    "popen3",
+    "popen4",
+    "Popen3",
+    "Popen4",
+    "getoutput",
+    "getstatusoutput",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "startfile",
+}
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -552,8 +582,7 @@ def _parse(text: str) -> ast.Module | None:
 
 
 def _segment(lines: list[str], node: ast.expr) -> tuple[int, int]:
-    return (_text_offset(lines, node.lineno, node.col_offset),
-            _text_offset(lines, node.end_lineno, node.end_col_offset))  # type: ignore[arg-type]
+    return (_text_offset(lines, node.lineno, node.col_offset), _text_offset(lines, node.end_lineno, node.end_col_offset))  # type: ignore[arg-type]
 
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
@@ -588,11 +617,11 @@ def _tmp_replacement(source: str, node: ast.Constant | ast.JoinedStr) -> str | N
         return "tempfile.gettempdir()"
     if not (first.value.startswith(_TMP_PREFIX) and body.startswith(_TMP_PREFIX)):
         return None  # "/tmpfiles", or a /tmp spelled with escapes: not simply a path under /tmp
-    rest = prefix + quote + body[len(_TMP_PREFIX):] + quote
+    rest = prefix + quote + body[len(_TMP_PREFIX) :] + quote
     if isinstance(node, ast.Constant):
-        expected: ast.expr = ast.Constant(value=first.value[len(_TMP_PREFIX):])
+        expected: ast.expr = ast.Constant(value=first.value[len(_TMP_PREFIX) :])
     else:
-        trimmed = first.value[len(_TMP_PREFIX):]
+        trimmed = first.value[len(_TMP_PREFIX) :]
         expected = ast.JoinedStr(values=([ast.Constant(value=trimmed)] if trimmed else []) + node.values[1:])
     if not _same_literal(rest, expected):
         return None  # implicit concatenation or an unusual spelling: the rest would not read back the same
@@ -641,7 +670,7 @@ def _absolute_program(source: str, value: str, whole: bool) -> str | None:
     if literal is None or "f" in literal.group("prefix").lower() or word is None:
         return None
     name = word.group(0)
-    if name != value if whole else value[len(name):len(name) + 1] not in ("", " ", "\t"):
+    if name != value if whole else value[len(name) : len(name) + 1] not in ("", " ", "\t"):
         return None
     prefix, quote, body = literal.group("prefix", "q", "body")
     found = shutil.which(name)
@@ -650,8 +679,8 @@ def _absolute_program(source: str, value: str, whole: bool) -> str | None:
     if not whole and re.search(r"""[\s"'$`\\|&;<>()*?\[\]{}~!#]""", found):
         return None  # a command line: a path with spaces or shell characters would need quoting
     spelled = found if "r" in prefix.lower() else found.replace("\\", "\\\\")
-    new = prefix + quote + spelled + body[len(name):] + quote
-    return new if _same_literal(new, ast.Constant(value=found + value[len(name):])) else None
+    new = prefix + quote + spelled + body[len(name) :] + quote
+    return new if _same_literal(new, ast.Constant(value=found + value[len(name) :])) else None
 
 
 def _fix_partial_path(text: str, finding: Finding) -> str | None:
@@ -661,8 +690,11 @@ def _fix_partial_path(text: str, finding: Finding) -> str | None:
     if _suffix(finding) not in PY_SUFFIXES or tree is None:
         return None
     lines = split_lines(text)
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.lineno == finding.line
-             and node.args and _call_name(node) in _PROCESS_CALLS]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and node.lineno == finding.line and node.args and _call_name(node) in _PROCESS_CALLS
+    ]
     edits = []
     for call in calls:
         program, whole = call.args[0], False
@@ -731,10 +763,14 @@ def _fix_subprocess_reviewed(text: str, finding: Finding) -> str | None:
     tree = _parse(text)
     if _suffix(finding) not in PY_SUFFIXES or tree is None:
         return None
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
-             and _call_name(node) in _PROCESS_CALLS
-             and (node.lineno == finding.line or any(k.arg == "shell" and k.value.lineno == finding.line
-                                                     for k in node.keywords))]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and node.args
+        and _call_name(node) in _PROCESS_CALLS
+        and (node.lineno == finding.line or any(k.arg == "shell" and k.value.lineno == finding.line for k in node.keywords))
+    ]
     if not calls or any(_has_shell(call) or not isinstance(call.args[0], (ast.List, ast.Tuple)) for call in calls):
         return None
     return _mark_reviewed(text, finding.line, "B603")
@@ -745,60 +781,115 @@ def _fix_import_subprocess_reviewed(text: str, finding: Finding) -> str | None:
     tree = _parse(text)
     if _suffix(finding) not in PY_SUFFIXES or tree is None:
         return None
-    imports = [node for node in ast.walk(tree) if getattr(node, "lineno", None) == finding.line and (
-        isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "subprocess" for alias in node.names)
-        or isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "subprocess" and not node.level)]
+    imports = [
+        node
+        for node in ast.walk(tree)
+        if getattr(node, "lineno", None) == finding.line
+        and (
+            isinstance(node, ast.Import)
+            and any(alias.name.split(".")[0] == "subprocess" for alias in node.names)
+            or isinstance(node, ast.ImportFrom)
+            and (node.module or "").split(".")[0] == "subprocess"
+            and not node.level
+        )
+    ]
     return _mark_reviewed(text, finding.line, "B404") if imports else None
 
 
 RECIPES: tuple[Recipe, ...] = (
-    Recipe("secret:", "Reads the credential from an environment variable instead of the source file.",
-           "The program needs that variable set where it runs; the old value is still in version history, so "
-           "rotate the credential.", _fix_secret),
-    Recipe("js:eval", "Writes the arithmetic the string held as code (or parses JSON data as JSON), so nothing runs "
-                      "a string.", "Only for a literal string of plain arithmetic or JSON; anything else needs a model.",
-           _fix_eval),
-    Recipe("js:new-function", "Parses the data with JSON.parse instead of compiling it into a function.",
-           "Only the `new Function(\"return \" + data)()` form is rewritten; non-JSON input now throws.",
-           _fix_new_function),
-    Recipe("js:innerHTML", "Writes the value as text (textContent), so markup in it is never interpreted.",
-           "Tags written into the string are dropped and any intended formatting is lost.", _fix_inner_html),
-    Recipe("js:document.write", "Appends the value as a text node after the running script instead of writing HTML.",
-           "Only works while the page is parsed (document.currentScript); markup in the string is dropped.",
-           _fix_document_write),
-    Recipe("js:sql-concatenation", "Sends the values as query parameters (?) instead of splicing them into the SQL.",
-           "Assumes a driver with ? placeholders (sqlite3, mysql); PostgreSQL drivers need $1, $2.",
-           _fix_sql_concatenation),
-    Recipe("html:inline-event-handler", "Moves the inline handler into the page's own script file (the first local "
-           "script it loads after the element) as an event listener; a page without one gets a script block at the "
-           "end of the body.",
-           "A script block at the end of the body is still inline: a Content-Security-Policy with script-src 'self' "
-           "blocks it unless it names its hash. The moved handler runs after that script file loads.",
-           _fix_inline_handler),
-    Recipe("bandit:B602", "Runs the command as an argument list without a shell, so input cannot add commands.",
-           "Shell features (globs, variables, ~) no longer expand; a value with spaces is now one argument.",
-           _fix_shell_true),
-    Recipe("bandit:B301", "Stores and reads the data as JSON instead of pickle, which can run code when loaded.",
-           "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.", _fix_pickle),
-    Recipe("bandit:B403", "Replaces the pickle module with json throughout the file.",
-           "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.", _fix_pickle),
-    Recipe("bandit:B108", "Uses the system's temp directory (tempfile.gettempdir()) instead of a fixed, shared /tmp "
-           "path.",
-           "The path now follows TMPDIR; files still land in a shared temp directory, so for secrets prefer "
-           "tempfile.mkstemp or tempfile.TemporaryDirectory (private, unpredictable names).", _fix_hardcoded_tmp),
-    Recipe("bandit:B607", "Starts the program by its absolute path, found with shutil.which on this server when the "
-           "fix was made, instead of searching PATH each time it runs.",
-           "The absolute path may differ on other machines (the program may live elsewhere or be missing there).",
-           _fix_partial_path),
-    Recipe("bandit:B603", "Changes no behaviour: it only adds bandit's own `# nosec B603` marker to the line, recording "
-           "that this call was reviewed (an argument list, no shell) so bandit stops reporting it.",
-           "Bandit no longer reports later changes to this line; re-review it if the command starts taking input "
-           "from users.", _fix_subprocess_reviewed),
-    Recipe("bandit:B404", "Changes no behaviour: it only adds bandit's own `# nosec B404` marker to the import line, "
-           "recording that using subprocess was reviewed so bandit stops reporting it (each call is still checked "
-           "on its own line).",
-           "Bandit no longer reports later changes to this line; re-review the file's commands if they start taking "
-           "input from users.", _fix_import_subprocess_reviewed),
+    Recipe(
+        "secret:",
+        "Reads the credential from an environment variable instead of the source file.",
+        "The program needs that variable set where it runs; the old value is still in version history, so rotate the credential.",
+        _fix_secret,
+    ),
+    Recipe(
+        "js:eval",
+        "Writes the arithmetic the string held as code (or parses JSON data as JSON), so nothing runs a string.",
+        "Only for a literal string of plain arithmetic or JSON; anything else needs a model.",
+        _fix_eval,
+    ),
+    Recipe(
+        "js:new-function",
+        "Parses the data with JSON.parse instead of compiling it into a function.",
+        'Only the `new Function("return " + data)()` form is rewritten; non-JSON input now throws.',
+        _fix_new_function,
+    ),
+    Recipe(
+        "js:innerHTML",
+        "Writes the value as text (textContent), so markup in it is never interpreted.",
+        "Tags written into the string are dropped and any intended formatting is lost.",
+        _fix_inner_html,
+    ),
+    Recipe(
+        "js:document.write",
+        "Appends the value as a text node after the running script instead of writing HTML.",
+        "Only works while the page is parsed (document.currentScript); markup in the string is dropped.",
+        _fix_document_write,
+    ),
+    Recipe(
+        "js:sql-concatenation",
+        "Sends the values as query parameters (?) instead of splicing them into the SQL.",
+        "Assumes a driver with ? placeholders (sqlite3, mysql); PostgreSQL drivers need $1, $2.",
+        _fix_sql_concatenation,
+    ),
+    Recipe(
+        "html:inline-event-handler",
+        "Moves the inline handler into the page's own script file (the first local "
+        "script it loads after the element) as an event listener; a page without one gets a script block at the "
+        "end of the body.",
+        "A script block at the end of the body is still inline: a Content-Security-Policy with script-src 'self' "
+        "blocks it unless it names its hash. The moved handler runs after that script file loads.",
+        _fix_inline_handler,
+    ),
+    Recipe(
+        "bandit:B602",
+        "Runs the command as an argument list without a shell, so input cannot add commands.",
+        "Shell features (globs, variables, ~) no longer expand; a value with spaces is now one argument.",
+        _fix_shell_true,
+    ),
+    Recipe(
+        "bandit:B301",
+        "Stores and reads the data as JSON instead of pickle, which can run code when loaded.",
+        "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.",
+        _fix_pickle,
+    ),
+    Recipe(
+        "bandit:B403",
+        "Replaces the pickle module with json throughout the file.",
+        "Only JSON types survive (no sets, bytes or objects); entries pickled earlier no longer load.",
+        _fix_pickle,
+    ),
+    Recipe(
+        "bandit:B108",
+        "Uses the system's temp directory (tempfile.gettempdir()) instead of a fixed, shared /tmp path.",
+        "The path now follows TMPDIR; files still land in a shared temp directory, so for secrets prefer "
+        "tempfile.mkstemp or tempfile.TemporaryDirectory (private, unpredictable names).",
+        _fix_hardcoded_tmp,
+    ),
+    Recipe(
+        "bandit:B607",
+        "Starts the program by its absolute path, found with shutil.which on this server when the "
+        "fix was made, instead of searching PATH each time it runs.",
+        "The absolute path may differ on other machines (the program may live elsewhere or be missing there).",
+        _fix_partial_path,
+    ),
+    Recipe(
+        "bandit:B603",
+        "Changes no behaviour: it only adds bandit's own `# nosec B603` marker to the line, recording "
+        "that this call was reviewed (an argument list, no shell) so bandit stops reporting it.",
+        "Bandit no longer reports later changes to this line; re-review it if the command starts taking input from users.",
+        _fix_subprocess_reviewed,
+    ),
+    Recipe(
+        "bandit:B404",
+        "Changes no behaviour: it only adds bandit's own `# nosec B404` marker to the import line, "
+        "recording that using subprocess was reviewed so bandit stops reporting it (each call is still checked "
+        "on its own line).",
+        "Bandit no longer reports later changes to this line; re-review the file's commands if they start taking "
+        "input from users.",
+        _fix_import_subprocess_reviewed,
+    ),
 )
 
 

@@ -46,11 +46,15 @@ def allowed_files(root: Path, path: str, *, kind: FixKind = FixKind.code) -> set
     if kind == FixKind.site:
         return {path}
     if not _code_may_change(path):
-        raise PatchRefused(f"{path} is a site's header configuration or a tool's file: a code fix never changes it "
-                           "(a header finding is fixed as a site fix, held to the allowed security headers)")
+        raise PatchRefused(
+            f"{path} is a site's header configuration or a tool's file: a code fix never changes it "
+            "(a header finding is fixed as a site fix, held to the allowed security headers)"
+        )
     try:
         text = (root / path).read_text(errors="replace")
     except OSError:
         return {path}
-    return {path, *(script for script, _line in page_scripts(path, text)
-                    if _code_may_change(script) and (root / script).is_file())}
+    return {
+        path,
+        *(script for script, _line in page_scripts(path, text) if _code_may_change(script) and (root / script).is_file()),
+    }

@@ -48,17 +48,20 @@ RECIPES = (
         "later takes up to two years to expire in browsers.",
     ),
     HeaderRecipe(
-        "X-Frame-Options header missing", {"X-Frame-Options": "DENY"},
+        "X-Frame-Options header missing",
+        {"X-Frame-Options": "DENY"},
         "Forbids other sites (and this one) from showing the pages in a frame, which stops clickjacking.",
         "Pages that are meant to be embedded (widgets, previews) can no longer be framed anywhere.",
     ),
     HeaderRecipe(
-        "X-Content-Type-Options", {"X-Content-Type-Options": "nosniff"},
+        "X-Content-Type-Options",
+        {"X-Content-Type-Options": "nosniff"},
         "Stops browsers from guessing content types, so an upload cannot be run as a script.",
         "Files served with a wrong Content-Type (a script as text/plain) stop loading.",
     ),
     HeaderRecipe(
-        "Referrer-Policy", {"Referrer-Policy": "strict-origin-when-cross-origin"},
+        "Referrer-Policy",
+        {"Referrer-Policy": "strict-origin-when-cross-origin"},
         "Sends only the origin, not the full address, to other sites, and nothing from HTTPS to HTTP.",
         "Analytics on other sites see the origin only, not which page a visitor came from.",
     ),
@@ -86,8 +89,9 @@ def validate_headers(value: object) -> dict[str, str]:
     for name, text in value.items():
         canonical = ALLOWED_HEADERS.get(str(name).strip().lower())
         if canonical is None:
-            raise Invalid(f"{str(name)[:64]!r} is not a security header a fix may set "
-                          f"(allowed: {', '.join(ALLOWED_HEADERS.values())})")
+            raise Invalid(
+                f"{str(name)[:64]!r} is not a security header a fix may set (allowed: {', '.join(ALLOWED_HEADERS.values())})"
+            )
         if not isinstance(text, str) or not text.strip():
             raise Invalid(f"{canonical} needs a non-empty text value")
         if len(text) > MAX_VALUE_CHARS or any(ch in text for ch in "\r\n\0"):

@@ -49,18 +49,21 @@ def _copy_before(after: Path, before: Path, previous: Mapping[str, bytes]) -> No
 
 
 async def _new_errors(before: Path, after: Path, names: list[str], owner: int | None) -> list[str]:
-    old, new = await asyncio.gather(checks.run_checks(before, names, scan=False, owner=owner),
-                                    checks.run_checks(after, names, scan=False, owner=owner))
+    old, new = await asyncio.gather(
+        checks.run_checks(before, names, scan=False, owner=owner), checks.run_checks(after, names, scan=False, owner=owner)
+    )
     if any(not finding.file and finding.level == "warning" for finding in (*old.findings, *new.findings)):
         unchecked = next(f.message for f in (*new.findings, *old.findings) if not f.file)
         return [f"the changed files could not be checked: {unchecked}"]
     had = {(finding.file, finding.check, finding.message) for finding in old.findings if finding.level == "error"}
-    return [str(finding) for finding in new.findings
-            if finding.level == "error" and (finding.file, finding.check, finding.message) not in had]
+    return [
+        str(finding)
+        for finding in new.findings
+        if finding.level == "error" and (finding.file, finding.check, finding.message) not in had
+    ]
 
 
-async def regressions(source: Path, files: list[str], previous: Mapping[str, bytes], *,
-                      owner: int | None = None) -> list[str]:
+async def regressions(source: Path, files: list[str], previous: Mapping[str, bytes], *, owner: int | None = None) -> list[str]:
     """Why the fixed code may no longer work ([] when it works as before): new syntax or structure errors in the
     changed files' folder, then what its pages report in a browser and did not before. `files` and `previous`
     (each changed file's bytes before the fix) are paths relative to `source`, the folder the fix wrote."""

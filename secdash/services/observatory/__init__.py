@@ -70,7 +70,9 @@ def grade(exchange: Exchange) -> Report:
         "cross-origin-opener-policy": checks.coop_test(exchange),
         "cross-origin-embedder-policy": checks.coep_test(exchange),
     }
-    tests = tuple(TestResult(name, result, scoring.modifier(result), passed)
-                  for name, (result, passed) in ((name, outcomes[name]) for name in scoring.TEST_ORDER))
+    tests = tuple(
+        TestResult(name, result, scoring.modifier(result), passed)
+        for name, (result, passed) in ((name, outcomes[name]) for name in scoring.TEST_ORDER)
+    )
     score = scoring.final_score([test.modifier for test in tests])
     return Report(score=score, grade=scoring.letter(score), tests=tests)

@@ -10,8 +10,10 @@ from secdash.services.observatory.inputs import Exchange, Hop, absolute_url, reg
 SIX_MONTHS = 15552000  # the reference's "white lie" for 15768000
 REFERRER_PRIVATE = ("no-referrer", "same-origin", "strict-origin", "strict-origin-when-cross-origin")
 REFERRER_UNSAFE = ("origin", "origin-when-cross-origin", "unsafe-url", "no-referrer-when-downgrade")
-_JS_SPACE = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029" \
-            "\u202f\u205f\u3000\ufeff"
+_JS_SPACE = (
+    " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
+    "\u202f\u205f\u3000\ufeff"
+)
 
 
 def _js_int(text: str) -> float:
@@ -55,8 +57,11 @@ def hsts_test(exchange: Exchange) -> tuple[str, bool]:
         if max_age is None:
             result = "hsts-header-invalid"
         else:  # NaN compares false: an unreadable number counts as long enough, as for the reference
-            result = ("hsts-implemented-max-age-less-than-six-months" if max_age < SIX_MONTHS
-                      else "hsts-implemented-max-age-at-least-six-months")
+            result = (
+                "hsts-implemented-max-age-less-than-six-months"
+                if max_age < SIX_MONTHS
+                else "hsts-implemented-max-age-at-least-six-months"
+            )
     if preloaded(exchange, exchange.host) is not None:
         result = "hsts-preloaded"
     return result, result in ("hsts-implemented-max-age-at-least-six-months", "hsts-preloaded")
@@ -90,8 +95,7 @@ def redirection_test(exchange: Exchange) -> tuple[str, bool]:
         result = "redirection-off-host-from-http"
     else:
         result = "redirection-to-https"
-    return result, result in ("redirection-not-needed-no-http", "redirection-all-redirects-preloaded",
-                              "redirection-to-https")
+    return result, result in ("redirection-not-needed-no-http", "redirection-all-redirects-preloaded", "redirection-to-https")
 
 
 def referrer_test(exchange: Exchange) -> tuple[str, bool]:
@@ -100,8 +104,7 @@ def referrer_test(exchange: Exchange) -> tuple[str, bool]:
     if not http and not meta:
         return "referrer-policy-not-implemented", True
     data = ", ".join([*http, *meta])  # a <meta name="referrer"> comes last, so it wins
-    valid = [token.strip().lower() for token in data.split(",")
-             if token.strip().lower() in REFERRER_PRIVATE + REFERRER_UNSAFE]
+    valid = [token.strip().lower() for token in data.split(",") if token.strip().lower() in REFERRER_PRIVATE + REFERRER_UNSAFE]
     policy = valid[-1] if valid else ""
     if policy in REFERRER_PRIVATE:
         return "referrer-policy-private", True
@@ -133,16 +136,22 @@ def x_frame_options_test(exchange: Exchange, csp_directives: dict[str, list[str]
             result = "x-frame-options-header-invalid"
     if csp_directives and "frame-ancestors" in csp_directives:
         result = "x-frame-options-implemented-via-csp"
-    return result, result in ("x-frame-options-allow-from-origin", "x-frame-options-sameorigin-or-deny",
-                              "x-frame-options-implemented-via-csp")
+    return result, result in (
+        "x-frame-options-allow-from-origin",
+        "x-frame-options-sameorigin-or-deny",
+        "x-frame-options-implemented-via-csp",
+    )
 
 
 def corp_test(exchange: Exchange) -> tuple[str, bool]:
     value = (exchange.first("cross-origin-resource-policy") or "")[:256].strip()
     if not value:
         return "corp-not-implemented", True
-    results = {"same-site": "corp-implemented-with-same-site", "same-origin": "corp-implemented-with-same-origin",
-               "cross-origin": "corp-implemented-with-cross-origin"}
+    results = {
+        "same-site": "corp-implemented-with-same-site",
+        "same-origin": "corp-implemented-with-same-origin",
+        "cross-origin": "corp-implemented-with-cross-origin",
+    }
     result = results.get(value.lower(), "corp-header-invalid")
     return result, result != "corp-header-invalid"
 
@@ -154,8 +163,7 @@ def cors_test(exchange: Exchange) -> tuple[str, bool]:
     credentials = exchange.first("access-control-allow-credentials")
     if allow_origin[:256].strip().lower() == "*":
         return "cross-origin-resource-sharing-implemented-with-public-access", True
-    if (exchange.origin_sent and allow_origin == exchange.origin_sent and credentials
-            and credentials.lower().strip() == "true"):
+    if exchange.origin_sent and allow_origin == exchange.origin_sent and credentials and credentials.lower().strip() == "true":
         return "cross-origin-resource-sharing-implemented-with-universal-access", False
     return "cross-origin-resource-sharing-implemented-with-restricted-access", True
 
@@ -164,8 +172,10 @@ def cors_test(exchange: Exchange) -> tuple[str, bool]:
 
 _TOKEN = re.compile(r"[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*")
 _KEY = re.compile(r"[a-z*][a-z0-9_\-.*]*")
-_BARE = re.compile(r'-?\d{1,15}(?:\.\d{1,3})?|"(?:[^"\\\x00-\x1f\x7f]|\\["\\])*"|:[A-Za-z0-9+/=]*:|\?[01]|'
-                   r"[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*")
+_BARE = re.compile(
+    r'-?\d{1,15}(?:\.\d{1,3})?|"(?:[^"\\\x00-\x1f\x7f]|\\["\\])*"|:[A-Za-z0-9+/=]*:|\?[01]|'
+    r"[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*"
+)
 
 
 def structured_token(value: str) -> str | None:
@@ -200,27 +210,41 @@ def _policy_test(exchange: Exchange, header: str, prefix: str, results: dict[str
 
 
 def coop_test(exchange: Exchange) -> tuple[str, bool]:
-    return _policy_test(exchange, "cross-origin-opener-policy", "coop", {
-        "same-origin": "coop-implemented-with-same-origin",
-        "same-origin-allow-popups": "coop-implemented-with-same-origin-allow-popups",
-        "noopener-allow-popups": "coop-implemented-with-noopener-allow-popups",
-        "unsafe-none": "coop-implemented-with-unsafe-none"})
+    return _policy_test(
+        exchange,
+        "cross-origin-opener-policy",
+        "coop",
+        {
+            "same-origin": "coop-implemented-with-same-origin",
+            "same-origin-allow-popups": "coop-implemented-with-same-origin-allow-popups",
+            "noopener-allow-popups": "coop-implemented-with-noopener-allow-popups",
+            "unsafe-none": "coop-implemented-with-unsafe-none",
+        },
+    )
 
 
 def coep_test(exchange: Exchange) -> tuple[str, bool]:
-    return _policy_test(exchange, "cross-origin-embedder-policy", "coep", {
-        "require-corp": "coep-implemented-with-require-corp",
-        "credentialless": "coep-implemented-with-credentialless",
-        "unsafe-none": "coep-implemented-with-unsafe-none"})
+    return _policy_test(
+        exchange,
+        "cross-origin-embedder-policy",
+        "coep",
+        {
+            "require-corp": "coep-implemented-with-require-corp",
+            "credentialless": "coep-implemented-with-credentialless",
+            "unsafe-none": "coep-implemented-with-unsafe-none",
+        },
+    )
 
 
 # --- Subresource Integrity --------------------------------------------------------------------------------------
 
 SRI_ORDER = (
-    "sri-implemented-and-all-scripts-loaded-securely", "sri-implemented-and-external-scripts-loaded-securely",
+    "sri-implemented-and-all-scripts-loaded-securely",
+    "sri-implemented-and-external-scripts-loaded-securely",
     "sri-implemented-but-external-scripts-not-loaded-securely",
     "sri-not-implemented-but-external-scripts-loaded-securely",
-    "sri-not-implemented-and-external-scripts-not-loaded-securely", "sri-not-implemented-response-not-html",
+    "sri-not-implemented-and-external-scripts-not-loaded-securely",
+    "sri-not-implemented-response-not-html",
 )
 
 
@@ -262,9 +286,15 @@ def sri_test(exchange: Exchange) -> tuple[str, bool]:
     if not scripts:
         result = "sri-not-implemented-but-no-scripts-loaded"
     elif result is None:
-        result = ("sri-implemented-and-external-scripts-loaded-securely" if foreign
-                  else "sri-not-implemented-but-all-scripts-loaded-from-secure-origin")
-    return result, result in ("sri-implemented-and-all-scripts-loaded-securely",
-                              "sri-implemented-and-external-scripts-loaded-securely",
-                              "sri-not-implemented-response-not-html", "sri-not-implemented-but-no-scripts-loaded",
-                              "sri-not-implemented-but-all-scripts-loaded-from-secure-origin")
+        result = (
+            "sri-implemented-and-external-scripts-loaded-securely"
+            if foreign
+            else "sri-not-implemented-but-all-scripts-loaded-from-secure-origin"
+        )
+    return result, result in (
+        "sri-implemented-and-all-scripts-loaded-securely",
+        "sri-implemented-and-external-scripts-loaded-securely",
+        "sri-not-implemented-response-not-html",
+        "sri-not-implemented-but-no-scripts-loaded",
+        "sri-not-implemented-but-all-scripts-loaded-from-secure-origin",
+    )

@@ -20,9 +20,12 @@ CONTROL = re.compile(r"[\x00-\x1f]")
 SPECIAL_USE = ("local", "example", "invalid", "localhost", "test")
 # Worst last: a finding replaces the current one only when it is worse.
 ORDER = (
-    "cookies-without-secure-flag-but-protected-by-hsts", "cookies-without-secure-flag",
-    "cookies-session-without-secure-flag-but-protected-by-hsts", "cookies-samesite-flag-invalid",
-    "cookies-anticsrf-without-samesite-flag", "cookies-session-without-httponly-flag",
+    "cookies-without-secure-flag-but-protected-by-hsts",
+    "cookies-without-secure-flag",
+    "cookies-session-without-secure-flag-but-protected-by-hsts",
+    "cookies-samesite-flag-invalid",
+    "cookies-anticsrf-without-samesite-flag",
+    "cookies-session-without-httponly-flag",
     "cookies-session-without-secure-flag",
 )
 
@@ -46,7 +49,7 @@ def parse_cookie(text: str) -> Cookie | None:
     equals = pair.find("=")
     if equals <= 0:
         return None
-    name, value = pair[:equals].strip(), pair[equals + 1:].strip()
+    name, value = pair[:equals].strip(), pair[equals + 1 :].strip()
     if CONTROL.search(name) or CONTROL.search(value):
         return None
     cookie = Cookie(name)
@@ -147,18 +150,24 @@ def cookies_test(exchange: Exchange, *, hsts_passed: bool) -> tuple[str, bool]:
         if not cookie.secure and cookie.same_site == "none":
             result = _worse("cookies-samesite-flag-invalid", result)
         if not cookie.secure:
-            result = _worse("cookies-without-secure-flag-but-protected-by-hsts" if hsts_passed
-                            else "cookies-without-secure-flag", result)
+            result = _worse(
+                "cookies-without-secure-flag-but-protected-by-hsts" if hsts_passed else "cookies-without-secure-flag", result
+            )
         if anti_csrf and not cookie.same_site:
             result = _worse("cookies-anticsrf-without-samesite-flag", result)
         if session and not cookie.secure:
-            result = _worse("cookies-session-without-secure-flag-but-protected-by-hsts" if hsts_passed
-                            else "cookies-session-without-secure-flag", result)
+            result = _worse(
+                "cookies-session-without-secure-flag-but-protected-by-hsts"
+                if hsts_passed
+                else "cookies-session-without-secure-flag",
+                result,
+            )
         if session and not cookie.http_only:
             result = _worse("cookies-session-without-httponly-flag", result)
         missing_same_site = missing_same_site or not cookie.same_site
     if result is None:
-        result = ("cookies-secure-with-httponly-sessions" if missing_same_site
-                  else "cookies-secure-with-httponly-sessions-and-samesite")
+        result = (
+            "cookies-secure-with-httponly-sessions" if missing_same_site else "cookies-secure-with-httponly-sessions-and-samesite"
+        )
     passed = result in ("cookies-secure-with-httponly-sessions", "cookies-secure-with-httponly-sessions-and-samesite")
     return result, passed

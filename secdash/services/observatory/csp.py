@@ -185,8 +185,12 @@ def csp_test(exchange: Exchange) -> CspFindings:
         strict_dynamic = True
     elif "'strict-dynamic'" in script_src:
         result = "csp-header-invalid"
-    active = [source for directive, sources in csp.items() if directive not in PASSIVE and directive != "script-src"
-              for source in sources] + list(script_src)
+    active = [
+        source
+        for directive, sources in csp.items()
+        if directive not in PASSIVE and directive != "script-src"
+        for source in sources
+    ] + list(script_src)
     passive = [source for directive in PASSIVE for source in _first(csp, directive, "default-src", missing=set())]
     insecure = ("http:", "ftp:")
 
@@ -211,15 +215,24 @@ def csp_test(exchange: Exchange) -> CspFindings:
         result = "csp-implemented-with-no-unsafe-default-src-none" if default_none else "csp-implemented-with-no-unsafe"
 
     found.policy = {
-        "antiClickjacking": not (frame_ancestors & DANGEROUSLY_BROAD), "defaultNone": default_none,
-        "insecureBaseUri": bool(base_uri & BROAD_OR_INLINE), "insecureFormAction": bool(form_action & DANGEROUSLY_BROAD),
-        "insecureSchemeActive": insecure_active, "insecureSchemePassive": insecure_passive,
-        "strictDynamic": strict_dynamic, "unsafeEval": unsafe_eval, "unsafeInline": unsafe_inline,
-        "unsafeInlineStyle": unsafe_style, "unsafeObjects": bool(object_src & DANGEROUSLY_BROAD),
+        "antiClickjacking": not (frame_ancestors & DANGEROUSLY_BROAD),
+        "defaultNone": default_none,
+        "insecureBaseUri": bool(base_uri & BROAD_OR_INLINE),
+        "insecureFormAction": bool(form_action & DANGEROUSLY_BROAD),
+        "insecureSchemeActive": insecure_active,
+        "insecureSchemePassive": insecure_passive,
+        "strictDynamic": strict_dynamic,
+        "unsafeEval": unsafe_eval,
+        "unsafeInline": unsafe_inline,
+        "unsafeInlineStyle": unsafe_style,
+        "unsafeObjects": bool(object_src & DANGEROUSLY_BROAD),
     }
-    if result in ("csp-implemented-with-no-unsafe", "csp-implemented-with-no-unsafe-default-src-none",
-                  "csp-implemented-with-unsafe-inline-in-style-src-only",
-                  "csp-implemented-with-insecure-scheme-in-passive-content-only"):
+    if result in (
+        "csp-implemented-with-no-unsafe",
+        "csp-implemented-with-no-unsafe-default-src-none",
+        "csp-implemented-with-unsafe-inline-in-style-src-only",
+        "csp-implemented-with-insecure-scheme-in-passive-content-only",
+    ):
         found.passed = True
         if DUPLICATES in csp:
             result = "csp-implemented-but-duplicate-directives"

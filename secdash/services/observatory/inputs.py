@@ -151,13 +151,20 @@ def scan_html(body: str) -> Page:
 
 def absolute_url(value: str) -> tuple[str, str] | None:
     """(scheme, host) when the value is an absolute URL a browser would resolve on its own, else None."""
-    value = value.strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15"
-                        "\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ").replace("\t", "").replace("\n", "").replace("\r", "")
+    value = (
+        value.strip(
+            "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15"
+            "\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f "
+        )
+        .replace("\t", "")
+        .replace("\n", "")
+        .replace("\r", "")
+    )
     match = _SCHEME.match(value)
     if match is None:
         return None
     scheme = match.group(0)[:-1].lower()
-    rest = value[match.end():]
+    rest = value[match.end() :]
     if scheme not in _SPECIAL:
         return scheme, ""
     rest = rest.lstrip("/\\")

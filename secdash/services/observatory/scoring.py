@@ -14,9 +14,18 @@ from __future__ import annotations
 
 # Test names in the order the reference reports them (its ALL_TESTS), then the two newest.
 TEST_ORDER = (
-    "content-security-policy", "cookies", "cross-origin-resource-sharing", "redirection", "referrer-policy",
-    "strict-transport-security", "subresource-integrity", "x-content-type-options", "x-frame-options",
-    "cross-origin-resource-policy", "cross-origin-opener-policy", "cross-origin-embedder-policy",
+    "content-security-policy",
+    "cookies",
+    "cross-origin-resource-sharing",
+    "redirection",
+    "referrer-policy",
+    "strict-transport-security",
+    "subresource-integrity",
+    "x-content-type-options",
+    "x-frame-options",
+    "cross-origin-resource-policy",
+    "cross-origin-opener-policy",
+    "cross-origin-embedder-policy",
 )
 
 TEST_TITLES = {
@@ -38,32 +47,47 @@ TEST_TITLES = {
 SCORE_TABLE: dict[str, tuple[int, str]] = {
     # Content Security Policy
     "csp-implemented-with-no-unsafe-default-src-none": (
-        10, "CSP implemented with default-src 'none', no 'unsafe' and form-action set to 'none' or 'self'"),
+        10,
+        "CSP implemented with default-src 'none', no 'unsafe' and form-action set to 'none' or 'self'",
+    ),
     "csp-implemented-with-no-unsafe": (5, "CSP implemented without 'unsafe-inline' or 'unsafe-eval'"),
     "csp-implemented-with-unsafe-inline-in-style-src-only": (
-        0, "CSP implemented with unsafe sources ('unsafe-inline', data: or overly broad sources) in style-src only"),
+        0,
+        "CSP implemented with unsafe sources ('unsafe-inline', data: or overly broad sources) in style-src only",
+    ),
     "csp-implemented-with-insecure-scheme-in-passive-content-only": (
-        -10, "CSP implemented, but a secure site allows images or media to be loaded over HTTP"),
+        -10,
+        "CSP implemented, but a secure site allows images or media to be loaded over HTTP",
+    ),
     "csp-implemented-with-unsafe-eval": (-10, "CSP implemented, but allows 'unsafe-eval'"),
     "csp-implemented-with-unsafe-inline": (
-        -20, "CSP implemented unsafely: 'unsafe-inline' or data: in script-src, overly broad sources in script-src "
-             "or object-src, or script-src/object-src not restricted"),
-    "csp-implemented-with-insecure-scheme": (
-        -20, "CSP implemented, but a secure site allows resources to be loaded over HTTP"),
+        -20,
+        "CSP implemented unsafely: 'unsafe-inline' or data: in script-src, overly broad sources in script-src "
+        "or object-src, or script-src/object-src not restricted",
+    ),
+    "csp-implemented-with-insecure-scheme": (-20, "CSP implemented, but a secure site allows resources to be loaded over HTTP"),
     "csp-header-invalid": (-25, "Content-Security-Policy header cannot be parsed successfully"),
     "csp-not-implemented": (-25, "Content-Security-Policy header not implemented"),
     "csp-not-implemented-but-reporting-enabled": (
-        -25, "Content-Security-Policy only in report-only mode (Content-Security-Policy-Report-Only)"),
+        -25,
+        "Content-Security-Policy only in report-only mode (Content-Security-Policy-Report-Only)",
+    ),
     "csp-implemented-but-duplicate-directives": (0, "CSP implemented, but contains duplicate report directives"),
     # Cookies
     "cookies-secure-with-httponly-sessions-and-samesite": (
-        5, "All cookies use Secure, session cookies use HttpOnly, and SameSite is set"),
+        5,
+        "All cookies use Secure, session cookies use HttpOnly, and SameSite is set",
+    ),
     "cookies-secure-with-httponly-sessions": (0, "All cookies use Secure and session cookies use HttpOnly"),
     "cookies-not-found": (0, "No cookies detected"),
     "cookies-without-secure-flag-but-protected-by-hsts": (
-        -5, "Cookies set without the Secure flag, but transmission over HTTP prevented by HSTS"),
+        -5,
+        "Cookies set without the Secure flag, but transmission over HTTP prevented by HSTS",
+    ),
     "cookies-session-without-secure-flag-but-protected-by-hsts": (
-        -10, "Session cookie set without the Secure flag, but transmission over HTTP prevented by HSTS"),
+        -10,
+        "Session cookie set without the Secure flag, but transmission over HTTP prevented by HSTS",
+    ),
     "cookies-without-secure-flag": (-20, "Cookies set without the Secure flag or set over HTTP"),
     "cookies-samesite-flag-invalid": (-20, "Cookies use SameSite, but set to something other than Strict, Lax or None"),
     "cookies-anticsrf-without-samesite-flag": (-20, "Anti-CSRF tokens set without the SameSite flag"),
@@ -72,27 +96,39 @@ SCORE_TABLE: dict[str, tuple[int, str]] = {
     # CORS
     "cross-origin-resource-sharing-not-implemented": (0, "Content is not visible via cross-origin resource sharing"),
     "cross-origin-resource-sharing-implemented-with-public-access": (
-        0, "Public content is visible via Access-Control-Allow-Origin: *"),
+        0,
+        "Public content is visible via Access-Control-Allow-Origin: *",
+    ),
     "cross-origin-resource-sharing-implemented-with-restricted-access": (
-        0, "Content is visible via CORS, restricted to specific origins"),
+        0,
+        "Content is visible via CORS, restricted to specific origins",
+    ),
     "cross-origin-resource-sharing-implemented-with-universal-access": (
-        -50, "Content is visible via CORS to any origin, with credentials"),
+        -50,
+        "Content is visible via CORS to any origin, with credentials",
+    ),
     # Redirection
     "redirection-all-redirects-preloaded": (0, "All hosts redirected to are in the HSTS preload list"),
     "redirection-to-https": (0, "Initial redirection is to HTTPS on the same host, final destination is HTTPS"),
     "redirection-not-needed-no-http": (0, "Not able to connect over HTTP, so no redirection necessary"),
     "redirection-off-host-from-http": (-5, "Initial redirection from HTTP to HTTPS is to a different host"),
     "redirection-not-to-https-on-initial-redirection": (
-        -10, "Redirects to HTTPS eventually, but the initial redirection is to another HTTP URL"),
+        -10,
+        "Redirects to HTTPS eventually, but the initial redirection is to another HTTP URL",
+    ),
     "redirection-not-to-https": (-20, "Redirects, but the final destination is not an HTTPS URL"),
     "redirection-missing": (-20, "Does not redirect to an HTTPS site"),
     "redirection-invalid-cert": (-20, "Invalid certificate chain encountered during redirection"),
     # Referrer-Policy
     "referrer-policy-private": (
-        5, "Referrer-Policy set to no-referrer, same-origin, strict-origin or strict-origin-when-cross-origin"),
+        5,
+        "Referrer-Policy set to no-referrer, same-origin, strict-origin or strict-origin-when-cross-origin",
+    ),
     "referrer-policy-not-implemented": (0, "Referrer-Policy header not implemented"),
     "referrer-policy-unsafe": (
-        -5, "Referrer-Policy set unsafely to origin, origin-when-cross-origin, unsafe-url or no-referrer-when-downgrade"),
+        -5,
+        "Referrer-Policy set unsafely to origin, origin-when-cross-origin, unsafe-url or no-referrer-when-downgrade",
+    ),
     "referrer-policy-header-invalid": (-5, "Referrer-Policy header cannot be recognized"),
     # Strict-Transport-Security
     "hsts-preloaded": (5, "Preloaded via the HSTS preloading process"),
@@ -104,20 +140,31 @@ SCORE_TABLE: dict[str, tuple[int, str]] = {
     "hsts-invalid-cert": (-20, "Strict-Transport-Security cannot be set: the site's certificate chain is invalid"),
     # Subresource Integrity
     "sri-implemented-and-all-scripts-loaded-securely": (
-        5, "Subresource Integrity implemented and all scripts loaded from a similar origin"),
+        5,
+        "Subresource Integrity implemented and all scripts loaded from a similar origin",
+    ),
     "sri-implemented-and-external-scripts-loaded-securely": (
-        5, "Subresource Integrity implemented and all scripts loaded securely"),
+        5,
+        "Subresource Integrity implemented and all scripts loaded securely",
+    ),
     "sri-not-implemented-response-not-html": (0, "Subresource Integrity is only needed for HTML"),
     "sri-not-implemented-but-no-scripts-loaded": (0, "Subresource Integrity not needed: the page has no scripts"),
     "sri-not-implemented-but-all-scripts-loaded-from-secure-origin": (
-        0, "Subresource Integrity not implemented, but all scripts are loaded from a similar origin"),
+        0,
+        "Subresource Integrity not implemented, but all scripts are loaded from a similar origin",
+    ),
     "sri-not-implemented-but-external-scripts-loaded-securely": (
-        -5, "Subresource Integrity not implemented, but all external scripts are loaded over HTTPS"),
+        -5,
+        "Subresource Integrity not implemented, but all external scripts are loaded over HTTPS",
+    ),
     "sri-implemented-but-external-scripts-not-loaded-securely": (
-        -20, "Subresource Integrity implemented, but external scripts are loaded over HTTP or protocol-relative URLs"),
+        -20,
+        "Subresource Integrity implemented, but external scripts are loaded over HTTP or protocol-relative URLs",
+    ),
     "sri-not-implemented-and-external-scripts-not-loaded-securely": (
-        -50, "Subresource Integrity not implemented, and external scripts are loaded over HTTP or protocol-relative "
-             "URLs"),
+        -50,
+        "Subresource Integrity not implemented, and external scripts are loaded over HTTP or protocol-relative URLs",
+    ),
     # X-Content-Type-Options
     "x-content-type-options-nosniff": (0, "X-Content-Type-Options set to nosniff"),
     "x-content-type-options-not-implemented": (-5, "X-Content-Type-Options header not implemented"),
@@ -152,8 +199,20 @@ SCORE_TABLE: dict[str, tuple[int, str]] = {
 }
 
 MINIMUM_SCORE_FOR_EXTRA_CREDIT = 90
-GRADE_CHART = ((100, "A+"), (90, "A"), (85, "A-"), (80, "B+"), (70, "B"), (65, "B-"), (60, "C+"), (50, "C"),
-               (45, "C-"), (40, "D+"), (30, "D"), (25, "D-"))
+GRADE_CHART = (
+    (100, "A+"),
+    (90, "A"),
+    (85, "A-"),
+    (80, "B+"),
+    (70, "B"),
+    (65, "B-"),
+    (60, "C+"),
+    (50, "C"),
+    (45, "C-"),
+    (40, "D+"),
+    (30, "D"),
+    (25, "D-"),
+)
 
 
 def modifier(result: str) -> int:

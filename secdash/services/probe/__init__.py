@@ -21,7 +21,20 @@ from secdash.services.probe.network import PinnedBackend, ProbeClient, ProbeClie
 from secdash.services.probe.result import Hop, ProbeResult, report, site_status
 
 __all__ = [
-    "MAX_URL_LENGTH", "AddressRefused", "Hop", "PinnedBackend", "ProbeClient", "ProbeClients", "ProbeRefused",
-    "ProbeResult", "Resolver", "address_problem", "is_public_address", "probe_site", "report", "resolve",
-    "site_status", "validate_target",
+    "MAX_URL_LENGTH",
+    "AddressRefused",
+    "Hop",
+    "PinnedBackend",
+    "ProbeClient",
+    "ProbeClients",
+    "ProbeRefused",
+    "ProbeResult",
+    "Resolver",
+    "address_problem",
+    "is_public_address",
+    "probe_site",
+    "report",
+    "resolve",
+    "site_status",
+    "validate_target",
 ]

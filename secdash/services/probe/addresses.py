@@ -45,9 +45,9 @@ def validate_target(url: str) -> str:
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 CARRIER_GRADE_NAT = ipaddress.ip_network("100.64.0.0/10")
-NAT64 = ipaddress.ip_network("64:ff9b::/96")              # well-known prefix: the low 32 bits are IPv4
-LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")      # RFC 8215 local-use: never global
-IPV4_COMPATIBLE = ipaddress.ip_network("::/96")           # deprecated IPv4-compatible IPv6 (and ::, ::1)
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # well-known prefix: the low 32 bits are IPv4
+LOCAL_NAT64 = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215 local-use: never global
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible IPv6 (and ::, ::1)
 
 
 def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:

@@ -46,7 +46,11 @@ class _Trace:
 
     def result(self, final_url: str, **found) -> ProbeResult:
         return ProbeResult(
-            url=self.url, checked_at=self.checked_at, final_url=final_url, hops=tuple(self.hops), redirects=self.redirects,
+            url=self.url,
+            checked_at=self.checked_at,
+            final_url=final_url,
+            hops=tuple(self.hops),
+            redirects=self.redirects,
             tls_expires_at=self.expires_at,
             tls_days_left=days_left(self.expires_at, self.checked_at) if self.expires_at is not None else None,
             **found,
@@ -81,13 +85,14 @@ def _same_origin(one: str, other: str) -> bool:
     return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
 
 
-async def _read_body(response: httpx.Response, cap: int, deadline: float, timeout: float, budget: float,
-                     into: bytearray) -> str | None:
+async def _read_body(
+    response: httpx.Response, cap: int, deadline: float, timeout: float, budget: float, into: bytearray
+) -> str | None:
     """Read the body into `into` until its end, the cap or the deadline; None, or why it stopped early."""
     try:
         async with asyncio.timeout_at(deadline):
             async for chunk in response.aiter_bytes():
-                into += chunk[:cap - len(into)]
+                into += chunk[: cap - len(into)]
                 if len(into) >= cap:
                     break
     except TimeoutError:
@@ -110,8 +115,14 @@ async def _tls_failure(error: str, url: str, timeout: float, client: ProbeClient
 
 
 async def probe_site(
-    url: str, *, client: ProbeClient | None = None, timeout: float = 10.0, max_bytes: int = 1_000_000,
-    max_redirects: int = 5, allow_private: bool = False, own_headers: dict[str, str] | None = None,
+    url: str,
+    *,
+    client: ProbeClient | None = None,
+    timeout: float = 10.0,
+    max_bytes: int = 1_000_000,
+    max_redirects: int = 5,
+    allow_private: bool = False,
+    own_headers: dict[str, str] | None = None,
     budget: float = 30.0,
 ) -> ProbeResult:
     """Fetch the URL (following redirects by hand, reading each body up to `max_bytes`) and report what a security
@@ -154,8 +165,9 @@ async def probe_site(
                     trace.saw_certificate(peer_expiry(response))
                 location = response.headers.get("location") if response.is_redirect else None
                 body = bytearray()
-                stopped = await _read_body(response, REDIRECT_BODY_CAP if location else max_bytes, deadline, timeout,
-                                           budget, body)
+                stopped = await _read_body(
+                    response, REDIRECT_BODY_CAP if location else max_bytes, deadline, timeout, budget, body
+                )
                 budget_spent = asyncio.get_running_loop().time() >= deadline
             finally:
                 await response.aclose()
@@ -166,11 +178,22 @@ async def probe_site(
                 current = urljoin(current, location)
                 trace.redirects += 1
                 continue
-            graded = grade_headers(response.headers, is_https=current.startswith("https"), body=bytes(body), url=current,
-                                   redirects=[(hop.url, hop.status_code) for hop in trace.hops])
+            graded = grade_headers(
+                response.headers,
+                is_https=current.startswith("https"),
+                body=bytes(body),
+                url=current,
+                redirects=[(hop.url, hop.status_code) for hop in trace.hops],
+            )
             return trace.result(
-                current, status_code=response.status_code, ttfb_ms=first_byte_ms, response_ms=trace.hops[-1].done_ms,
-                grade=graded.grade, score=graded.score, findings=graded.findings, error=stopped,
+                current,
+                status_code=response.status_code,
+                ttfb_ms=first_byte_ms,
+                response_ms=trace.hops[-1].done_ms,
+                grade=graded.grade,
+                score=graded.score,
+                findings=graded.findings,
+                error=stopped,
                 header_tests=graded.tests,
             )
         return trace.result(current, error=f"Too many redirects (over {max_redirects})")

@@ -32,8 +32,13 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that resolves the host itself, checks every address with the
     policy, and connects to a checked address literal: the address checked is the address used."""
 
-    def __init__(self, *, allow_private: bool = False, resolver: Resolver | None = None,
-                 network: httpcore.AsyncNetworkBackend | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        resolver: Resolver | None = None,
+        network: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
         self.allow_private = allow_private
         self._resolve = resolver or resolve
         self._network = network or httpcore.AnyIOBackend()
@@ -52,8 +57,14 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
                     raise AddressRefused(f"Blocked: private address {address}")
         return addresses
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                          socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         try:
             async with asyncio.timeout(timeout):
                 addresses = await self.checked_addresses(host, port)
@@ -62,15 +73,17 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         failure: Exception | None = None
         for address in addresses[:MAX_ADDRESSES_TRIED]:
             try:
-                return await self._network.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                       socket_options=socket_options)
+                return await self._network.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 failure = exc
         assert failure is not None
         raise failure
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
         raise AddressRefused("Blocked: unix sockets are never probed")
 
     async def sleep(self, seconds: float) -> None:
@@ -82,17 +95,25 @@ class ProbeClient(httpx.AsyncClient):
     policy. Use one client per policy, so that a pooled connection opened for a site allowed to reach
     private addresses is never reused for one that is not. No proxies from the environment."""
 
-    def __init__(self, *, allow_private: bool = False, verify: ssl.SSLContext | bool = True,
-                 resolver: Resolver | None = None, network: httpcore.AsyncNetworkBackend | None = None,
-                 limits: httpx.Limits = httpx.Limits(max_connections=100, max_keepalive_connections=20)) -> None:
+    def __init__(
+        self,
+        *,
+        allow_private: bool = False,
+        verify: ssl.SSLContext | bool = True,
+        resolver: Resolver | None = None,
+        network: httpcore.AsyncNetworkBackend | None = None,
+        limits: httpx.Limits = httpx.Limits(max_connections=100, max_keepalive_connections=20),
+    ) -> None:
         self.allow_private = allow_private
         self.backend = PinnedBackend(allow_private=allow_private, resolver=resolver, network=network)
         context = httpx.create_ssl_context(verify=verify, trust_env=False)
         transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, limits=limits)
         # httpx 0.28 has no public network_backend parameter: give its transport a pool that has one.
         transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=context, max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections, keepalive_expiry=limits.keepalive_expiry,
+            ssl_context=context,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
             network_backend=self.backend,
         )
         super().__init__(transport=transport, follow_redirects=False, trust_env=False)

@@ -60,12 +60,22 @@ def site_status(result: ProbeResult, *, slow_ms: float = 2000.0, tls_warning_day
     user waits for, redirects and body included. A site that answered but whose body stalled, was cut off or
     was still arriving at the probe's budget is at least CHECKING."""
     error = result.error or ""
-    if (result.status_code is None or result.status_code >= 500 or "TLS certificate" in error or result.tls_expired
-            or (result.tls_days_left is not None and result.tls_days_left < 0) or result.grade == "F"):
+    if (
+        result.status_code is None
+        or result.status_code >= 500
+        or "TLS certificate" in error
+        or result.tls_expired
+        or (result.tls_days_left is not None and result.tls_days_left < 0)
+        or result.grade == "F"
+    ):
         return "critical"
-    if ((result.response_ms is not None and result.response_ms > slow_ms) or error  # an answer whose body failed
-            or (result.tls_days_left is not None and result.tls_days_left < tls_warning_days)
-            or result.grade in CHECKING_GRADES or 400 <= result.status_code < 500):
+    if (
+        (result.response_ms is not None and result.response_ms > slow_ms)
+        or error  # an answer whose body failed
+        or (result.tls_days_left is not None and result.tls_days_left < tls_warning_days)
+        or result.grade in CHECKING_GRADES
+        or 400 <= result.status_code < 500
+    ):
         return "warning"
     return "secure"
 
@@ -89,8 +99,10 @@ def report(result: ProbeResult) -> dict[str, Any]:
         "ttfbMs": _ms(result.ttfb_ms),
         "totalMs": _ms(result.response_ms),
         "redirects": result.redirects,
-        "hops": [{"url": hop.url, "status": hop.status_code, "firstByteMs": _ms(hop.first_byte_ms),
-                  "doneMs": _ms(hop.done_ms)} for hop in result.hops],
+        "hops": [
+            {"url": hop.url, "status": hop.status_code, "firstByteMs": _ms(hop.first_byte_ms), "doneMs": _ms(hop.done_ms)}
+            for hop in result.hops
+        ],
         "tlsDaysLeft": result.tls_days_left,
         "tlsExpiresAt": _iso(result.tls_expires_at),
         "error": result.error,

@@ -17,8 +17,8 @@ from tests.support.browser import MODEL_MODE
 pytestmark = pytest.mark.skipif(not MODEL_MODE, reason="needs SECDASH_E2E_LLM=fake")
 
 PAYLOAD = (
-    '<img src=x onerror="window.__xss_img=localStorage.getItem(\'auth_token\')"> '
-    '<iframe srcdoc="<script>parent.__xss_iframe=parent.localStorage.getItem(\'auth_token\')</script>"></iframe> '
+    "<img src=x onerror=\"window.__xss_img=localStorage.getItem('auth_token')\"> "
+    "<iframe srcdoc=\"<script>parent.__xss_iframe=parent.localStorage.getItem('auth_token')</script>\"></iframe> "
     "<script>window.__xss_script=1</script> <b>bold?</b> [js link](javascript:window.__xss_link=1)"
 )
 
@@ -54,8 +54,9 @@ def _center_composer(page: Page):
     return page.locator("#center-input"), page.get_by_test_id("agent-message")
 
 
-@pytest.mark.parametrize("open_composer", [_widget_composer, _command_composer, _center_composer],
-                         ids=["widget", "defense-command", "center"])
+@pytest.mark.parametrize(
+    "open_composer", [_widget_composer, _command_composer, _center_composer], ids=["widget", "defense-command", "center"]
+)
 def test_a_reply_with_html_is_inert(page: Page, open_composer):
     sign_in(page)
     box, replies = open_composer(page)

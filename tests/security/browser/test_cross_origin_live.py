@@ -16,8 +16,10 @@ EVIL = "http://127.0.0.1:1"  # another port of the same host: another origin
 def test_other_origins_get_no_credentialed_cors(base_url: str, origin: str):
     read = httpx.get(f"{base_url}/api/history-logs", headers={"Origin": origin})
     assert "access-control-allow-origin" not in read.headers
-    preflight = httpx.options(f"{base_url}/api/sites", headers={
-        "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+    preflight = httpx.options(
+        f"{base_url}/api/sites",
+        headers={"Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"},
+    )
     assert preflight.headers.get("access-control-allow-origin") != origin
     assert preflight.headers.get("access-control-allow-origin") != "*"
 

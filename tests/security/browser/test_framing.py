@@ -32,8 +32,9 @@ def _violations(page: Page) -> list[str]:
 @pytest.fixture
 def attacker_page(base_url: str):
     """A page on another origin that frames the console's dashboard."""
-    html = (f'<html><body><h1>Win a prize</h1><iframe id="victim" src="{base_url}/" width="1000" height="700">'
-            "</iframe></body></html>").encode()
+    html = (
+        f'<html><body><h1>Win a prize</h1><iframe id="victim" src="{base_url}/" width="1000" height="700"></iframe></body></html>'
+    ).encode()
     site = LocalSite({"/": (200, {"Content-Type": "text/html; charset=utf-8"}, html, 0.0)})
     yield site
     site.close()
@@ -86,8 +87,11 @@ def test_signed_in_pages_run_under_the_csp_with_no_violation(page: Page):
     assert _violations(page) == []
 
     page.goto("/login")  # signed in: the login page still hydrates (and sends the user on)
-    expect(page.get_by_role("banner").get_by_role("button", name="Logout").or_(
-        page.get_by_role("heading", name="Admin Access Portal"))).to_be_visible()
+    expect(
+        page.get_by_role("banner")
+        .get_by_role("button", name="Logout")
+        .or_(page.get_by_role("heading", name="Admin Access Portal"))
+    ).to_be_visible()
     expect(page).to_have_url(re.compile(r"/(login/?)?$"))
     assert _violations(page) == []
     page.goto("/history")

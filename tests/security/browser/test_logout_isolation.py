@@ -15,8 +15,12 @@ MARKER = "quarterly-payroll-secret-7731"
 
 def test_logout_forgets_the_user_and_the_next_user_can_sign_in(page: Page):
     frames: list[str] = []
-    page.on("websocket", lambda ws: ws.on(
-        "framereceived", lambda payload: frames.append(payload if isinstance(payload, str) else payload.decode())))
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda payload: frames.append(payload if isinstance(payload, str) else payload.decode())
+        ),
+    )
     sign_in(page)
     page.goto("/history")
     expect(page.get_by_text("Login succeeded").first).to_be_visible()

@@ -64,9 +64,15 @@ def _opened_in_a_window(page: Page, src: str) -> None:
 
 
 def _plant(files: dict[str, str]) -> None:
-    subprocess.run([sys.executable, "-m", "tests.support.plant_project", ADMIN_EMAIL, "Hostile page"],
-                   input=json.dumps(files), text=True, check=True, capture_output=True, cwd=PROJECT_ROOT,
-                   env=SERVER_ENV)
+    subprocess.run(
+        [sys.executable, "-m", "tests.support.plant_project", ADMIN_EMAIL, "Hostile page"],
+        input=json.dumps(files),
+        text=True,
+        check=True,
+        capture_output=True,
+        cwd=PROJECT_ROOT,
+        env=SERVER_ENV,
+    )
 
 
 def test_a_generated_page_cannot_escape_the_preview(page: Page):
@@ -95,8 +101,9 @@ def test_a_generated_page_cannot_escape_the_preview(page: Page):
 
 
 # The same attempts from an HTML artifact version (one page: the script is inline), against the artifacts API.
-HOSTILE_ARTIFACT = HOSTILE.replace('<script src="attack.js"></script>',
-                                   "<script>\n" + ATTACK.replace("/api/code-project", "/api/artifacts") + "</script>")
+HOSTILE_ARTIFACT = HOSTILE.replace(
+    '<script src="attack.js"></script>', "<script>\n" + ATTACK.replace("/api/code-project", "/api/artifacts") + "</script>"
+)
 
 
 def _attempts(items) -> dict[str, str | None]:
@@ -108,9 +115,15 @@ def test_a_hostile_artifact_cannot_escape_the_preview(page: Page):
     sign_in(page)
     token_before = page.evaluate("() => localStorage.getItem('auth_token')")
     assert token_before
-    subprocess.run([sys.executable, "-m", "tests.support.plant_artifact", ADMIN_EMAIL, "Hostile artifact"],
-                   input=HOSTILE_ARTIFACT, text=True, check=True, capture_output=True, cwd=PROJECT_ROOT,
-                   env=SERVER_ENV)
+    subprocess.run(
+        [sys.executable, "-m", "tests.support.plant_artifact", ADMIN_EMAIL, "Hostile artifact"],
+        input=HOSTILE_ARTIFACT,
+        text=True,
+        check=True,
+        capture_output=True,
+        cwd=PROJECT_ROOT,
+        env=SERVER_ENV,
+    )
     page.goto("/code-artifacts")
     expect(page.get_by_test_id("artifact-name")).to_have_text("hostile")  # named after its <title>
     expect(page.get_by_test_id("artifact-version")).to_have_text("v1")

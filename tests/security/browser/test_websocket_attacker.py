@@ -27,8 +27,11 @@ TOKEN_VAR = "reflex___state____state.secdash___state___auth____auth_state.auth_t
 
 
 def _event(state_cls, handler: str, **payload: Any) -> dict[str, Any]:
-    return {"name": f"{state_cls.get_full_name()}.{handler}", "payload": payload,
-            "router_data": {"pathname": "/history/", "asPath": "/history/"}}
+    return {
+        "name": f"{state_cls.get_full_name()}.{handler}",
+        "payload": payload,
+        "router_data": {"pathname": "/history/", "asPath": "/history/"},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +62,15 @@ class Attacker:
         self.client.on("event", self.received.append, namespace="/_event")
 
     async def __aenter__(self):
-        await self.client.connect(f"{self.base_url}?token={uuid.uuid4()}", namespaces=["/_event"], auth=self.auth,
-                                  socketio_path="/_event", transports=["websocket"],
-                                  headers={"Origin": self.base_url}, wait_timeout=10)
+        await self.client.connect(
+            f"{self.base_url}?token={uuid.uuid4()}",
+            namespaces=["/_event"],
+            auth=self.auth,
+            socketio_path="/_event",
+            transports=["websocket"],
+            headers={"Origin": self.base_url},
+            wait_timeout=10,
+        )
         await asyncio.sleep(1.0)  # hydrate
         return self
 
@@ -127,8 +136,10 @@ def test_follow_loop_flood_and_bad_agent_ids_do_not_hurt_the_server(base_url, ha
 
 
 def test_a_signed_out_client_is_sent_away(base_url, handshake):
-    signed_out = {**handshake, "event": {**handshake["event"], "payload": {
-        **handshake["event"]["payload"], "vars": {TOKEN_VAR: ""}}}}
+    signed_out = {
+        **handshake,
+        "event": {**handshake["event"], "payload": {**handshake["event"]["payload"], "vars": {TOKEN_VAR: ""}}},
+    }
 
     async def attack():
         async with Attacker(base_url, signed_out) as attacker:

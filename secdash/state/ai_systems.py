@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta
 
+from secdash.core import notify
 from secdash.models import UserPublic, as_utc, utcnow
 from secdash.models.ai_systems_public import AiSystemsPublic, PlatformPublic
 from secdash.services import activities, ai_calls, ai_systems, events, sites
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 
 PAGE = "ai-systems"
 TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC, ai_calls.TOPIC)
@@ -202,10 +203,12 @@ class AiSystemsState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read when a site is probed, an event or an AI activity is recorded, or every few seconds."""
-        async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
-            if await self._still_signed_in() is None:
-                yield refusal_events()
-                return
-            data = await read_page()  # outside the state lock
-            async with self:
-                self._apply(data)
+        async for out in follow.signed_in_rounds(
+            self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+        ):
+            yield out
+
+    async def _follow_round(self, _user: UserPublic, _changed: notify.Changed) -> None:
+        data = await read_page()  # outside the state lock
+        async with self:
+            self._apply(data)

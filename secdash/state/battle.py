@@ -19,6 +19,7 @@ import time
 
 import reflex as rx
 
+from secdash.core import notify
 from secdash.models import OperationStatus, UserPublic, as_utc, utcnow
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
@@ -28,9 +29,9 @@ from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
-from secdash.state.job_log_view import LogLine
+from secdash.state.job_log_view import LogLine, job_log_step
 
 PAGE = "battle-station"
 TOPICS = (drills.TOPIC,)
@@ -228,12 +229,10 @@ class BattleState(AuthState):
         return out
 
     def _apply_log(self, job_id: int, lines: list[JobLogPublic]) -> None:
-        if job_id != self._log_job:  # another drill: its log from the start
-            self._log_job, self._log_seq, self.log = job_id, 0, []
-        fresh = [line for line in lines if line.seq > self._log_seq]
-        if fresh:
-            self._log_seq = fresh[-1].seq
-            self.log = [*self.log, *(LogLine.of(line) for line in fresh)][-LOG_KEPT:]
+        # another drill: its log from the start
+        self._log_job, self._log_seq, log = job_log_step(self._log_job, self._log_seq, self.log, job_id, lines, kept=LOG_KEPT)
+        if log is not None:
+            self.log = log
 
     def _show(self, drill: ActiveBattlePublic | None) -> None:
         self.has_active = drill is not None
@@ -335,11 +334,9 @@ class BattleState(AuthState):
         tab = self.router.session.client_token
         await threats.note_watching(tab)
         said = time.monotonic()
-        async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
+
+        async def each_round(user: UserPublic, _changed: notify.Changed) -> list[rx.event.EventSpec]:
+            nonlocal said
             if time.monotonic() - said >= threats.WATCH_EVERY_SECONDS:
                 await threats.note_watching(tab)
                 said = time.monotonic()
@@ -348,7 +345,8 @@ class BattleState(AuthState):
             data = await read_page(user, log_job, log_seq)  # outside the state lock
             async with self:
                 if self._log_job != log_job:  # a trigger ran meanwhile: this read is older than it (its commit
-                    continue  # published a change, so a fresh read follows)
-                events = self._apply(data)
-            if events:
-                yield events
+                    return []  # published a change, so a fresh read follows)
+                return self._apply(data)
+
+        async for out in follow.signed_in_rounds(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=each_round):
+            yield out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from secdash.core import notify
 from secdash.models import UserPublic, as_utc
 from secdash.models.builder_public import ProjectSummaryPublic
 from secdash.services.builder import library, projects
@@ -18,7 +19,7 @@ from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.code_builder import CodeBuilderState
 
@@ -174,23 +175,22 @@ class ProjectListState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read the list on every change of the user's projects (a Save, a Build, another tab)."""
-        user = await self._still_signed_in()
-        if user is None:
-            yield refusal_events()
-            return
-        async for _changed in follow.updates(self, PAGE, topic_of(user.id), timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
-            try:
-                rows = await in_session(projects.list_projects, viewer=user)
-            except DomainError:
-                continue
-            async with self:
-                self.items = [project_item(row) for row in rows]
-                known = {item.id for item in self.items}
-                if self.renaming not in known:
-                    self.renaming = 0
-                if self.deleting not in known:
-                    self.deleting = 0
+        async for out in follow.signed_in_rounds(
+            self,
+            PAGE,
+            timeout=MAX_STALENESS_SECONDS,
+            each_round=self._follow_round,
+            user_topics=lambda user: (topic_of(user.id),),
+            skip=(DomainError,),
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> None:
+        rows = await in_session(projects.list_projects, viewer=user)
+        async with self:
+            self.items = [project_item(row) for row in rows]
+            known = {item.id for item in self.items}
+            if self.renaming not in known:
+                self.renaming = 0
+            if self.deleting not in known:
+                self.deleting = 0

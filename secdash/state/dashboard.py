@@ -15,6 +15,7 @@ from typing import Any
 
 import reflex as rx
 
+from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.models import ScanView, UserPublic, as_utc, utcnow
 from secdash.models.jobs_public import JobLogPublic
@@ -23,7 +24,7 @@ from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.dashboard_views import (
     ActivityView,
@@ -36,7 +37,7 @@ from secdash.state.dashboard_views import (
     site_view,
     snapshot_time_label,
 )
-from secdash.state.job_log_view import LogLine
+from secdash.state.job_log_view import LogLine, job_log_step
 
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 # What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
@@ -109,20 +110,22 @@ class DashboardState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read the open tab's parts a change touches (and all of them at least every few seconds)."""
-        async for changed in follow.updates(self, "dashboard", *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS):
-            if await self._still_signed_in() is None:
-                yield refusal_events()
-                return
-            async with self:
-                tab = self.tab
-                state = await self._tab_state(tab)
-                parts, filters = parts_to_read(tab, changed), state._read_filters()
-            if not parts:
-                continue
-            reads = await page_reads.dashboard_reads(parts, filters)  # outside the state lock
-            async with self:
-                if self.tab == tab:  # the user did not switch meanwhile (the new tab read itself)
-                    (await self._tab_state(tab))._apply_reads(reads)
+        async for out in follow.signed_in_rounds(
+            self, "dashboard", *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+        ):
+            yield out
+
+    async def _follow_round(self, _user: UserPublic, changed: notify.Changed) -> None:
+        async with self:
+            tab = self.tab
+            state = await self._tab_state(tab)
+            parts, filters = parts_to_read(tab, changed), state._read_filters()
+        if not parts:
+            return
+        reads = await page_reads.dashboard_reads(parts, filters)  # outside the state lock
+        async with self:
+            if self.tab == tab:  # the user did not switch meanwhile (the new tab read itself)
+                (await self._tab_state(tab))._apply_reads(reads)
 
 
 def _failed(exc: DomainError) -> rx.event.EventSpec:
@@ -340,13 +343,12 @@ class ScanTab(DashboardState):
             self._apply_log(*reads["scan_log"])
 
     def _apply_log(self, job_id: int, lines: list[JobLogPublic]) -> None:
-        if job_id != self._log_job:  # another scan: its log from the start
-            self._log_job, self._log_seq, self.scan_log = job_id, 0, []
-        fresh = [line for line in lines if line.seq > self._log_seq]
-        if not fresh:
-            return
-        self._log_seq = fresh[-1].seq
-        self.scan_log = [*self.scan_log, *(ScanLogLine.of(line) for line in fresh)][-SCAN_LOG_KEPT:]
+        # another scan: its log from the start
+        self._log_job, self._log_seq, log = job_log_step(
+            self._log_job, self._log_seq, self.scan_log, job_id, lines, kept=SCAN_LOG_KEPT
+        )
+        if log is not None:
+            self.scan_log = log
 
     def _apply_scan(self, job: ScanView | None) -> None:
         if job is None or (job.id == self._dismissed_scan_id and job.status != "running"):

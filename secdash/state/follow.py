@@ -22,11 +22,13 @@ Whatever a client sends, a tab keeps no more than one loop per page in this work
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from secdash.core import notify
+from secdash.models import UserPublic
+from secdash.state.base import refusal_events
 
 _loops: dict[tuple[str, str], notify.Changes] = {}
 _sockets: dict[int, str] = {}  # id(changes) -> the socket id (sid) that started the loop
@@ -119,3 +121,53 @@ async def updates(state: Any, page: str, *topics: str, timeout: float | None = N
             if "*" in changed:  # the feed may have lost messages (Redis reconnected): re-read everything
                 changed = notify.Changed()
             yield changed
+
+
+class StopFollowing(Exception):  # noqa: N818  (a signal, not an error)
+    """Raised by a round of `signed_in_rounds` to end the loop quietly (the page can no longer be shown)."""
+
+
+Round = Callable[[UserPublic, notify.Changed], Awaitable[Any]]
+
+
+async def signed_in_rounds(
+    state: Any,
+    page: str,
+    *topics: str,
+    timeout: float | None,
+    each_round: Round,
+    user_topics: Callable[[UserPublic], tuple[str, ...]] | None = None,
+    skip: tuple[type[BaseException], ...] = (),
+) -> AsyncIterator[Any]:
+    """The follow loop of a protected page's `follow_changes` (a `protected(reads_only=True, background=True)`
+    handler that yields what this yields):
+
+        async for out in follow.signed_in_rounds(self, PAGE, *TOPICS, timeout=..., each_round=self._follow_round):
+            yield out
+
+    Each round re-checks the signed-in user (`_still_signed_in`: cached, not counted as activity); when the
+    session is gone the tab gets the refusal events and the loop ends. Otherwise `each_round(user, changed)`
+    re-reads and applies (outside and under the state lock, as it needs); what it returns, when truthy, goes
+    to the browser. A round raising one of `skip` is skipped (the next change reads again); raising
+    `StopFollowing` ends the loop. `user_topics(user)`: topics of the signed-in user (checked once before
+    subscribing, refused like a round when signed out).
+    """
+    if user_topics is not None:
+        user = await state._still_signed_in()
+        if user is None:
+            yield refusal_events()
+            return
+        topics = (*topics, *user_topics(user))
+    async for changed in updates(state, page, *topics, timeout=timeout):
+        user = await state._still_signed_in()
+        if user is None:
+            yield refusal_events()
+            return
+        try:
+            out = await each_round(user, changed)
+        except StopFollowing:
+            return
+        except skip:
+            continue
+        if out:
+            yield out

@@ -7,12 +7,13 @@ import json
 
 import reflex as rx
 
+from secdash.core import notify
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.services import audit, page_reads
 from secdash.services.errors import DomainError
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 
 TABS = ("all", "security", "ai", "battle")
@@ -144,14 +145,15 @@ class HistoryState(AuthState):
     async def follow_changes(self):
         """Re-read the trail whenever an entry is written (or at least every few seconds), keeping
         as many entries per tab as the page shows and the current filter."""
-        async for _changed in follow.updates(self, "history", audit.TOPIC, timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
-            async with self:
-                search, depth = self.search, self._depth()
-            entries, counts = await read_tabs(user, search, depth)
-            async with self:
-                if self.search == search:  # the filter did not change meanwhile
-                    self._apply(entries, counts)
+        async for out in follow.signed_in_rounds(
+            self, "history", audit.TOPIC, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> None:
+        async with self:
+            search, depth = self.search, self._depth()
+        entries, counts = await read_tabs(user, search, depth)
+        async with self:
+            if self.search == search:  # the filter did not change meanwhile
+                self._apply(entries, counts)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from secdash.core import notify
 from secdash.models import UserPublic, as_utc
 from secdash.models.alerting import AlertKind
 from secdash.models.alerting_public import ChannelPublic, DeliveryPublic, RulesPublic
@@ -24,7 +25,7 @@ from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 
 PAGE = "settings"
@@ -236,22 +237,21 @@ class SettingsState(AuthState):
     async def follow_changes(self):
         """Re-read the channels and the delivery log on every alerting change (a delivery sent, retried or failed,
         a channel changed in another tab), or every MAX_STALENESS_SECONDS. The rules draft is left alone."""
-        async for _changed in follow.updates(self, PAGE, TOPIC, timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
-            try:
-                found, log = await self._read_log(user)  # outside the state lock
-            except PermissionDenied:  # the role changed while the page was open
-                async with self:
-                    self._clear()
-                    self.denied = True
-                return
-            except DomainError:
-                continue
+        async for out in follow.signed_in_rounds(
+            self, PAGE, TOPIC, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round, skip=(DomainError,)
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> None:
+        try:
+            found, log = await self._read_log(user)  # outside the state lock
+        except PermissionDenied:  # the role changed while the page was open
             async with self:
-                self._apply_log(found, log)
+                self._clear()
+                self.denied = True
+            raise follow.StopFollowing from None
+        async with self:
+            self._apply_log(found, log)
 
     # --- channels ---------------------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
-from secdash.state.code_artifacts import ArtifactRow, CodeArtifactsState, DiffRow, FindingRow, VersionRow
+from secdash.state.code_artifacts import CodeArtifactsState
+from secdash.state.code_artifacts_view import ArtifactRow, DiffRow, FindingRow, VersionRow
 
 S = CodeArtifactsState
 DIFF_CLASSES = (

@@ -20,7 +20,8 @@ from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
 from secdash.pages.code_projects import PROJECT_LIST_ID, STATUS_CLASSES, project_list
-from secdash.state.code_builder import BuildLine, CodeBuilderState, DiffLine, FileRow
+from secdash.state.code_builder import CodeBuilderState
+from secdash.state.code_builder_view import BuildLine, DiffLine, FileRow
 
 LOG_CLASSES = (
     ("error", "text-red-300"),

@@ -9,17 +9,12 @@ topic (rows, the draft as it streams, new versions) and re-reads at least every 
 
 from __future__ import annotations
 
-import dataclasses
-
 import reflex as rx
 
-from secdash.models import UserPublic, as_utc
+from secdash.core import notify
+from secdash.models import UserPublic
 from secdash.models.artifacts_public import (
-    ArtifactDiffPublic,
     ArtifactFindingPublic,
-    ArtifactPublic,
-    ArtifactSummaryPublic,
-    ArtifactVersionNotePublic,
 )
 from secdash.services.artifacts import artifacts, downloads, preview
 from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_PROMPT_CHARS
@@ -29,113 +24,38 @@ from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.code_artifacts_view import (
+    ArtifactRow,
+    ArtifactView,
+    DiffRow,
+    FindingRow,
+    VersionRow,
+    artifact_row,
+    artifact_view,
+    compare_summary,
+    diff_rows,
+    finding_rows,
+    generation_outcome_toast,
+    mode_after_read,
+    version_row,
+)
+from secdash.state.prompt_composer import PromptComposer
 
 PAGE = "code-artifacts"
 MAX_STALENESS_SECONDS = 5.0
 MODES = ("edit", "preview", "compare")
-STOPPED = "Stopped"  # the error of a generation its user stopped (services/artifacts/generate_job.py)
 SOURCE_LABELS = {"model": "model", "offline": "offline engine", "edit": "edited by hand", "restore": "restored"}
 
 
-@dataclasses.dataclass
-class ArtifactRow:
-    id: int = 0
-    name: str = ""
-    version: int = 0
-    updated: str = ""
-    generating: bool = False
-
-
-@dataclasses.dataclass
-class VersionRow:
-    version: int = 0
-    time: str = ""
-    note: str = ""
-    source: str = ""
-
-
-@dataclasses.dataclass
-class FindingRow:
-    level: str = "warning"
-    line: str = ""
-    message: str = ""
-
-
-@dataclasses.dataclass
-class DiffRow:
-    kind: str = "context"  # added | removed | context | hunk
-    text: str = ""
-    old_line: str = ""
-    new_line: str = ""
-
-
-@dataclasses.dataclass
-class ArtifactView:
-    id: int = 0
-    name: str = ""
-    version: int = 0  # the newest version (0 before the first one)
-    status: str = ""
-    engine: str = ""
-    error: str = ""
-
-
-def artifact_row(row: ArtifactSummaryPublic) -> ArtifactRow:
-    return ArtifactRow(
-        id=row.id,
-        name=row.name,
-        version=row.version,
-        updated=as_utc(row.updated_at).strftime("%Y-%m-%d %H:%M"),
-        generating=row.status.value == "generating",
-    )
-
-
-def version_row(row: ArtifactVersionNotePublic) -> VersionRow:
-    return VersionRow(
-        version=row.version,
-        time=as_utc(row.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-        note=row.changes or row.prompt,
-        source=SOURCE_LABELS.get(row.source.value, row.source.value),
-    )
-
-
-def finding_rows(findings: list[ArtifactFindingPublic]) -> list[FindingRow]:
-    return [FindingRow(level=f.level, line=str(f.line) if f.line else "", message=f.message) for f in findings]
-
-
-def diff_rows(diff: ArtifactDiffPublic) -> list[DiffRow]:
-    return [
-        DiffRow(kind=line.kind, text=line.text, old_line=str(line.old_line or ""), new_line=str(line.new_line or ""))
-        for line in diff.lines
-    ]
-
-
-def artifact_view(artifact: ArtifactPublic) -> ArtifactView:
-    engine = (
-        "offline template engine"
-        if artifact.engine == "offline"
-        else (f"{artifact.engine} · {artifact.model}" if artifact.engine else "")
-    )
-    return ArtifactView(
-        id=artifact.id,
-        name=artifact.name,
-        version=artifact.version,
-        status=artifact.status.value,
-        engine=engine,
-        error=artifact.error or "",
-    )
-
-
-class CodeArtifactsState(AuthState):
+class CodeArtifactsState(PromptComposer, AuthState):
     """State of /code-artifacts."""
 
     loading: bool = True
     has_artifact: bool = False
     artifact: ArtifactView = ArtifactView()
     generating: bool = False  # the server says the open artifact is being generated
-    sending: bool = False  # a request of this tab is in flight
-    prompt: str = ""
     draft: str = ""  # the page streamed so far (while generating)
     recent: list[ArtifactRow] = []
     history: list[VersionRow] = []
@@ -153,6 +73,9 @@ class CodeArtifactsState(AuthState):
     diff_summary: str = ""
     _status: str = ""  # the open artifact's status at the last read (a failure is toasted once)
     _newest: tuple[int, int] = (0, 0)  # (artifact id, newest version) shown in the history
+
+    def _max_prompt_chars(self) -> int:
+        return MAX_PROMPT_CHARS
 
     @rx.var
     def can_send(self) -> bool:
@@ -199,15 +122,12 @@ class CodeArtifactsState(AuthState):
             return out
         if current.id != self.artifact.id:
             self._clear()
-        status = current.status.value
-        if self._status == "generating" and status == "failed":
-            if current.error == STOPPED:
-                out.append(toast.info("Generation Stopped", description="No new version was made"))
-            else:
-                out.append(toast.error("Generation Failed", description=(current.error or "The generation failed")[:300]))
+        outcome = generation_outcome_toast(self._status, current)
+        if outcome is not None:
+            out.append(outcome)
             if not self.prompt.strip():  # the request comes back to the box, to edit and send again
                 self.prompt = current.prompt
-        self._status = status
+        self._status = current.status.value
         self.has_artifact = True
         self.artifact = artifact_view(current)
         self.generating = current.generating
@@ -217,14 +137,14 @@ class CodeArtifactsState(AuthState):
             self._newest = (current.id, current.version)
             if current.version and not current.generating:
                 self.compare_from, self.compare_to, self.diff, self.diff_summary = "", "", [], ""
-        if current.version != self.loaded_version and (current.version == 0 or data.history is not None):
+        new_version_shown = current.version != self.loaded_version and (current.version == 0 or data.history is not None)
+        if new_version_shown:
             self._show(current.version, current.html_content, current.findings)
-            if self.mode == "compare" or (self.mode == "edit" and not current.generating):
-                self.mode = "preview"
-        if current.generating:
-            self.mode = "edit"  # the source fills as the model writes
-        elif self.mode == "edit" and self.loaded_version == 0:
-            self.mode = "preview"
+        mode = mode_after_read(
+            self.mode, new_version_shown=new_version_shown, generating=current.generating, loaded_version=self.loaded_version
+        )
+        if mode != self.mode:
+            self.mode = mode
         return out
 
     def _show(self, version: int, html: str, findings: list[ArtifactFindingPublic]) -> None:
@@ -274,26 +194,12 @@ class CodeArtifactsState(AuthState):
         follow.stop_following(self.router.session.client_token, PAGE)
         return None
 
-    @protected(reads_only=True)
-    async def set_prompt(self, value: str):
-        self.prompt = str(value or "")[: MAX_PROMPT_CHARS + 1]
-        return None
-
-    @protected(reads_only=True)
-    async def key_down(self, key: str, info: dict):
-        """Ctrl+Enter (or Cmd+Enter) sends; handled after the text itself, so fast typing loses nothing."""
-        modifiers = info if isinstance(info, dict) else {}
-        if key == "Enter" and (modifiers.get("ctrl_key") or modifiers.get("meta_key")):
-            return CodeArtifactsState.submit
-        return None
-
     @protected
     async def submit(self, user: UserPublic):
         """Create HTML (no open artifact) or Update HTML (one is open); the server decides whether it may start."""
-        text = self.prompt.strip()
-        if not text or self.sending:
+        text = self._take_prompt()
+        if not text:
             return None
-        self.sending = True
         try:
             if self.has_artifact:
                 artifact = await in_session(artifacts.update_artifact, actor=user, artifact_id=self.artifact.id, prompt=text)
@@ -420,14 +326,7 @@ class CodeArtifactsState(AuthState):
             self.diff, self.diff_summary = [], ""
             return toast.error("Error", description=exc.message)
         self.diff = diff_rows(diff)
-        self.diff_summary = (
-            (
-                f"v{diff.from_version} → v{diff.to_version}: +{diff.added} −{diff.removed} lines"
-                + (" (cut)" if diff.truncated else "")
-            )
-            if self.diff
-            else f"v{diff.from_version} and v{diff.to_version} have the same HTML"
-        )
+        self.diff_summary = compare_summary(diff, self.diff)
         return None
 
     @protected(reads_only=True)
@@ -472,23 +371,21 @@ class CodeArtifactsState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read on every change of the user's artifacts (rows, the streamed draft, new versions)."""
-        user = await self._still_signed_in()
-        if user is None:
-            yield refusal_events()
-            return
-        async for _changed in follow.updates(self, PAGE, topic_of(user.id), timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
-            async with self:
-                known = self._newest
-            try:
-                data = await in_session(read_artifacts, viewer=user, known=known)
-            except DomainError:
-                continue
-            async with self:
-                out = self._apply(data, user)
-                await self._fresh_preview(user)
-            if out:
-                yield out
+        async for out in follow.signed_in_rounds(
+            self,
+            PAGE,
+            timeout=MAX_STALENESS_SECONDS,
+            each_round=self._follow_round,
+            user_topics=lambda user: (topic_of(user.id),),
+            skip=(DomainError,),
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> list[rx.event.EventSpec]:
+        async with self:
+            known = self._newest
+        data = await in_session(read_artifacts, viewer=user, known=known)
+        async with self:
+            out = self._apply(data, user)
+            await self._fresh_preview(user)
+        return out

@@ -13,116 +13,40 @@ import dataclasses
 
 import reflex as rx
 
-from secdash.models import UserPublic, as_utc
-from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectFilePublic
+from secdash.core import notify
+from secdash.models import UserPublic
 from secdash.services.builder import archive, preview, projects
-from secdash.services.builder.limits import MAX_PROMPT_CHARS, size_text
+from secdash.services.builder.limits import MAX_PROMPT_CHARS
 from secdash.services.builder.overview import BuilderRead, read_builder
 from secdash.services.builder.records import topic_of
 from secdash.services.errors import DomainError
-from secdash.services.line_diff import line_diff
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.code_builder_view import (
+    BuildLine,
+    DiffLine,
+    FileRow,
+    ProjectView,
+    build_outcome_toast,
+    diff_lines,
+    file_row,
+    log_position,
+    project_view,
+    selected_after_read,
+)
+from secdash.state.job_log_view import fresh_lines
+from secdash.state.prompt_composer import PromptComposer
 
 PAGE = "code-mode"
 MAX_STALENESS_SECONDS = 5.0
 LOG_KEPT = 300  # log lines a tab shows
 VIEWER_CHARS = 200_000
-DIFF_KEPT = 400
 
 
-@dataclasses.dataclass
-class BuildLine:
-    id: int = 0
-    type: str = "info"
-    message: str = ""
-    time: str = ""
-
-    @classmethod
-    def of(cls, line: BuildLogPublic) -> BuildLine:
-        return cls(id=line.id, type=line.type.value, message=line.message, time=as_utc(line.timestamp).strftime("%H:%M:%S"))
-
-
-@dataclasses.dataclass
-class FileRow:
-    filename: str = ""
-    language: str = ""
-    description: str = ""
-    size: str = ""
-    change: str = ""  # created | updated | unchanged
-    writing: bool = False  # still being written (or cut off)
-
-
-@dataclasses.dataclass
-class DiffLine:
-    kind: str = "context"  # added | removed | context | hunk
-    text: str = ""
-
-
-@dataclasses.dataclass
-class ProjectView:
-    id: int = 0
-    name: str = ""
-    description: str = ""
-    status: str = ""
-    started: str = ""
-    engine: str = ""
-    error: str = ""
-    checks: str = ""
-
-
-def file_row(file: ProjectFilePublic, working: bool) -> FileRow:
-    return FileRow(
-        filename=file.filename,
-        language=file.language,
-        description=file.description,
-        size=size_text(len(file.content.encode())),
-        change=file.change.value,
-        writing=working and not file.complete,
-    )
-
-
-_MARK = {"added": "+", "removed": "-", "context": " "}
-
-
-async def diff_lines(before: str, after: str) -> list[DiffLine]:
-    """The viewer's rows (a bounded diff of the service's; a diff too large to compare says so in one row)."""
-    try:
-        found = await line_diff(before, after, context=2, max_rows=DIFF_KEPT)
-    except DomainError as exc:
-        return [DiffLine(kind="hunk", text=exc.message)]
-    out = [DiffLine(kind=row.kind, text=row.text if row.kind == "hunk" else _MARK[row.kind] + row.text) for row in found.rows]
-    if found.truncated:
-        out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
-    return out
-
-
-def project_view(project: CodeProjectPublic) -> ProjectView:
-    checks = project.checks or {}
-    summary = ""
-    if "errors" in checks:
-        summary = f"{checks.get('errors', 0)} errors, {checks.get('warnings', 0)} warnings"
-    engine = (
-        "offline template engine"
-        if project.engine == "offline"
-        else (f"{project.engine} · {project.model}" if project.engine else "")
-    )
-    return ProjectView(
-        id=project.id,
-        name=project.name,
-        description=project.description,
-        status=project.status.value,
-        started=as_utc(project.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-        engine=engine,
-        error=project.error or "",
-        checks=summary,
-    )
-
-
-class CodeBuilderState(AuthState):
+class CodeBuilderState(PromptComposer, AuthState):
     """State of /code-mode."""
 
     loading: bool = True
@@ -135,9 +59,7 @@ class CodeBuilderState(AuthState):
     viewer_diff: list[DiffLine] = []
     selected_changed: bool = False  # the selected file was changed by the newest continue
     log: list[BuildLine] = []
-    prompt: str = ""
     building: bool = False  # the server says a build or continue runs (planning, building, testing)
-    sending: bool = False  # a request of this tab is in flight
     preview_open: bool = False
     preview_url: str = ""
     clear_dialog_open: bool = False
@@ -151,6 +73,9 @@ class CodeBuilderState(AuthState):
     @rx.var
     def has_files(self) -> bool:
         return len(self.files) > 0
+
+    def _max_prompt_chars(self) -> int:
+        return MAX_PROMPT_CHARS
 
     @rx.var
     def can_send(self) -> bool:
@@ -168,35 +93,24 @@ class CodeBuilderState(AuthState):
         if project.id != self._log_project:
             self._log_project, self._log_after, self.log, self._status = project.id, 0, [], ""
             self.selected_file, self.viewer_mode = "", "code"
-        status = project.status.value
-        if self._status and self._status != status:
-            if status == "complete":
-                out.append(toast.success("Build Complete", description=f"{project.name}: {len(project.files)} files"))
-            elif status == "failed":
-                out.append(toast.error("Build Failed", description=(project.error or "The build failed")[:300]))
-        self._status = status
+        outcome = build_outcome_toast(self._status, project)
+        if outcome is not None:
+            out.append(outcome)
+        self._status = project.status.value
         self.has_project = True
         self.project = project_view(project)
         self.building = project.building
         self.files = [file_row(file, project.building) for file in project.files]
         self._files = {file.filename: (file.content, file.previous or "") for file in project.files}
-        names = [file.filename for file in project.files]
-        if self.selected_file not in self._files:
-            writing = [file.filename for file in project.files if not file.complete]
-            self.selected_file = (
-                writing[-1]
-                if writing and project.building
-                else ("index.html" if "index.html" in self._files else (names[0] if names else ""))
-            )
-        elif project.building and not self._pinned:  # follow the file being written
-            writing = [file.filename for file in project.files if not file.complete]
-            if writing:
-                self.selected_file = writing[-1]
+        self.selected_file = selected_after_read(
+            self.selected_file, project.files, building=project.building, pinned=self._pinned
+        )
         self._show_selected()
-        fresh = [line for line in data.log if line.id > self._log_after]
-        if fresh:
-            self._log_after = fresh[-1].id
-            self.log = [*self.log, *(BuildLine.of(line) for line in fresh)][-LOG_KEPT:]
+        self._log_after, log = fresh_lines(
+            self.log, self._log_after, data.log, kept=LOG_KEPT, view=BuildLine.of, position=log_position
+        )
+        if log is not None:
+            self.log = log
         return out
 
     def _show_selected(self) -> None:
@@ -253,26 +167,12 @@ class CodeBuilderState(AuthState):
         follow.stop_following(self.router.session.client_token, PAGE)
         return None
 
-    @protected(reads_only=True)
-    async def set_prompt(self, value: str):
-        self.prompt = str(value or "")[: MAX_PROMPT_CHARS + 1]
-        return None
-
-    @protected(reads_only=True)
-    async def key_down(self, key: str, info: dict):
-        """Ctrl+Enter (or Cmd+Enter) sends; handled after the text itself, so fast typing loses nothing."""
-        modifiers = info if isinstance(info, dict) else {}
-        if key == "Enter" and (modifiers.get("ctrl_key") or modifiers.get("meta_key")):
-            return CodeBuilderState.submit
-        return None
-
     @protected
     async def submit(self, user: UserPublic):
         """Build (no current project) or Continue (one is open); the server decides whether a build may start."""
-        text = self.prompt.strip()
-        if not text or self.sending:
+        text = self._take_prompt()
+        if not text:
             return None
-        self.sending = True
         try:
             if self.has_project:
                 project = await in_session(projects.continue_build, actor=user, project_id=self.project.id, prompt=text)
@@ -398,35 +298,33 @@ class CodeBuilderState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read on every change of the user's projects (rows, streamed files, log lines)."""
-        user = await self._still_signed_in()
-        if user is None:
-            yield refusal_events()
-            return
-        async for _changed in follow.updates(self, PAGE, topic_of(user.id), timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
+        async for out in follow.signed_in_rounds(
+            self,
+            PAGE,
+            timeout=MAX_STALENESS_SECONDS,
+            each_round=self._follow_round,
+            user_topics=lambda user: (topic_of(user.id),),
+            skip=(DomainError,),
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> list[rx.event.EventSpec]:
+        async with self:
+            log_project, log_after = self._log_project, self._log_after
+        data = await in_session(read_builder, viewer=user, log_project=log_project, log_after=log_after)
+        async with self:
+            if (
+                (self._log_project, self._log_after) != (log_project, log_after)
+                and data.project is not None
+                and data.project.id == self._log_project
+            ):
+                data = dataclasses.replace(data, log=[line for line in data.log if line.id > self._log_after])
+            out = self._apply(data)
+            key = self._diff_key()
+            wanted = self._files.get(self.selected_file) if key and key != self._diff_of else None
+        if wanted is not None:  # the diff is made outside the state's lock
+            rows = await diff_lines(wanted[1], wanted[0])
             async with self:
-                log_project, log_after = self._log_project, self._log_after
-            try:
-                data = await in_session(read_builder, viewer=user, log_project=log_project, log_after=log_after)
-            except DomainError:
-                continue
-            async with self:
-                if (
-                    (self._log_project, self._log_after) != (log_project, log_after)
-                    and data.project is not None
-                    and data.project.id == self._log_project
-                ):
-                    data = dataclasses.replace(data, log=[line for line in data.log if line.id > self._log_after])
-                out = self._apply(data)
-                key = self._diff_key()
-                wanted = self._files.get(self.selected_file) if key and key != self._diff_of else None
-            if wanted is not None:  # the diff is made outside the state's lock
-                rows = await diff_lines(wanted[1], wanted[0])
-                async with self:
-                    if self._diff_key() == key:
-                        self.viewer_diff, self._diff_of = rows, key
-            if out:
-                yield out
+                if self._diff_key() == key:
+                    self.viewer_diff, self._diff_of = rows, key
+        return out

@@ -8,27 +8,42 @@ and re-reads at least every MAX_STALENESS_SECONDS; the open fix's job log is rea
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import reflex as rx
 
+from secdash.core import notify
 from secdash.models import Role, UserPublic
-from secdash.models.fixes import FixStatus
-from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.services import events
 from secdash.services.errors import DomainError, PermissionDenied
-from secdash.services.fix import fixes, problems
+from secdash.services.fix import fixes
 from secdash.services.fix.diff_view import DiffRow, side_by_side
 from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
 from secdash.services.fix.overview import FixModeRead, read_fix_mode
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
-from secdash.state.base import protected, refusal_events
+from secdash.state.base import protected
 from secdash.state.browser_actions import toast
-from secdash.state.job_log_view import LogLine
+from secdash.state.fix_mode_view import (
+    OPEN_STATES,
+    FixRow,
+    FixView,
+    HeaderChange,
+    ProblemRow,
+    SiteGroup,
+    SiteOption,
+    fix_panel,
+    fix_row,
+    group_by_site,
+    newer_fix_of,
+    outcome_toast,
+    problem_row,
+    site_options,
+    state_label,
+)
+from secdash.state.job_log_view import LogLine, job_log_step
 
 PAGE = "fix-mode"
 TOPICS = (FIX_TOPIC, events.TOPIC)
@@ -38,192 +53,7 @@ SEVERITY_CHOICES = ("all", "high", "medium", "low")
 KIND_CHOICES = ("all", "code", "site")
 MAX_FILTER_CHARS = 16
 DIFF_MODES = ("unified", "split")
-OPEN_STATES = {FixStatus.proposing.value, FixStatus.proposed.value, FixStatus.applied.value}
-RUNNING_STATES = {FixStatus.proposing.value, FixStatus.applied.value}
-STATE_LABELS = {FixStatus.not_verified.value: "not verified"}
 PATCH_URL = "/api/fixes/{id}/patch"
-
-
-@dataclasses.dataclass
-class ProblemRow:
-    problem_id: int = 0
-    kind: str = ""
-    site: str = ""
-    severity: str = ""
-    title: str = ""
-    location: str = ""  # file:line (code) or "" (site)
-    rule: str = ""
-    snippet: str = ""
-    state: str = "open"
-    state_label: str = "open"
-    fix_id: int = 0
-    recipe: bool = False
-    busy: bool = False  # a fix of it is open (proposing, proposed or applied): no new proposal
-
-
-@dataclasses.dataclass
-class SiteGroup:
-    site: str = ""
-    problems: list[ProblemRow] = dataclasses.field(default_factory=list)
-
-
-@dataclasses.dataclass
-class SiteOption:
-    value: str = ""
-    label: str = ""
-
-
-@dataclasses.dataclass
-class FixRow:
-    """A recent fix in the list under the problems."""
-
-    id: int = 0
-    status: str = ""
-    status_label: str = ""
-    site: str = ""
-    what: str = ""
-
-
-@dataclasses.dataclass
-class FixView:
-    id: int = 0
-    problem_id: int = 0
-    kind: str = ""
-    status: str = ""
-    status_label: str = ""
-    site: str = ""
-    file: str = ""
-    rule: str = ""
-    explanation: str = ""
-    risk: str = ""
-    diff: str = ""
-    error: str = ""
-    engine: str = ""
-    served: bool = False
-    running: bool = False
-    can_apply: bool = False
-    can_reject: bool = False
-    can_revert: bool = False
-    patch_url: str = ""
-    checked: bool = False  # a verification result is there
-    verified: bool = False  # the finding is gone, nothing new, and the code still works
-    fixed: bool = False
-    method: str = ""  # rescan | probe
-    grade: str = ""
-    verification_error: str = ""
-
-
-@dataclasses.dataclass
-class HeaderChange:
-    name: str = ""
-    value: str = ""
-
-
-def state_label(state: str) -> str:
-    return STATE_LABELS.get(state, state)
-
-
-def problem_row(row: FixableProblemPublic) -> ProblemRow:
-    location = f"{row.file}:{row.line}" if row.file and row.line else row.file
-    return ProblemRow(
-        problem_id=row.problem_id,
-        kind=row.kind.value,
-        site=row.site,
-        severity=row.severity.value,
-        title=row.title,
-        location=location,
-        rule=row.rule,
-        snippet=row.snippet,
-        state=row.state,
-        state_label=state_label(row.state),
-        fix_id=row.fix_id or 0,
-        recipe=row.offline_recipe,
-        busy=row.state in OPEN_STATES,
-    )
-
-
-def group_by_site(rows: list[FixableProblemPublic]) -> list[SiteGroup]:
-    """The problems by site (sites in the order of their first, most severe, problem)."""
-    groups: dict[str, SiteGroup] = {}
-    for row in rows:
-        groups.setdefault(row.site, SiteGroup(site=row.site)).problems.append(problem_row(row))
-    return list(groups.values())
-
-
-def fix_row(fix: FixPublic) -> FixRow:
-    what = f"{fix.rule} in {fix.file}" if fix.kind == "code" else fix.rule
-    return FixRow(id=fix.id, status=fix.status.value, status_label=state_label(fix.status.value), site=fix.site, what=what)
-
-
-def fix_view(fix: FixPublic, *, admin: bool = False) -> FixView:
-    """The panel's fix. The patch link is left out where the server refuses it: a committed secret's exact patch
-    is for admins only."""
-    status = fix.status.value
-    downloadable = bool(fix.diff) and (admin or not problems.is_secret_rule(fix.rule))
-    verification = fix.verification or {}
-    checked = "fixed" in verification
-    return FixView(
-        id=fix.id,
-        problem_id=fix.problem_id,
-        kind=fix.kind.value,
-        status=status,
-        status_label=state_label(status),
-        site=fix.site,
-        file=fix.file,
-        rule=fix.rule,
-        explanation=fix.explanation,
-        risk=fix.risk,
-        diff=fix.diff,
-        error=fix.error or "",
-        engine=f"{fix.provider} ({fix.model})" if fix.provider else "",
-        served=fix.served,
-        running=status in RUNNING_STATES,
-        can_apply=status == FixStatus.proposed,
-        can_reject=status == FixStatus.proposed,
-        can_revert=status in (FixStatus.verified, FixStatus.not_verified) and fix.served,
-        patch_url=PATCH_URL.format(id=fix.id) if downloadable else "",
-        checked=checked,
-        fixed=verification.get("fixed") is True,
-        verified=status == FixStatus.verified,
-        method=str(verification.get("method", "")),
-        grade=str(verification.get("grade") or ""),
-        verification_error=str(verification.get("error", "")),
-    )
-
-
-def header_changes(fix: FixPublic) -> list[HeaderChange]:
-    headers = (fix.change or {}).get("headers") or {}
-    return (
-        [HeaderChange(name=str(name), value=str(value)) for name, value in headers.items()] if isinstance(headers, dict) else []
-    )
-
-
-def texts(value: Any) -> list[str]:
-    return [str(item) for item in value] if isinstance(value, list) else []
-
-
-def outcome_toast(fix: FixPublic, before: str) -> rx.event.EventSpec | None:
-    """The toast for a fix this tab watched move on from a running step (None when nothing ended)."""
-    status = fix.status
-    if before == status.value or before not in RUNNING_STATES:
-        return None
-    if status == FixStatus.proposed:
-        return toast.success("Fix proposed", description=f"Fix #{fix.id} is ready for review")
-    if status == FixStatus.verified:
-        return toast.success("Fix verified", description=f"Fix #{fix.id}: {fix.rule} is gone")
-    if status == FixStatus.not_verified:
-        verification = fix.verification or {}
-        why = (
-            "the problem is still seen"
-            if not verification.get("fixed")
-            else "the fix breaks the code"
-            if verification.get("broken")
-            else "the fix introduced a new finding"
-        )
-        return toast.warning("Fix not verified", description=f"Fix #{fix.id}: {why}")
-    if status == FixStatus.failed:
-        return toast.error("Fix failed", description=(fix.error or f"Fix #{fix.id} failed")[:300])
-    return None
 
 
 class FixModeState(AuthState):
@@ -278,7 +108,7 @@ class FixModeState(AuthState):
         """Apply a read; return the toasts it calls for."""
         self.groups = group_by_site(data.problems)
         self.problem_count = len(data.problems)
-        self.site_options = [SiteOption(value=str(site_id), label=name) for site_id, name in data.sites]
+        self.site_options = site_options(data.sites)
         self.recent = [fix_row(fix) for fix in data.recent]
         rows = {row.problem_id: row for row in data.problems}
         out: list[rx.event.EventSpec] = []
@@ -289,7 +119,7 @@ class FixModeState(AuthState):
         self.has_problem = shown is not None
         if shown is not None:
             self.problem = problem_row(shown)
-            if shown.fix_id and shown.fix_id != self._fix_id and (fix is None or shown.fix_id > fix.id):
+            if newer_fix_of(shown, fix, self._fix_id):
                 # a newer fix of this problem (proposed elsewhere): read it next, its log from the start
                 self._fix_id, self._fix_status, self._log_job, self._log_seq = shown.fix_id, "", 0, 0
         self.can_propose = shown is not None and shown.state not in OPEN_STATES
@@ -306,25 +136,19 @@ class FixModeState(AuthState):
             self._fix_status = fix.status.value
             if fix.diff != self.fix.diff or fix.id != self.fix.id:
                 self.diff_rows = side_by_side(fix.diff)
-            self.fix = fix_view(fix, admin=self._admin)
-            self.headers = header_changes(fix)
-            self.still_seen = texts((fix.verification or {}).get("stillSeen"))
-            self.new_findings = texts((fix.verification or {}).get("newFindings"))
-            self.broken = texts((fix.verification or {}).get("broken"))
+            panel = fix_panel(fix, data.progress, admin=self._admin)
+            self.fix, self.headers, self.still_seen = panel.fix, panel.headers, panel.still_seen
+            self.new_findings, self.broken = panel.new_findings, panel.broken
             self._apply_log(data.log_job, data.log)
-            percent = data.progress.get("percent", 0)
-            self.progress_percent = max(0, min(100, percent)) if isinstance(percent, int) else 0
-            self.progress_phase = str(data.progress.get("phase", ""))[:40]
+            self.progress_percent, self.progress_phase = panel.progress_percent, panel.progress_phase
         self.loading = False
         return out
 
     def _apply_log(self, job_id: int, lines: list[JobLogPublic]) -> None:
-        if job_id != self._log_job:  # the fix's next step (propose, then verify): its log from the start
-            self._log_job, self._log_seq, self.log = job_id, 0, []
-        fresh = [line for line in lines if line.seq > self._log_seq]
-        if fresh:
-            self._log_seq = fresh[-1].seq
-            self.log = [*self.log, *(LogLine.of(line) for line in fresh)][-LOG_KEPT:]
+        # the fix's next step (propose, then verify): its log from the start
+        self._log_job, self._log_seq, log = job_log_step(self._log_job, self._log_seq, self.log, job_id, lines, kept=LOG_KEPT)
+        if log is not None:
+            self.log = log
 
     def _show_fix(self, fix_id: int, problem_id: int) -> None:
         """Open a fix (0: none) of a problem in the panel; its log is read from its start."""
@@ -458,24 +282,20 @@ class FixModeState(AuthState):
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read on every fix change (rows, job log lines, progress) and on new or closed problems."""
-        async for _changed in follow.updates(self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS):
-            user = await self._still_signed_in()
-            if user is None:
-                yield refusal_events()
-                return
-            async with self:
-                fix_id, filters = self._fix_id, self._filters()
-                log_job, log_seq = self._log_job, self._log_seq
-            try:
-                data = await read_fix_mode(
-                    viewer=user, **filters, fix_id=fix_id, log_job=log_job, log_after=log_seq
-                )  # outside the state lock
-            except DomainError:
-                continue
-            async with self:
-                if self._fix_id != fix_id or self._filters() != filters:  # the tab moved on (and read afresh)
-                    continue
-                self._admin = user.role == Role.admin
-                out = self._apply(data)
-            if out:
-                yield out
+        async for out in follow.signed_in_rounds(
+            self, PAGE, *TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round, skip=(DomainError,)
+        ):
+            yield out
+
+    async def _follow_round(self, user: UserPublic, _changed: notify.Changed) -> list[rx.event.EventSpec]:
+        async with self:
+            fix_id, filters = self._fix_id, self._filters()
+            log_job, log_seq = self._log_job, self._log_seq
+        data = await read_fix_mode(
+            viewer=user, **filters, fix_id=fix_id, log_job=log_job, log_after=log_seq
+        )  # outside the state lock
+        async with self:
+            if self._fix_id != fix_id or self._filters() != filters:  # the tab moved on (and read afresh)
+                return []
+            self._admin = user.role == Role.admin
+            return self._apply(data)

@@ -72,7 +72,7 @@ class SimulationState:
         return round(self.requests_per_minute / CAPACITY_DIVISOR * 100, 1)
 
     def to_snapshot(self) -> dict[str, Any]:
-        return asdict(self) | {"capacityPercent": self.capacity_percent, "simulated": True}
+        return asdict(self) | {"capacityPercent": self.capacity_percent}
 
 
 def _ip(rng: random.Random) -> str:

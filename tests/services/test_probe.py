@@ -7,7 +7,7 @@ import socket
 import httpx
 import pytest
 
-from secdash.services.probe import ProbeClient, ProbeRefused, probe_site, site_status, validate_target
+from secdash.services.probe import ProbeClient, ProbeRefused, fetch, probe_site, site_status, validate_target
 from tests.support.web_servers import STRONG_HEADERS, LocalCA, LocalSite
 
 STRONG = STRONG_HEADERS
@@ -80,11 +80,20 @@ async def test_connection_refused_is_critical():
     assert site_status(result) == "critical"
 
 
-async def test_timeout_and_size_cap(site):
+async def test_timeout_and_size_cap(site, monkeypatch):
     late = await probe_site(site.base + "/hang", timeout=0.5, allow_private=True)
     assert late.error == "Timed out after 0.5s"
+    graded_bodies: list[int] = []
+    real_grade = fetch.grade_headers
+
+    def grade_headers(*args, **kwargs):
+        graded_bodies.append(len(kwargs["body"]))
+        return real_grade(*args, **kwargs)
+
+    monkeypatch.setattr(fetch, "grade_headers", grade_headers)
     big = await probe_site(site.base + "/big", max_bytes=10_000, allow_private=True)
     assert big.status_code == 200 and big.error is None
+    assert graded_bodies == [10_000]  # 3 MB were on offer: the probe read (and graded) its cap, no more
 
 
 async def test_redirects_are_followed_and_rechecked(site):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from sqlmodel import select
@@ -67,13 +68,12 @@ async def test_quick_scan_runs_the_fast_engines_at_every_severity(session, code_
 
 async def test_one_scan_at_a_time_and_stop(session, code_dir, monkeypatch):
     admin = await make_user(session, "root@example.com", role="admin")
-    gate = asyncio.Event()
+    # The first file's scan waits until the stop has been asked for: the stop always lands mid-scan, not by timing.
+    stopped_asked = threading.Event()
     real_scan_file = code_scan.scan_file
 
     def slow_scan_file(target, scan_type):
-        import time
-
-        time.sleep(0.2)
+        assert stopped_asked.wait(timeout=60)
         return real_scan_file(target, scan_type)
 
     monkeypatch.setattr(scans, "scan_file_bounded", in_a_thread(slow_scan_file))
@@ -82,7 +82,7 @@ async def test_one_scan_at_a_time_and_stop(session, code_dir, monkeypatch):
     with pytest.raises(Conflict):
         await scans.start_scan(session=session, actor=admin, scan_type="quick")
     await scans.stop_scan(session=session, actor=admin)
-    gate.set()
+    stopped_asked.set()
     await _finish(job.id)
     session.expire_all()
     stopped = await scans.current_job(session=session)

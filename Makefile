@@ -29,15 +29,25 @@ run: install browser
 	@echo "SecDash: serving on http://$(HOST):$(PORT) (sign in at http://$(HOST):$(PORT)/login)"
 	$(VENV)/bin/reflex run --env prod --single-port --backend-port $(PORT) --backend-host $(HOST)
 
-# In-process tests on both cores (pytest-xdist), then the browser tests against one live server, then the chat
-# surfaces against a local OpenAI-compatible test server. The schemathesis fuzz runs once in CI (make fuzz).
+# The chat surfaces and drills that also run against a local OpenAI-compatible test server.
+MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py \
+	tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
+	tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
+
+# Every test. The in-process tests use both cores (pytest-xdist) while the browser tests, which mostly wait on a
+# live server and Chromium, run beside them: first against the offline engine, then against the test model.
+# Their output is printed after the in-process run's; the schemathesis fuzz runs once in CI (make fuzz).
 test: install browser
-	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q
-	$(PY) -m pytest -m e2e -q
-	@echo "== chat surfaces and the six drills against a local OpenAI-compatible test server =="
-	SECDASH_E2E_LLM=fake $(PY) -m pytest tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py \
-		tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
-		tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
+	@status=0; browser_log=$$(mktemp); \
+	( $(PY) -m pytest -m e2e -q; offline=$$?; SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
+	  test $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
+	browser=$$!; \
+	echo "== in-process tests (2 workers); the browser tests run beside them =="; \
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q || status=1; \
+	wait $$browser || status=1; \
+	echo "== browser tests: offline engine, then the chat surfaces and drills against the test model =="; \
+	cat $$browser_log; rm -f $$browser_log; \
+	exit $$status
 
 test-fast: install
 	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q

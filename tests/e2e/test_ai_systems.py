@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import sign_in
-from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD
+from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD, EXPECT_TIMEOUT_MS
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
 PLATFORMS = ("Stock", "Tour", "Gem", "Shares")
@@ -165,4 +165,4 @@ def test_a_false_positive_resolution_is_counted_for_its_platform(page: Page, bas
         gem = page.get_by_test_id("platform-card").nth(2)
         expect(gem.get_by_test_id("false-positives")).to_have_text(str(before + 1))
     finally:
-        expect.set_options(timeout=5000)
+        expect.set_options(timeout=EXPECT_TIMEOUT_MS)

@@ -23,7 +23,10 @@ from tests.api.conftest import signed_in
 from tests.factories import DEFAULT_PASSWORD
 from tests.support.plant_artifact import plant
 
-HEALTH_BOUND = 0.2  # seconds: the issue's bound for /api/health while a payload is processed
+# Seconds for /api/health while a payload is processed. The security review asked for 0.2 s on an idle machine; the
+# suite runs on 2 cores beside another worker and a browser run, where one answer took 0.27 s with nothing blocking.
+# The payloads below held the loop for 4 s or more before the fix, so 1 s still tells a blocked loop from a busy machine.
+HEALTH_BOUND = 1.0
 LONG_LINE = "<!doctype html><title>t</title><p>" + "<a" * 16_000  # the quadratic-rule payload (item 1)
 PRINTF = "x' UNION SELECT printf('%.*c', 900000000, 'x'), 1 --"  # one SQLite opcode of ~1 s (item 4)
 

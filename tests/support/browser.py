@@ -8,6 +8,7 @@ import os
 import secrets
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.live_server import run_cli, server_env, start_server
@@ -21,6 +22,11 @@ LIMITED_PASSWORD = "e2e-viewer-password-" + secrets.token_hex(4)
 LONG_EMAIL = "security.operations.night-shift.lead@long-addresses.e2e.test"
 LONG_PASSWORD = "e2e-long-password-" + secrets.token_hex(4)
 STARTUP_TIMEOUT = float(os.environ.get("SECDASH_E2E_STARTUP_TIMEOUT", "600"))
+# How long an expectation waits for the page (Playwright's default is 5 s). `make test` runs the browser tests beside
+# the in-process tests on a 2-core machine: a page that answers in 1 s alone can take several under that load. A
+# passing expectation returns as soon as it holds, so only a failing one waits this long.
+EXPECT_TIMEOUT_MS = 15_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 # SECDASH_E2E_LLM=fake: the server talks to a local OpenAI-compatible test server instead of the offline engine.

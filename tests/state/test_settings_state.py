@@ -15,6 +15,9 @@ import secdash.secdash  # noqa: F401  (registers every page and state)
 from secdash.models.alerting import AlertKind, NotificationChannel, NotificationRule
 from secdash.services.alerting import deliver_job
 from secdash.state.settings import SettingsState
+from secdash.state.settings_channels import SettingsChannelsState
+from secdash.state.settings_deliveries import SettingsDeliveriesState
+from secdash.state.settings_rules import SettingsRulesState
 from tests.factories import make_user, sign_in
 from tests.support.notify_receivers import WebhookReceiver
 
@@ -33,15 +36,49 @@ def fast_retries(monkeypatch):
     monkeypatch.setattr(deliver_job, "BACKOFF_SECONDS", 0.01)
 
 
-def _state(token: str = "") -> SettingsState:
+PARTS = (SettingsState, SettingsChannelsState, SettingsRulesState, SettingsDeliveriesState)
+
+
+class _Page:
+    """The /settings page's states of one tab as one object: a handler is called on the state that declares it,
+    a var read from (and written to) the state that holds it."""
+
+    def __init__(self, root: rx.State):
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "parts", [root.get_substate(cls.get_full_name().split(".")) for cls in PARTS])
+
+    def _holder(self, name: str):
+        for part in reversed(self.parts):  # the substates first: they see the page's vars too
+            if name in type(part).vars:
+                return part
+        raise AttributeError(name)
+
+    def __getattr__(self, name: str):
+        return getattr(self._holder(name), name)
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._holder(name), name, value)
+
+    def handler(self, name: str):
+        for part in self.parts:
+            if name in type(part).event_handlers:
+                return part, type(part).event_handlers[name]
+        raise KeyError(name)
+
+    def dict(self):
+        return self.parts[0].dict()
+
+
+def _state(token: str = "") -> _Page:
     root = rx.State(_reflex_internal_init=True)
-    state = root.get_substate(SettingsState.get_full_name().split("."))
-    state.auth_token = token
-    return state
+    page = _Page(root)
+    page.auth_token = token
+    return page
 
 
-async def _call(state: SettingsState, name: str, **kwargs):
-    result = SettingsState.event_handlers[name].fn(state, **kwargs)
+async def _call(state: _Page, name: str, **kwargs):
+    part, handler = state.handler(name)
+    result = handler.fn(part, **kwargs)
     if hasattr(result, "__aiter__"):
         return [item async for item in result]
     return await result
@@ -51,11 +88,11 @@ def _secret_url(receiver: WebhookReceiver) -> str:
     return f"json://ops:{SECRET}@127.0.0.1:{receiver.port}/hook"
 
 
-def _vars(state: SettingsState) -> str:
+def _vars(state: _Page) -> str:
     return json.dumps(state.dict(), default=str)
 
 
-async def _admin_state(session) -> SettingsState:
+async def _admin_state(session) -> _Page:
     await make_user(session, "root@example.com", role="admin")
     state = _state(await sign_in(session, "root@example.com"))
     assert await _call(state, "load") == SettingsState.follow_changes

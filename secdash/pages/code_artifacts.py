@@ -12,8 +12,8 @@ import reflex as rx
 from secdash import routes
 from secdash.components.cards import card
 from secdash.components.code_mode_tabs import code_mode_tabs
+from secdash.components.prompt_box import prompt_box
 from secdash.components.styles import BADGE as _BADGE
-from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
@@ -74,50 +74,18 @@ def _header() -> rx.Component:
 
 
 def _prompt() -> rx.Component:
-    label = rx.cond(S.busy, "Generating...", rx.cond(S.has_artifact, "Update HTML", "Create HTML"))
-    return card(
-        rx.el.label(
-            rx.cond(S.has_artifact, "Describe the change to make", "Describe the page to create"),
-            html_for="artifact-prompt",
-            class_name="mb-1 block text-sm text-slate-300",
+    return prompt_box(
+        S,
+        field_id="artifact-prompt",
+        label=rx.cond(S.has_artifact, "Describe the change to make", "Describe the page to create"),
+        placeholder=rx.cond(
+            S.has_artifact, "e.g. make it dark and add a footer", "e.g. a pricing page for a note-taking app called Jot"
         ),
-        rx.el.textarea(
-            id="artifact-prompt",
-            value=S.prompt,
-            on_change=S.set_prompt,
-            on_key_down=S.key_down,
-            placeholder=rx.cond(
-                S.has_artifact, "e.g. make it dark and add a footer", "e.g. a pricing page for a note-taking app called Jot"
-            ),
-            class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
-            f"text-slate-100 {_FOCUS}",
-            data_testid="artifact-prompt",
-        ),
-        rx.el.div(
-            rx.el.span("Ctrl+Enter to send", class_name="text-xs text-slate-400"),
-            rx.cond(
-                S.generating,
-                rx.el.button(
-                    rx.icon("square", class_name="h-4 w-4"),
-                    "Stop",
-                    on_click=S.stop,
-                    type="button",
-                    class_name=_DANGER,
-                    data_testid="artifact-stop",
-                ),
-                rx.fragment(),
-            ),
-            rx.el.button(
-                rx.icon("sparkles", class_name="h-4 w-4"),
-                label,
-                on_click=S.submit,
-                type="button",
-                disabled=~S.can_send,
-                class_name=_PRIMARY,
-                data_testid="artifact-send",
-            ),
-            class_name="mt-2 flex items-center justify-end gap-2 [&>span]:mr-auto",
-        ),
+        running=S.generating,
+        on_stop=S.stop,
+        send_icon="sparkles",
+        send_label=rx.cond(S.busy, "Generating...", rx.cond(S.has_artifact, "Update HTML", "Create HTML")),
+        stop_props={"data_testid": "artifact-stop"},
     )
 
 

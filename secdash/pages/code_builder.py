@@ -14,6 +14,7 @@ from secdash import routes
 from secdash.components.cards import card
 from secdash.components.code_mode_tabs import code_mode_tabs
 from secdash.components.focus import alert_dialog_content, dialog_content
+from secdash.components.prompt_box import prompt_box
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
 from secdash.components.styles import FOCUS as _FOCUS
@@ -166,51 +167,19 @@ def _log() -> rx.Component:
 
 
 def _prompt() -> rx.Component:
-    label = rx.cond(CodeBuilderState.has_project, "Continue", "Build")
-    return card(
-        rx.el.label(
-            "Describe what to build" + rx.cond(CodeBuilderState.has_project, " or change", ""),
-            html_for="builder-prompt",
-            class_name="mb-1 block text-sm text-slate-300",
+    return prompt_box(
+        CodeBuilderState,
+        field_id="builder-prompt",
+        label="Describe what to build" + rx.cond(CodeBuilderState.has_project, " or change", ""),
+        placeholder=rx.cond(
+            CodeBuilderState.has_project,
+            "Change something: e.g. make it dark, add a footer...",
+            "e.g. a landing page for a coffee shop called Bean There",
         ),
-        rx.el.textarea(
-            id="builder-prompt",
-            value=CodeBuilderState.prompt,
-            on_change=CodeBuilderState.set_prompt,
-            on_key_down=CodeBuilderState.key_down,
-            placeholder=rx.cond(
-                CodeBuilderState.has_project,
-                "Change something: e.g. make it dark, add a footer...",
-                "e.g. a landing page for a coffee shop called Bean There",
-            ),
-            class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
-            f"text-slate-100 {_FOCUS}",
-            data_testid="builder-prompt",
-        ),
-        rx.el.div(
-            rx.el.span("Ctrl+Enter to send", class_name="text-xs text-slate-400"),
-            rx.cond(
-                CodeBuilderState.building,
-                rx.el.button(
-                    rx.icon("square", class_name="h-4 w-4"),
-                    "Stop",
-                    on_click=CodeBuilderState.stop_build,
-                    type="button",
-                    class_name=_DANGER,
-                ),
-                rx.fragment(),
-            ),
-            rx.el.button(
-                rx.icon("hammer", class_name="h-4 w-4"),
-                label,
-                on_click=CodeBuilderState.submit,
-                type="button",
-                disabled=~CodeBuilderState.can_send,
-                class_name=_PRIMARY,
-                data_testid="builder-send",
-            ),
-            class_name="mt-2 flex items-center justify-end gap-2 [&>span]:mr-auto",
-        ),
+        running=CodeBuilderState.building,
+        on_stop=CodeBuilderState.stop_build,
+        send_icon="hammer",
+        send_label=rx.cond(CodeBuilderState.has_project, "Continue", "Build"),
     )
 
 

@@ -1,0 +1,115 @@
+"""The Dashboard's parent state (/ when signed in): what every tab shares (which tab is open, the first load,
+the one follow loop) and which parts each tab reads (`TAB_PARTS`, see services/page_reads.py). The tabs are its
+substates: state/dashboard.py (and dashboard_scan.py, dashboard_problems.py) define them and `TAB_STATES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import reflex as rx
+
+from secdash.core import notify
+from secdash.core.config import get_settings
+from secdash.models import UserPublic
+from secdash.services import page_reads, sites
+from secdash.services.errors import DomainError
+from secdash.services.scoped import in_session
+from secdash.state import follow
+from secdash.state.auth import AuthState
+from secdash.state.base import protected
+from secdash.state.browser_actions import toast
+
+TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
+# What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
+TAB_PARTS: dict[str, frozenset[str]] = {
+    "dashboard": frozenset({"sites", "activities", "alerts", "snapshot"}),
+    "traffic": frozenset({"snapshot"}),
+    "users": frozenset({"snapshot"}),
+    "scan": frozenset({"scan"}),
+    "defense": frozenset({"site_count", "agents", "activities"}),
+    "problems": frozenset({"problems"}),
+}
+MAX_STALENESS_SECONDS = 5.0  # the spec's overview polling interval, as an upper bound
+
+
+def parts_to_read(tab: str, changed: Mapping[str, Any] | None) -> set[str]:
+    """The parts of `tab` that `changed` (topic -> sequence) makes stale; all of them when changed is
+    None or empty (the first read, or the staleness bound passed with no change)."""
+    return page_reads.stale_parts(TAB_PARTS[tab], changed or None)
+
+
+class DashboardState(AuthState):
+    """The dashboard's shared bits: the open tab, the first load and the follow loop."""
+
+    tab: str = "dashboard"
+    loading: bool = True
+
+    def _read_filters(self) -> dict[str, Any] | None:
+        """The filters a tab's reads take (the Problem Database's; none for the other tabs)."""
+        return None
+
+    def _apply_reads(self, reads: dict[str, Any]) -> None:
+        """Each tab substate applies what `page_reads.dashboard_reads` returned for its parts."""
+        raise NotImplementedError
+
+    async def _tab_state(self, tab: str) -> Any:
+        from secdash.state.dashboard import TAB_STATES  # the tabs subclass this state: looked up late
+
+        return await self.get_state(TAB_STATES[tab])
+
+    async def _read_tab(self, tab: str, changed: Mapping[str, Any] | None = None, *, with_target: bool = False) -> None:
+        """Read and apply the open tab's stale parts (for handlers that hold the state)."""
+        state = await self._tab_state(tab)
+        parts = parts_to_read(tab, changed)
+        if with_target and tab == "scan" and not state.target_files:  # the code's size, read once per tab
+            parts.add("target")
+        if parts:
+            state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))
+
+    @protected
+    async def load(self, user: UserPublic):
+        """The dashboard appeared: create the default sites on the very first load, read the open tab."""
+        await in_session(sites.init_default_sites, settings=get_settings(), actor=user)
+        await self._read_tab(self.tab, with_target=True)
+        self.loading = False
+        return DashboardState.follow_changes
+
+    @protected(reads_only=True)
+    async def set_tab(self, tab: str):
+        """Show another tab, read fresh."""
+        if tab in TABS:
+            self.tab = tab
+            await self._read_tab(tab, with_target=True)
+        return None
+
+    @protected(reads_only=True)
+    async def stop_following(self):
+        """The dashboard left the screen: end its follow loop."""
+        follow.stop_following(self.router.session.client_token, "dashboard")
+        return None
+
+    @protected(reads_only=True, background=True)
+    async def follow_changes(self):
+        """Re-read the open tab's parts a change touches (and all of them at least every few seconds)."""
+        async for out in follow.signed_in_rounds(
+            self, "dashboard", *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+        ):
+            yield out
+
+    async def _follow_round(self, _user: UserPublic, changed: notify.Changed) -> None:
+        async with self:
+            tab = self.tab
+            state = await self._tab_state(tab)
+            parts, filters = parts_to_read(tab, changed), state._read_filters()
+        if not parts:
+            return
+        reads = await page_reads.dashboard_reads(parts, filters)  # outside the state lock
+        async with self:
+            if self.tab == tab:  # the user did not switch meanwhile (the new tab read itself)
+                (await self._tab_state(tab))._apply_reads(reads)
+
+
+def failed_toast(exc: DomainError) -> rx.event.EventSpec:
+    return toast.error("Error", description=exc.message)

@@ -57,6 +57,8 @@ fuzz: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 bench: install browser
 	$(PY) -m bench

@@ -14,7 +14,7 @@ records it (tokens, latency, outcome) and counts it against the user's budget.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
@@ -107,7 +107,7 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def stream(self, task: Task) -> AsyncIterator[Event]: ...
+    def stream(self, task: Task) -> AsyncGenerator[Event, None]: ...
 
     async def structured(self, task: Task, schema: type[Schema]) -> Structured[Schema]: ...
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
@@ -134,7 +134,7 @@ class AICalls:
             self._call_ids.add(call_id)
         return call_id
 
-    async def stream(self, task: Task, *, follows: int | None = None) -> AsyncIterator[Event]:
+    async def stream(self, task: Task, *, follows: int | None = None) -> AsyncGenerator[Event, None]:
         """The provider's events; the last is `Done` carrying this call's record id. Closing the
         generator early closes the upstream request and records the call as stopped."""
         async with self._admission(follows):

@@ -20,7 +20,7 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypeVar
 
@@ -284,12 +284,12 @@ def _site_actions(site: SiteFact, situation: Situation, agent: AgentProfile) -> 
         actions.append(status)
     for finding in site.findings:
         actions.append(f"{finding.rsplit(' (-', 1)[0]}: {_header_fix(finding)}")
-    for finding in sorted(
+    for code_finding in sorted(
         situation.findings_of(site),
         key=lambda f: ("high", "medium", "low").index(f.severity) if f.severity in ("high", "medium", "low") else 3,
     ):
-        where = f"{finding.file}:{finding.line}" if finding.file else event_label(finding)
-        actions.append(f"{where} ({clip(finding_text(finding), 80)}): {_finding_fix(finding, agent)}")
+        where = f"{code_finding.file}:{code_finding.line}" if code_finding.file else event_label(code_finding)
+        actions.append(f"{where} ({clip(finding_text(code_finding), 80)}): {_finding_fix(code_finding, agent)}")
     for event in situation.events_of(site):
         actions.append(f"{event_label(event).capitalize()}: {_event_fix(event, site, agent)}")
     return actions
@@ -450,7 +450,7 @@ class OfflineEngine:
     name = "offline"
     model = "secdash-knowledge-base"
 
-    async def stream(self, task: Task) -> AsyncIterator[Event]:
+    async def stream(self, task: Task) -> AsyncGenerator[Event, None]:
         answer = task.offline_text()
         parser = FileStreamParser(task.default_file) if task.files else None
         for piece in re.findall(r"\S+\s*|\s+", answer):  # word by word, like a model's stream

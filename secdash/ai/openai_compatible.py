@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel
 
 from secdash.ai.base import Done, Event, LLMError, Structured, TextDelta, Usage
@@ -16,6 +17,11 @@ if TYPE_CHECKING:
     from secdash.ai.tasks.base import Task
 
 Schema = TypeVar("Schema", bound=BaseModel)
+
+
+def _chat_messages(messages: list[dict[str, str]]) -> list[ChatCompletionMessageParam]:
+    """Task.messages() as the SDK's message type: every dict has a role (system, user or assistant) and a content."""
+    return cast("list[ChatCompletionMessageParam]", messages)
 
 
 def _error(exc: Exception, timeout: float) -> LLMError:
@@ -60,7 +66,8 @@ class OpenAICompatibleProvider:
         self.stream_usage = True  # stream_options={"include_usage": True}
         self.json_schema = True  # response_format={"type": "json_schema", ...}
 
-    async def _open_stream(self, messages: list[dict[str, str]]):
+    async def _open_stream(self, task_messages: list[dict[str, str]]):
+        messages = _chat_messages(task_messages)
         if self.stream_usage:
             try:
                 return await self.client.chat.completions.create(
@@ -76,7 +83,7 @@ class OpenAICompatibleProvider:
         self.stream_usage = False  # refused with it, accepted without it
         return stream
 
-    async def stream(self, task: Task) -> AsyncIterator[Event]:
+    async def stream(self, task: Task) -> AsyncGenerator[Event, None]:
         """The answer as events as it arrives; closing this generator closes the upstream request."""
         stream = await self._open_stream(task.messages(extra_system=FORMAT_INSTRUCTIONS if task.files else ""))
         parser = FileStreamParser(task.default_file) if task.files else None
@@ -115,7 +122,7 @@ class OpenAICompatibleProvider:
         if self.json_schema:
             try:
                 response = await self.client.chat.completions.create(
-                    model=self.model, messages=task.messages(), response_format=response_format(schema)
+                    model=self.model, messages=_chat_messages(task.messages()), response_format=response_format(schema)
                 )
             except Exception as exc:
                 if not _unsupported(exc):
@@ -123,7 +130,7 @@ class OpenAICompatibleProvider:
         if response is None:
             try:
                 response = await self.client.chat.completions.create(
-                    model=self.model, messages=task.messages(extra_system=schema_instructions(schema))
+                    model=self.model, messages=_chat_messages(task.messages(extra_system=schema_instructions(schema)))
                 )
             except Exception as exc:
                 raise _error(exc, self.timeout) from None

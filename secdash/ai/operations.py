@@ -196,9 +196,10 @@ def pattern(site: SiteFact) -> Pattern:
     bad = "critical" if any(c.status == "critical" for c in checks) else "warning"
     failing = [c.status == bad for c in checks]
     starts = [c.checked_at for i, c in enumerate(checks) if failing[i] and (i == 0 or not failing[i - 1])]
-    runs, run = [], 0
-    for failed in failing:
-        run = run + 1 if failed else 0
+    runs: list[int] = []
+    run = 0
+    for is_failing in failing:
+        run = run + 1 if is_failing else 0
         runs.append(run)
     times = [t for t in (parse_time(c.checked_at) for c in checks) if t]
     cadence = (

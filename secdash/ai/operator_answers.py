@@ -160,9 +160,9 @@ def flapping(question: str, agent: AgentProfile, situation: Situation) -> list[s
     sites, missing = _named_sites(question, agent, situation)
     lines: list[str] = []
     if not sites and not missing:  # none named: the sites whose checks fail on and off
-        found = [(operations.pattern(site), site) for site in situation.sites]
-        sites = [site for p, site in found if p.kind == "flapping"] or [
-            site for p, site in found if p.kind in ("single", "steady_down")
+        patterns = [(operations.pattern(site), site) for site in situation.sites]
+        sites = [site for p, site in patterns if p.kind == "flapping"] or [
+            site for p, site in patterns if p.kind in ("single", "steady_down")
         ]
         if not sites:
             return [

@@ -43,7 +43,7 @@ class SiteFact:
     grade: str | None = None
     score: int | None = None
     findings: tuple[str, ...] = ()  # the header grader's findings, e.g. "X-Frame-Options header missing (-20)"
-    tls_days_left: int | None = None
+    tls_days_left: float | None = None  # one decimal, as the probe measured it
     last_error: str | None = None
     response_ms: int | None = None
     status_code: int | None = None

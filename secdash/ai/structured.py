@@ -7,19 +7,22 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import json_repair
 from pydantic import BaseModel, ValidationError
 
 from secdash.ai.base import LLMError
 
+if TYPE_CHECKING:
+    from openai.types.shared_params import ResponseFormatJSONSchema
+
 Model = TypeVar("Model", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 FORMAT_MESSAGE = "The AI model's answer was not in the expected format"
 
 
-def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+def response_format(schema: type[BaseModel]) -> ResponseFormatJSONSchema:
     """The `response_format` of the OpenAI JSON-schema mode (not strict: optional fields keep defaults)."""
     return {
         "type": "json_schema",

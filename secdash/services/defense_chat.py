@@ -4,7 +4,7 @@ calls go through services/ai_calls.py (budget, call record, audit)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,7 +19,7 @@ from secdash.ai.tasks.chat import ChatTask
 from secdash.ai.tasks.threat import ThreatAssessment, ThreatTask
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
-from secdash.models import DefenseChatMessage, UserPublic, as_utc
+from secdash.models import ChatRole, ChatSurface, DefenseChatMessage, ThreatLevel, UserPublic, as_utc
 from secdash.services import agent_context, ai_calls
 from secdash.services.errors import Invalid
 from secdash.services.unit import commit, mark_changed
@@ -94,7 +94,9 @@ async def conversation(
 
 async def _store(user: UserPublic, surface: str, agent_id: str, role: str, content: str, **extra: Any) -> DefenseChatMessage:
     async with session_scope() as session:
-        message = DefenseChatMessage(user_id=user.id, surface=surface, agent_id=agent_id, role=role, content=content, **extra)
+        message = DefenseChatMessage(
+            user_id=user.id, surface=ChatSurface(surface), agent_id=agent_id, role=ChatRole(role), content=content, **extra
+        )
         session.add(message)
         mark_changed(session, TOPIC)
         await commit(session)
@@ -105,7 +107,7 @@ async def _set_threat_level(message_id: int, level: str) -> None:
     async with session_scope() as session:
         message = await session.get(DefenseChatMessage, message_id)
         if message is not None:
-            message.threat_level = level
+            message.threat_level = ThreatLevel(level)
             session.add(message)
             mark_changed(session, TOPIC)
             await commit(session)
@@ -129,7 +131,7 @@ async def stream_reply(
     surface: str,
     settings: Settings,
     provider: Provider | None = None,
-) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
+) -> AsyncGenerator[str | ReplyDone | ThreatJudged, None]:
     """Store the question, yield the reply piece by piece, store it and yield a ReplyDone (the reply
     is complete: the composer may free), then judge the threat and yield a ThreatJudged.
 
@@ -154,7 +156,7 @@ async def _stream_reply(
     agent: AgentProfile,
     surface: str,
     calls: AICalls,
-) -> AsyncIterator[str | ReplyDone | ThreatJudged]:
+) -> AsyncGenerator[str | ReplyDone | ThreatJudged, None]:
     pieces: list[str] = []
     call_id: int | None = None
     async with calls.admitted():  # the budget for the reply: refused here, before anything is stored

@@ -176,7 +176,11 @@ def _set_title(project: Project, title: str) -> None:
 
 def _set_vars(css: str, values: dict[str, str]) -> str:
     for name, value in values.items():
-        css = re.sub(rf"(--{re.escape(name)}\s*:\s*)[^;}}]+", lambda m, v=value: m.group(1) + v, css)
+
+        def keep_name(m: re.Match[str], v: str = value) -> str:
+            return m.group(1) + v
+
+        css = re.sub(rf"(--{re.escape(name)}\s*:\s*)[^;}}]+", keep_name, css)
     return css
 
 

@@ -71,13 +71,14 @@ def methods_by_path(api: FastAPI) -> Callable[[str], frozenset[str]]:
         if not table:
             for context in iter_route_contexts(api.routes):
                 route = context.original_route
+                route_path = context.path or ""
                 if (
                     isinstance(route, Route)
                     and route.methods
                     and route.endpoint is not unknown_api_path
-                    and (context.path or "").startswith("/api/")
+                    and route_path.startswith("/api/")
                 ):
-                    regex, _, convertors = compile_path(context.path)
+                    regex, _, convertors = compile_path(route_path)
                     table.append((regex, bool(convertors), frozenset(route.methods)))
         fixed: set[str] = set()
         templated: set[str] = set()

@@ -269,8 +269,8 @@ class RequestGuard:
             await _reject(send, 405, f"Method Not Allowed: this path answers {allow}", [(b"allow", allow.encode())])
             return
         if scope["method"] not in STANDARD_METHODS and not path.startswith(OWN_POSTURE_PREFIXES):
-            allow = ", ".join(sorted(STANDARD_METHODS)).encode()
-            await _reject(send, 405, "Method Not Allowed", [(b"allow", allow)])
+            standard = ", ".join(sorted(STANDARD_METHODS)).encode()
+            await _reject(send, 405, "Method Not Allowed", [(b"allow", standard)])
             return
         if not path.startswith(self.prefix):
             await self.app(scope, receive, send)

@@ -14,7 +14,7 @@ import logging
 import os
 import socket
 from datetime import timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
@@ -22,6 +22,10 @@ from secdash.core.leader import run_as_leader
 from secdash.jobs import registry, store
 from secdash.jobs.context import JobContext
 from secdash.models.jobs import FINISHED_STATUSES, JobLevel, JobStatus
+
+if TYPE_CHECKING:
+    from saq import Worker
+    from saq.types import Context
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +107,7 @@ class InProcessBackend:
     async def dispatch(self, job_id: int) -> None:
         task = asyncio.get_running_loop().create_task(execute(job_id), name=f"job-{job_id}")
         self.tasks[job_id] = task
-        task.add_done_callback(lambda _t, job_id=job_id: self.tasks.pop(job_id, None))
+        task.add_done_callback(lambda _t: self.tasks.pop(job_id, None))
 
     async def start(self) -> None:
         pass
@@ -127,7 +131,7 @@ class SaqBackend:
 
         self.queue = Queue.from_url(url, name=queue_name)
         self.worker_id = worker_id
-        self.worker = None
+        self.worker: Worker[Context] | None = None
         self._worker_task: asyncio.Task | None = None
         self._connected = False
 
@@ -147,7 +151,7 @@ class SaqBackend:
         await self._connect()
         pinned = self.worker_id  # tests name their workers; a server's worker is this process
 
-        async def run_job(ctx: dict, *, job_id: int) -> None:
+        async def run_job(ctx: Context, *, job_id: int) -> None:
             await execute(job_id, pinned)
 
         self.worker = Worker(self.queue, functions=[("run_job", run_job)], concurrency=SAQ_CONCURRENCY)

@@ -94,7 +94,7 @@ async def claim(job_id: int, worker: str) -> Job | None:
     stopped before it started). One UPDATE decides, so a job runs once however many workers receive it."""
     now = utcnow()
     async with session_scope() as session:
-        result = await session.exec(  # type: ignore[call-overload]
+        result = await session.exec(
             update(Job)
             .execution_options(synchronize_session=False)
             .where(col(Job.id) == job_id, col(Job.status) == JobStatus.queued.value)
@@ -118,12 +118,12 @@ async def beat(job_id: int, progress: dict[str, Any] | None = None) -> bool:
     if progress is not None:
         values["progress"] = progress
     async with session_scope() as session:
-        result = await session.exec(  # type: ignore[call-overload]
+        result = await session.exec(
             update(Job)
             .execution_options(synchronize_session=False)
             .where(col(Job.id) == job_id, col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]))
             .values(**values)
-            .returning(Job.stop_requested, Job.kind)
+            .returning(col(Job.stop_requested), col(Job.kind))
         )
         row = result.first()
         if row is None:  # no longer running (reaped as interrupted, or deleted): the handler should end
@@ -138,18 +138,18 @@ async def beat(job_id: int, progress: dict[str, Any] | None = None) -> bool:
 async def append_log(job_id: int, message: str, level: JobLevel | str = JobLevel.info) -> int:
     """Add a line to the job's log; returns its sequence number."""
     async with session_scope() as session:
-        result = await session.exec(  # type: ignore[call-overload]
+        result = await session.exec(
             update(Job)
             .execution_options(synchronize_session=False)
             .where(col(Job.id) == job_id)
             .values(log_seq=Job.log_seq + 1)
-            .returning(Job.log_seq, Job.kind)
+            .returning(col(Job.log_seq), col(Job.kind))
         )
         row = result.first()
         if row is None:
             await session.rollback()
             return 0
-        session.add(JobLog(job_id=job_id, seq=row.log_seq, level=JobLevel(level).value, message=message[:MESSAGE_MAX]))
+        session.add(JobLog(job_id=job_id, seq=row.log_seq, level=JobLevel(level), message=message[:MESSAGE_MAX]))
         _mark(session, row.kind, job_id)
         await commit(session)
         return int(row.log_seq)
@@ -176,7 +176,7 @@ async def finish(
     if progress is not None:
         values["progress"] = progress
     async with session_scope() as session:
-        changed = await session.exec(  # type: ignore[call-overload]
+        changed = await session.exec(
             update(Job)
             .execution_options(synchronize_session=False)
             .where(col(Job.id) == job_id, col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]))
@@ -195,9 +195,9 @@ def request_stop(session: AsyncSession, job: Job) -> bool:
     """Ask `job` to stop, in the caller's unit of work: a queued job is stopped at once (it never ran), a running
     one becomes stopping and its handler ends at its next check. False if it had already finished."""
     if job.status == JobStatus.queued:
-        job.status, job.stop_requested, job.finished_at = JobStatus.stopped.value, True, utcnow()
+        job.status, job.stop_requested, job.finished_at = JobStatus.stopped, True, utcnow()
     elif job.status in (JobStatus.running, JobStatus.stopping):
-        job.status, job.stop_requested = JobStatus.stopping.value, True
+        job.status, job.stop_requested = JobStatus.stopping, True
     else:
         return False
     session.add(job)
@@ -229,7 +229,7 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
             again = bool(
                 kind and kind.requeue_on_interrupt and job.status == JobStatus.running and job.attempts < kind.max_attempts
             )
-            result = await session.exec(  # type: ignore[call-overload]
+            result = await session.exec(
                 update(Job)
                 .execution_options(synchronize_session=False)
                 .where(col(Job.id) == job.id, col(Job.status) == job.status, col(Job.heartbeat_at) < cutoff)
@@ -254,12 +254,12 @@ async def requeue_forgotten(older_than: timedelta, *, now: datetime | None = Non
     handed out again (the claim still lets only one worker run each)."""
     moment = now or utcnow()
     async with session_scope() as session:
-        result = await session.exec(  # type: ignore[call-overload]
+        result = await session.exec(
             update(Job)
             .execution_options(synchronize_session=False)
             .where(col(Job.status) == JobStatus.queued.value, col(Job.heartbeat_at) < moment - older_than)
             .values(heartbeat_at=moment)
-            .returning(Job.id)
+            .returning(col(Job.id))
         )
         ids = sorted(row.id for row in result)
         await session.commit()

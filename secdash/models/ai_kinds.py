@@ -17,7 +17,7 @@ class ChatRole(StrEnum):
 class ChatSurface(StrEnum):
     widget = "widget"
     command = "command"
-    center = "center"
+    center = "center"  # type: ignore[assignment]  # a member named like str.center (typeshed sees the method)
     api = "api"
 
 

@@ -6,13 +6,13 @@ agent figures and the stored platform profile) sit under `profile`, whose `sourc
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from secdash.models.ai_kinds import AgentStatus
 from secdash.models.monitoring import SiteStatus
 from secdash.models.public import ActivityPublic, PublicModel, UtcDateTime
 
-PROFILE = "profile"
+PROFILE: Final = "profile"
 
 
 class PlatformProfilePublic(PublicModel):

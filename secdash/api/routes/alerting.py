@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from pydantic import ConfigDict, Field
+from pydantic.json_schema import JsonDict
 
 from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import (
@@ -45,7 +46,7 @@ Limit = Annotated[
     Query(max_length=6, description=f"How many (1 to {deliveries.MAX_PAGE}); default {deliveries.PAGE}"),
     integer_text(1, deliveries.MAX_PAGE),
 ]
-CLOCK = {"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$"}
+CLOCK: JsonDict = {"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$"}
 
 
 def _whole(low_high: tuple[int, int]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
+from fastapi.routing import APIRoute
 from pydantic import Field, TypeAdapter
 
 from secdash.api.deps import AppSettings, CurrentUser, DbSession
@@ -94,7 +95,9 @@ async def init_sites(user: CurrentUser, session: DbSession, settings: AppSetting
 
 def _overview_json(value: dict[str, Any]) -> bytes:
     """The overview through the route's own response model (what FastAPI would send), once per change."""
-    model = next(route.response_model for route in router.routes if getattr(route, "endpoint", None) is read_overview)
+    model = next(
+        route.response_model for route in router.routes if isinstance(route, APIRoute) and route.endpoint is read_overview
+    )
     adapter = TypeAdapter(model)
     return adapter.dump_json(adapter.validate_python(value), by_alias=True)
 

@@ -31,7 +31,7 @@ import html
 import logging
 import mimetypes
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote_plus
 
@@ -229,7 +229,7 @@ async def _arrive(
             row_id = row.id
             current = await defense.get_defense(session, facts.slug)
 
-            async def count_recent(window_seconds: int, endpoints: list[str] | None) -> int:
+            async def count_recent(window_seconds: int, endpoints: Sequence[str] | None) -> int:
                 if monitor:  # SecDash's own monitor: rate limits do not count it (every other rule applies)
                     return 0
                 return await request_log.count_recent(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import AiActivity
+from secdash.models import ActivityType, AiActivity
 from secdash.services.unit import mark_changed
 
 TOPIC = "activities"
@@ -25,7 +25,11 @@ def record(
     """Add an activity; written with the caller's commit."""
     assert activity_type in ACTIVITY_TYPES, activity_type
     activity = AiActivity(
-        activity_type=activity_type, target=target[:200], description=description[:1000], status=status, simulated=simulated
+        activity_type=ActivityType(activity_type),
+        target=target[:200],
+        description=description[:1000],
+        status=status,
+        simulated=simulated,
     )
     session.add(activity)
     mark_changed(session, TOPIC)
@@ -43,7 +47,7 @@ async def keep_newest_simulated(session: AsyncSession, keep: int = FEED_SIZE) ->
     newest = select(AiActivity.id).where(col(AiActivity.simulated).is_(True)).order_by(col(AiActivity.id).desc()).limit(keep)
     await session.exec(
         delete(AiActivity).where(
-            AiActivity.simulated == True,  # noqa: E712
+            col(AiActivity.simulated) == True,  # noqa: E712
             col(AiActivity.id).not_in(newest.scalar_subquery()),
         )
     )

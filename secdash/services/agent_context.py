@@ -116,12 +116,14 @@ async def situation(*, agent_id: str) -> Situation:
             select(SecurityEvent, Site.name)
             .join(Site, col(Site.id) == SecurityEvent.site_id, isouter=True)
             .where(
-                SecurityEvent.resolved == False  # noqa: E712
+                col(SecurityEvent.resolved) == False  # noqa: E712
             )
         )
         if platform:
             opened = opened.where(col(SecurityEvent.site_id).in_(site_ids))
-        scanner = (SecurityEvent.source == "scanner") | (SecurityEvent.event_type == EventType.vulnerability_detected.value)
+        scanner = (col(SecurityEvent.source) == "scanner") | (
+            col(SecurityEvent.event_type) == EventType.vulnerability_detected.value
+        )
         newest = (col(SecurityEvent.created_at).desc(), col(SecurityEvent.id).desc())
         events = [
             _event_fact(e, name or names.get(e.site_id))
@@ -140,7 +142,7 @@ async def situation(*, agent_id: str) -> Situation:
             select(scanner, func.count())
             .select_from(SecurityEvent)
             .where(
-                SecurityEvent.resolved == False  # noqa: E712
+                col(SecurityEvent.resolved) == False  # noqa: E712
             )
             .group_by(scanner)
         )

@@ -164,9 +164,9 @@ async def fixes_ready(session: AsyncSession, events: Sequence[SecurityEvent], si
         latest[fix.event_id] = fix
     ready: dict[int, str] = {}
     for event in fixable:
-        fix = latest.get(event.id or 0)
-        if fix is not None and fix.status in ACTIVE_STATUSES:
-            ready[event.id or 0] = f"fix #{fix.id} {_FIX_WORDS[fix.status]} in Fix Mode"
+        current = latest.get(event.id or 0)
+        if current is not None and current.status in ACTIVE_STATUSES:
+            ready[event.id or 0] = f"fix #{current.id} {_FIX_WORDS[current.status]} in Fix Mode"
             continue
         try:
             facts = problems.facts_of(event, sites.get(event.site_id or 0))

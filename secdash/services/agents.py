@@ -6,7 +6,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
-from secdash.models import AgentRecord, Site, utcnow
+from secdash.models import AgentRecord, AgentStatus, Site, utcnow
 from secdash.services import events
 from secdash.services.once import insert_missing
 
@@ -35,16 +35,17 @@ async def with_threats_blocked(*, session: AsyncSession) -> list[tuple[AgentReco
     records = await list_agents(session=session)
     site_of = {
         slug: site_id
-        for slug, site_id in await session.exec(  # type: ignore[call-overload]
+        for slug, site_id in await session.exec(
             select(Site.default_slug, Site.id).where(col(Site.default_slug).in_(PLATFORM_AGENT_IDS))
         )
+        if slug is not None and site_id is not None  # never None: the slug is filtered, the id is the key
     }
     counts = await events.counts_by_site(session=session, site_ids=list(site_of.values()))
     return [(record, counts.get(site_of.get(record.id, -1), events.NO_COUNTS)["blocked"]) for record in records]
 
 
 # A platform site's status, as its agent's status: under attack or down means fighting.
-STATUS_OF_SITE = {"critical": "fighting", "warning": "analyzing", "secure": "secured"}
+STATUS_OF_SITE = {"critical": AgentStatus.fighting, "warning": AgentStatus.analyzing, "secure": AgentStatus.secured}
 
 
 async def follow_site_status(*, session: AsyncSession, site_name: str, site_status: str) -> None:

@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from secdash.ai.agents import AGENTS
 from secdash.ai.base import Provider
 from secdash.ai.calls import AICalls, CallRecord
@@ -24,7 +26,7 @@ from secdash.ai.providers import get_provider
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
 from secdash.models import LogCategory, LogSeverity, UserPublic
-from secdash.models.ai import AiCall
+from secdash.models.ai import AiCall, AiCallOutcome
 from secdash.services import audit, quotas
 from secdash.services.unit import commit, mark_changed
 
@@ -32,7 +34,7 @@ from secdash.services.unit import commit, mark_changed
 ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan", "fix_proposal": "AI fix proposal"}
 
 TOPIC = "ai_calls"  # published when a model call is recorded
-Answer = TypeVar("Answer")
+Answer = TypeVar("Answer", bound=BaseModel)
 Checked = TypeVar("Checked")
 
 
@@ -91,7 +93,7 @@ def recorder(user: UserPublic | None):
                 completion_tokens=call.completion_tokens,
                 first_token_ms=call.first_token_ms,
                 total_ms=call.total_ms,
-                outcome=call.outcome,
+                outcome=AiCallOutcome(call.outcome),
                 error_kind=call.error_kind,
             )
             session.add(row)

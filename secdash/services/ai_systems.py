@@ -147,7 +147,7 @@ async def _uptime(session: AsyncSession, site_id: int) -> Uptime:
     """Uptime from the site's stored checks."""
     up = _answered()
     total, answered, last_at = (
-        await session.exec(  # type: ignore[call-overload]
+        await session.exec(
             select(func.count(), func.sum(case((up, 1), else_=0)), func.max(SiteCheck.checked_at)).where(
                 SiteCheck.site_id == site_id
             )
@@ -156,17 +156,13 @@ async def _uptime(session: AsyncSession, site_id: int) -> Uptime:
     if not total:
         return Uptime(0, None, None)
     percent = round(100.0 * (answered or 0) / total, 2)
-    last_down = (
-        await session.exec(  # type: ignore[call-overload]
-            select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, ~up)
-        )
-    ).one()
+    last_down = (await session.exec(select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, ~up))).one()
     if last_down is not None and as_utc(last_down) >= as_utc(last_at):
         return Uptime(total, percent, 0.0)
     streak = select(func.min(SiteCheck.checked_at)).where(SiteCheck.site_id == site_id, up)
     if last_down is not None:
         streak = streak.where(col(SiteCheck.checked_at) > last_down)
-    start = (await session.exec(streak)).one()  # type: ignore[call-overload]
+    start = (await session.exec(streak)).one()
     if start is None:
         return Uptime(total, percent, 0.0)
     hours = (as_utc(last_at) - as_utc(start)).total_seconds() / 3600
@@ -175,11 +171,11 @@ async def _uptime(session: AsyncSession, site_id: int) -> Uptime:
 
 async def _calls(session: AsyncSession) -> dict[str, AgentCallsPublic]:
     known = or_(col(AiCall.prompt_tokens).is_not(None), col(AiCall.completion_tokens).is_not(None))
-    rows = await session.exec(  # type: ignore[call-overload]
-        select(
+    rows = await session.exec(
+        select(  # type: ignore[call-overload]
             AiCall.agent,
             func.count(),
-            func.sum(case((AiCall.outcome == "error", 1), else_=0)),
+            func.sum(case((col(AiCall.outcome) == "error", 1), else_=0)),
             func.coalesce(func.sum(AiCall.prompt_tokens), 0),
             func.coalesce(func.sum(AiCall.completion_tokens), 0),
             func.sum(case((known, 1), else_=0)),

@@ -92,9 +92,9 @@ def record(
     """Add an entry to the trail; it is written with the caller's commit. An admin_only entry is never shown to a
     limited user, whatever its category or author."""
     entry = HistoryLog(
-        category=category.value,
+        category=category,
         action=_text(action, MAX_ACTION_LENGTH - 40),
-        severity=severity.value,
+        severity=severity,
         description=_text(description, MAX_DESCRIPTION_LENGTH - 40),
         actor_user_id=actor_user_id,
         details=bounded_details(details),
@@ -131,8 +131,8 @@ def _visible_to(viewer: UserPublic):
     if viewer.role == Role.admin.value:
         return true()
     return and_(
-        HistoryLog.admin_only == false(),
-        or_(col(HistoryLog.category).in_(sorted(permissions.fully_readable(viewer))), HistoryLog.actor_user_id == viewer.id),
+        col(HistoryLog.admin_only) == false(),
+        or_(col(HistoryLog.category).in_(sorted(permissions.fully_readable(viewer))), col(HistoryLog.actor_user_id) == viewer.id),
     )
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, update
 from sqlalchemy.exc import OperationalError
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
@@ -124,7 +124,7 @@ async def _within_budget(session: AsyncSession, attempt: LoginAttempt, budget: _
     count, oldest = (await session.exec(query)).one()
     if count <= budget.limit:
         return count
-    await session.exec(delete(LoginAttempt).where(LoginAttempt.id == attempt.id))  # type: ignore[call-overload]
+    await session.exec(delete(LoginAttempt).where(col(LoginAttempt.id) == attempt.id))
     await session.commit()
     wait = _retry_after(as_utc(oldest) if oldest else None, budget.window_seconds)
     raise RateLimited(f"Too many failed login attempts. Try again in {wait} seconds.", retry_after=wait)
@@ -145,9 +145,7 @@ async def _admit(session: AsyncSession, settings: Settings, attempt: LoginAttemp
             _Budget("ip", settings.LOGIN_MAX_FAILURES_PER_IP, settings.LOGIN_IP_WINDOW_SECONDS, (LoginAttempt.ip == attempt.ip,))
         )
     counts = {budget.scope: await _within_budget(session, attempt, budget) for budget in per_address}
-    await session.exec(
-        update(LoginAttempt).where(LoginAttempt.id == attempt.id).values(admitted=True)  # type: ignore[call-overload]
-    )
+    await session.exec(update(LoginAttempt).where(col(LoginAttempt.id) == attempt.id).values(admitted=True))
     await session.commit()
     account = _Budget(
         "account",
@@ -255,9 +253,7 @@ async def login(
     )
     # A success clears this account's failures from this address (this attempt's row included); the
     # account's failures from other addresses still count towards its global budget.
-    await session.exec(
-        delete(LoginAttempt).where(LoginAttempt.email == account.key, LoginAttempt.ip == attempt.ip)  # type: ignore[call-overload]
-    )
+    await session.exec(delete(LoginAttempt).where(col(LoginAttempt.email) == account.key, col(LoginAttempt.ip) == attempt.ip))
     audit.record(
         session,
         category=LogCategory.security,
@@ -279,10 +275,10 @@ async def purge_stale(*, session: AsyncSession, settings: Settings, limit: int |
     """
     session_count = await sessions.purge_sessions(session=session, idle_timeout=settings.idle_timeout, limit=limit)
     cutoff = utcnow() - timedelta(seconds=settings.login_attempt_retention_seconds)
-    old = LoginAttempt.attempted_at < cutoff
+    old = col(LoginAttempt.attempted_at) < cutoff
     if limit is not None:
-        old = LoginAttempt.id.in_(select(LoginAttempt.id).where(old).limit(limit))  # type: ignore[union-attr]
-    result = await session.exec(delete(LoginAttempt).where(old))  # type: ignore[call-overload]
+        old = col(LoginAttempt.id).in_(select(LoginAttempt.id).where(old).limit(limit))
+    result = await session.exec(delete(LoginAttempt).where(old))
     await session.commit()
     return PurgeResult(sessions=session_count, login_attempts=result.rowcount or 0)
 

@@ -52,11 +52,11 @@ def record(
 ) -> SecurityEvent:
     """Add an event; written with the caller's commit."""
     event = SecurityEvent(
-        event_type=event_type.value,
-        severity=severity.value,
+        event_type=event_type,
+        severity=severity,
         description=description[:2000],
         site_id=site_id,
-        source=source,
+        source=EventSource(source),
         ai_action=ai_action,
         source_ip=source_ip,
         user_agent=user_agent,
@@ -113,7 +113,7 @@ def parse_filters(
             raise Invalid("resolved must be true or false")
     if limit not in (None, ""):
         try:
-            value = int(limit)  # type: ignore[arg-type]
+            value = int(limit)
         except (TypeError, ValueError):
             raise Invalid("limit must be a whole number") from None
         if not 1 <= value <= MAX_LIMIT:
@@ -220,17 +220,17 @@ async def counts_by_site(*, session: AsyncSession, site_ids: list[int]) -> dict[
     counts: dict[int, dict[str, int]] = {site_id: dict(NO_COUNTS) for site_id in site_ids}
     if not site_ids:
         return counts
-    rows = await session.exec(  # type: ignore[call-overload]
+    rows = await session.exec(
         select(
             SecurityEvent.site_id,
             func.sum(case((col(SecurityEvent.event_type).in_(DETECTED_TYPES), 1), else_=0)),
-            func.sum(case((SecurityEvent.event_type == EventType.threat_blocked.value, BLOCKED_REQUESTS), else_=0)),
+            func.sum(case((col(SecurityEvent.event_type) == EventType.threat_blocked.value, BLOCKED_REQUESTS), else_=0)),
             func.sum(
                 case(
                     (
                         and_(
-                            SecurityEvent.resolved == True,  # noqa: E712
-                            SecurityEvent.disposition == Disposition.false_positive.value,
+                            col(SecurityEvent.resolved) == True,  # noqa: E712
+                            col(SecurityEvent.disposition) == Disposition.false_positive.value,
                         ),
                         1,
                     ),
@@ -239,9 +239,11 @@ async def counts_by_site(*, session: AsyncSession, site_ids: list[int]) -> dict[
             ),
         )
         .where(col(SecurityEvent.site_id).in_(site_ids))
-        .group_by(SecurityEvent.site_id)
+        .group_by(col(SecurityEvent.site_id))
     )
     for site_id, detected, blocked, false in rows:
+        if site_id is None:  # never: the query keeps the events of these sites
+            continue
         counts[site_id] = {"detected": int(detected or 0), "blocked": int(blocked or 0), "false": int(false or 0)}
     return counts
 

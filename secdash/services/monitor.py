@@ -71,7 +71,8 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
         return None
     if result.url != site.url:
         return None
-    status = site_status(result)
+    assert site.id is not None  # a stored site
+    status = SiteStatus(site_status(result))
     previous = site.status if site.last_checked_at is not None else None
     site.status = status
     site.status_code = result.status_code

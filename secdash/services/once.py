@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
@@ -9,7 +10,7 @@ from sqlmodel import SQLModel
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 
-async def insert_missing(session: AsyncSession, rows: list[SQLModel], key: str) -> list[Any]:
+async def insert_missing(session: AsyncSession, rows: Sequence[SQLModel], key: str) -> list[Any]:
     """Insert the rows (one table) whose unique `key` is not taken yet, in the session's transaction (the caller
     commits). Returns the keys this call inserted: a row another session inserted first is skipped, not an error."""
     if not rows:

@@ -131,10 +131,10 @@ async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -
     """The newest `limit` checks of every site, oldest first, in ONE query (a window per site)."""
     ranked = select(
         SiteCheck,
-        func.row_number().over(partition_by=SiteCheck.site_id, order_by=col(SiteCheck.checked_at).desc()).label("rn"),
+        func.row_number().over(partition_by=col(SiteCheck.site_id), order_by=col(SiteCheck.checked_at).desc()).label("rn"),
     ).subquery()
     query = (
-        select(
+        select(  # type: ignore[call-overload]  # nine columns: SQLModel's select is typed for up to four
             ranked.c.site_id,
             ranked.c.checked_at,
             ranked.c.response_ms,

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -157,7 +158,7 @@ async def stop_scan(*, session: AsyncSession, actor: UserPublic) -> ScanView:
     return ScanView.from_job(job)
 
 
-def _progress(total_files: int, total_lines: int, **done: int | str) -> dict[str, int | str]:
+def _progress(total_files: int, total_lines: int, **done: int | str) -> dict[str, Any]:
     return {
         "totalFiles": total_files,
         "totalLines": total_lines,

@@ -11,7 +11,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
-from secdash.models import LogCategory, Site, UserPublic, utcnow
+from secdash.models import LogCategory, Site, SiteStatus, UserPublic, utcnow
 from secdash.services import audit, events
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.once import insert_missing
@@ -180,7 +180,7 @@ async def update_site(
     before = {"name": site.name, "url": site.url}
     if url != site.url:
         site.is_demo = False
-        site.status, site.response_time_ms, site.grade, site.score = "warning", None, None, None
+        site.status, site.response_time_ms, site.grade, site.score = SiteStatus.warning, None, None, None
         site.tls_days_left, site.status_code, site.last_error, site.last_checked_at = None, None, None, None
         site.ttfb_ms, site.redirects, site.tls_expires_at = None, None, None
     site.name, site.url, site.domain, site.allow_private = name, url, _domain_of(url), allow_private

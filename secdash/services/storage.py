@@ -10,7 +10,7 @@ the check, so the quota can be passed by that much at most.
 from __future__ import annotations
 
 from sqlalchemy import LargeBinary, cast, func
-from sqlmodel import select
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
@@ -30,15 +30,15 @@ def _bytes(column, dialect: str):  # noqa: ANN001, ANN202  (SQL: the UTF-8 size 
 
 async def used_bytes(session: AsyncSession, user_id: int) -> int:
     """Bytes of every artifact version and every project file (with the content it had before its last change)."""
-    dialect = session.bind.dialect.name
+    dialect = session.get_bind().dialect.name
     versions = (
         select(_bytes(ArtifactVersion.html_content, dialect))
-        .join(Artifact, Artifact.id == ArtifactVersion.artifact_id)
+        .join(Artifact, col(Artifact.id) == ArtifactVersion.artifact_id)
         .where(Artifact.owner_user_id == user_id)
     )
     files = (
         select(_bytes(ProjectFile.content, dialect) + _bytes(ProjectFile.previous, dialect))
-        .join(CodeProject, CodeProject.id == ProjectFile.project_id)
+        .join(CodeProject, col(CodeProject.id) == ProjectFile.project_id)
         .where(CodeProject.owner_user_id == user_id)
     )
     return int((await session.exec(versions)).one()) + int((await session.exec(files)).one())

@@ -77,7 +77,7 @@ async def create_user(
     user = User(
         email=email,
         password_hash=await hash_password_async(password),
-        role=parsed_role.value,
+        role=parsed_role,
         first_name=first_name,
         password_changed_at=utcnow(),
     )

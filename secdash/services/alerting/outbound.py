@@ -130,13 +130,13 @@ def _install() -> None:
                 kwargs["allow_redirects"] = False
             return raw_request(self, method, url, *args, **kwargs)
 
-        def send(self: requests.Session, prepared: Any, **kwargs: Any) -> Any:
+        def send(self: requests.Session, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
             if _policy.get() is not None:
                 kwargs["allow_redirects"] = False
-            return raw_send(self, prepared, **kwargs)
+            return raw_send(self, request, **kwargs)
 
         requests.Session.request, requests.Session.send = request, send  # type: ignore[method-assign]
-        socket.socket.connect, socket.socket.connect_ex = _connect, _connect_ex  # type: ignore[method-assign]
+        socket.socket.connect, socket.socket.connect_ex = _connect, _connect_ex  # type: ignore[method-assign,assignment]
         socket.socket.sendto = _sendto  # type: ignore[method-assign,assignment]
         if _raw_sendmsg is not None:
             socket.socket.sendmsg = _sendmsg  # type: ignore[method-assign,assignment]

@@ -165,21 +165,21 @@ async def write(*, session: AsyncSession, actor: UserPublic, rules: object, sett
     if settings is not None:
         if not isinstance(settings, dict):
             raise Invalid("settings must be an object")
-        row = await settings_row(session)
+        current = await settings_row(session)
         if "reminderMinutes" in settings:
-            row.reminder_minutes = _whole(settings["reminderMinutes"], "reminderMinutes", *REMINDER_MINUTES)
+            current.reminder_minutes = _whole(settings["reminderMinutes"], "reminderMinutes", *REMINDER_MINUTES)
         if "recoverySeconds" in settings:
-            row.recovery_seconds = _whole(settings["recoverySeconds"], "recoverySeconds", *RECOVERY_SECONDS)
+            current.recovery_seconds = _whole(settings["recoverySeconds"], "recoverySeconds", *RECOVERY_SECONDS)
         if "quietEnabled" in settings:
             if not isinstance(settings["quietEnabled"], bool):
                 raise Invalid("quietEnabled must be true or false")
-            row.quiet_enabled = settings["quietEnabled"]
+            current.quiet_enabled = settings["quietEnabled"]
         if "quietStart" in settings:
-            row.quiet_start = _clock(settings["quietStart"], "quietStart")
+            current.quiet_start = _clock(settings["quietStart"], "quietStart")
         if "quietEnd" in settings:
-            row.quiet_end = _clock(settings["quietEnd"], "quietEnd")
-        row.updated_at = utcnow()
-        session.add(row)
+            current.quiet_end = _clock(settings["quietEnd"], "quietEnd")
+        current.updated_at = utcnow()
+        session.add(current)
         changed.append("settings")
     if changed:
         audit.record(

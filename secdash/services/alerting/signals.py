@@ -174,7 +174,7 @@ async def observe_site(session: AsyncSession, site: Site, status: str, reason: s
         session.add(state)
 
 
-async def observe_tls(session: AsyncSession, site: Site, days_left: int | None, now: datetime) -> None:
+async def observe_tls(session: AsyncSession, site: Site, days_left: float | None, now: datetime) -> None:
     if site.is_demo:
         return
     rule = await rules.rule_of(session, AlertKind.tls_expiring)

@@ -78,9 +78,7 @@ async def _make_current(session: AsyncSession, owner_id: int, artifact: Artifact
     others = col(Artifact.current_of) == owner_id
     if artifact is not None and artifact.id is not None:
         others = others & (col(Artifact.id) != artifact.id)
-    await session.exec(  # type: ignore[call-overload]
-        update(Artifact).execution_options(synchronize_session=False).where(others).values(current_of=None)
-    )
+    await session.exec(update(Artifact).execution_options(synchronize_session=False).where(others).values(current_of=None))
     if artifact is not None:
         await session.flush()
         artifact.current_of = owner_id
@@ -235,7 +233,7 @@ async def history_notes(*, session: AsyncSession, viewer: UserPublic, artifact_i
     """Every version of the artifact without its HTML, newest first (the Version History list)."""
     artifact = await owned(session, viewer, artifact_id)
     query = (
-        select(
+        select(  # type: ignore[call-overload]  # six columns: SQLModel's select is typed for up to four
             ArtifactVersion.id,
             ArtifactVersion.version,
             ArtifactVersion.changes,

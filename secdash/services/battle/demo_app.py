@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -205,10 +205,10 @@ class RequestFacts:
     url: str | None = None  # a reported link
 
 
-CountRecent = Callable[[int, list[str] | None], Awaitable[int]]
+CountRecent = Callable[[int, Sequence[str] | None], Awaitable[int]]
 
 
-def _applies(endpoints: list[str] | None, endpoint: str) -> bool:
+def _applies(endpoints: Sequence[str] | None, endpoint: str) -> bool:
     return endpoints is None or endpoint in endpoints
 
 

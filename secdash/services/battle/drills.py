@@ -35,6 +35,7 @@ from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
 from secdash.models import (
     AgentRecord,
+    AgentStatus,
     AttackType,
     BattleOperation,
     EventSeverity,
@@ -173,7 +174,7 @@ async def _set_agent(session: AsyncSession, slug: str, *, status: str) -> None:
     record = await session.get(AgentRecord, slug)
     if record is None:
         return
-    record.status = status
+    record.status = AgentStatus(status)
     record.updated_at = utcnow()
     session.add(record)
     mark_changed(session, TOPIC)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from secdash.services.battle import defense
@@ -221,7 +222,7 @@ def merge(current: DefenseConfig, addition: DefenseConfig) -> DefenseConfig:
     if set(protected) == set(BRAND_DOMAINS.values()) and not (current.urls.protected_domains or addition.urls.protected_domains):
         protected = []
     caps = [cap for cap in (current.uploads.max_bytes, addition.uploads.max_bytes) if cap is not None]
-    merged = {
+    merged: dict[str, Any] = {
         "patterns": [r.model_dump() for r in _by_name(current.patterns, addition.patterns, defense.MAX_PATTERNS)],
         "rate_limits": [r.model_dump() for r in _by_name(current.rate_limits, addition.rate_limits, defense.MAX_RATE_LIMITS)],
         "uploads": {
@@ -262,7 +263,7 @@ _TYPE_PARTS = {
 _TYPE_ENDPOINT = {"sql_injection": "search", "xss": "comment", "brute_force": "login", "ddos": "pages"}
 
 
-def _where(endpoints: list[str] | None) -> str:
+def _where(endpoints: Sequence[str] | None) -> str:
     return ",".join(endpoints) if endpoints else "*"
 
 

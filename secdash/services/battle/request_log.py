@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import ipaddress
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -86,7 +87,9 @@ def monitor_headers() -> dict[str, str]:
 
 def is_monitor_probe(peer: str | None, value: str | None) -> bool:
     """Whether a request is the monitor's signed probe from this machine."""
-    return bool(value) and _is_loopback(peer) and hmac.compare_digest(value.strip(), _monitor_signature())
+    if not value:
+        return False
+    return _is_loopback(peer) and hmac.compare_digest(value.strip(), _monitor_signature())
 
 
 def _is_loopback(peer: str | None) -> bool:
@@ -169,7 +172,7 @@ async def prune(session: AsyncSession, slug: str, keep: int = KEEP_PER_SITE) -> 
     if cutoff is not None:
         await session.exec(
             delete(DemoRequest).where(
-                col(DemoRequest.slug) == slug,  # type: ignore[call-overload]
+                col(DemoRequest.slug) == slug,
                 col(DemoRequest.id) <= cutoff,
             )
         )
@@ -181,7 +184,7 @@ async def count_recent(
     slug: str,
     client: str,
     since: datetime,
-    endpoints: list[str] | None,
+    endpoints: Sequence[str] | None,
     before_id: int | None = None,
 ) -> int:
     """Requests this client sent the site since `since` (on these endpoints; None: all), blocked or not.
@@ -211,7 +214,7 @@ async def operation_counts(session: AsyncSession, operation_id: str, slug: str |
     if slug is not None:
         query = query.where(DemoRequest.slug == check_slug(slug))
     counts = {"attack_sent": 0, "attack_blocked": 0, "benign_sent": 0, "benign_blocked": 0}
-    for traffic, blocked, number in await session.exec(query.group_by(DemoRequest.traffic, DemoRequest.blocked)):
+    for traffic, blocked, number in await session.exec(query.group_by(col(DemoRequest.traffic), col(DemoRequest.blocked))):
         if traffic is None:
             continue
         name = DrillTraffic(traffic).value

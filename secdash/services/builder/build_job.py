@@ -224,7 +224,8 @@ async def _write(
     existing: dict[str, str],
 ) -> FileWriter:
     assert project.id is not None
-    await _set(project.id, status=ProjectStatus.building)
+    project_id = project.id
+    await _set(project_id, status=ProjectStatus.building)
     await ctx.progress(force=True, phase="building")
     writer = FileWriter(project, existing, plan)
     notes: list[str] = []
@@ -235,7 +236,7 @@ async def _write(
         nonlocal logged
         said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
         for line in said[: max(0, NOTE_LINES_LOGGED - logged)]:
-            await _log(project.id, line[:300])
+            await _log(project_id, line[:300])
             logged += 1
         notes.clear()
 
@@ -355,11 +356,7 @@ async def trim_log(project_id: int) -> None:
         )
         oldest_dropped = (await session.exec(query)).first()
         if oldest_dropped is not None:
-            await session.exec(
-                delete(BuildLog).where(  # type: ignore[call-overload]
-                    BuildLog.project_id == project_id, col(BuildLog.id) <= oldest_dropped
-                )
-            )
+            await session.exec(delete(BuildLog).where(col(BuildLog.project_id) == project_id, col(BuildLog.id) <= oldest_dropped))
             await commit(session)
 
 

@@ -69,9 +69,7 @@ async def _make_current(session: AsyncSession, owner_id: int, project: CodeProje
     others = col(CodeProject.current_of) == owner_id
     if project is not None and project.id is not None:
         others = others & (col(CodeProject.id) != project.id)
-    await session.exec(  # type: ignore[call-overload]
-        update(CodeProject).execution_options(synchronize_session=False).where(others).values(current_of=None)
-    )
+    await session.exec(update(CodeProject).execution_options(synchronize_session=False).where(others).values(current_of=None))
     if project is not None:
         await session.flush()
         project.current_of = owner_id
@@ -228,15 +226,15 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
                 store.request_stop(session, job)
     ids = [project.id for project in rows if project.id is not None]
     if ids:
-        await session.exec(delete(BuildLog).where(col(BuildLog.project_id).in_(ids)))  # type: ignore[call-overload]
-        await session.exec(delete(ProjectFile).where(col(ProjectFile.project_id).in_(ids)))  # type: ignore[call-overload]
-        await session.exec(  # type: ignore[call-overload]
+        await session.exec(delete(BuildLog).where(col(BuildLog.project_id).in_(ids)))
+        await session.exec(delete(ProjectFile).where(col(ProjectFile.project_id).in_(ids)))
+        await session.exec(
             update(CodeProject)
             .execution_options(synchronize_session=False)
             .where(col(CodeProject.id).in_(ids))
             .values(snapshot_of=None, current_of=None)
         )
-        await session.exec(delete(CodeProject).where(col(CodeProject.id).in_(ids)))  # type: ignore[call-overload]
+        await session.exec(delete(CodeProject).where(col(CodeProject.id).in_(ids)))
     audit.record(
         session,
         category=LogCategory.ai,
@@ -286,7 +284,7 @@ async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[Pr
             created_at=row.created_at,
             current=row.current_of is not None,
             snapshot_of=row.snapshot_of,
-            file_count=counts.get(row.id, 0),
+            file_count=counts.get(row.id or 0, 0),
             snapshot_count=snapshots.get(row.id, 0),
             updated_at=row.updated_at,
         )

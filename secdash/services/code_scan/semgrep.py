@@ -336,8 +336,8 @@ def run(
         # pattern rule for one weakness, one Fix Mode recipe); the more confident match is kept.
         seen: dict[tuple[str, int, str], int] = {}
         for item in output["results"]:
-            shown = by_target.get(item.get("path", ""))
-            if shown is None:
+            matched = by_target.get(item.get("path", ""))
+            if matched is None:
                 continue
             extra = item.get("extra") or {}
             metadata = extra.get("metadata") or {}
@@ -346,7 +346,7 @@ def run(
             rule = secdash_rule or f"njsscan:{check.rsplit('.', 1)[-1]}"
             line = int(item["start"]["line"])
             match = Match(
-                file=shown,
+                file=matched,
                 line=line,
                 end_line=int(item.get("end", {}).get("line", line)),
                 rule=rule,
@@ -356,15 +356,15 @@ def run(
                 message=" ".join(str(extra.get("message", "")).split())[:500],
                 pack="secdash" if secdash_rule else "njsscan",
             )
-            earlier = seen.get((shown, line, rule))
+            earlier = seen.get((matched, line, rule))
             if earlier is None:
-                seen[(shown, line, rule)] = len(result.matches)
+                seen[(matched, line, rule)] = len(result.matches)
                 result.matches.append(match)
             elif _CONFIDENCE_RANK.get(match.confidence, 1) < _CONFIDENCE_RANK.get(result.matches[earlier].confidence, 1):
                 result.matches[earlier] = match
         for error in output.get("errors", []):
-            shown = by_target.get(str(error.get("path", "")))
-            if shown is None or shown in result.failed:
+            failed_file = by_target.get(str(error.get("path", "")))
+            if failed_file is None or failed_file in result.failed:
                 continue
             kind = str(error.get("type", ""))
             kind = kind[0] if isinstance(error.get("type"), list) and kind else kind
@@ -376,5 +376,5 @@ def run(
                 or error.get("level") == "error"
             ):
                 message = " ".join(str(error.get("message", kind)).split())[:200]
-                result.failed[shown] = f"semgrep could not fully analyse it ({message})"
+                result.failed[failed_file] = f"semgrep could not fully analyse it ({message})"
     return result

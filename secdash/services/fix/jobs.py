@@ -162,7 +162,7 @@ async def _propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPu
         f"({calls.name}, {calls.model})"
     )
     await ctx.progress(force=True, phase="propose", percent=20)
-    schema = CodeFixProposal if facts.kind == FixKind.code else SiteFixProposal
+    schema: type[CodeFixProposal | SiteFixProposal] = CodeFixProposal if facts.kind == FixKind.code else SiteFixProposal
     task = FixProposalTask(
         kind_of_fix=facts.kind.value,
         site=facts.site_name,

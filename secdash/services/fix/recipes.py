@@ -71,7 +71,7 @@ def _suffix(finding: Finding) -> str:
 
 def _js_parts(expr: str) -> list[tuple[str, str]] | None:
     """A JavaScript `+` chain as ("str", raw literal) / ("expr", source) parts, or None if it cannot be read."""
-    parts: list[tuple[str, str]] = []
+    parts: list[str] = []
     depth, start, index = 0, 0, 0
     while index < len(expr):
         char = expr[index]
@@ -319,7 +319,8 @@ def _fix_sql_concatenation(text: str, finding: Finding) -> str | None:
     if parts is None or parts[0][0] != "str" or all(kind == "str" for kind, _ in parts):
         return None
     quote = parts[0][1][0]
-    sql, params = "", []
+    sql = ""
+    params: list[str] = []
     for index, (kind, raw) in enumerate(parts):
         if kind == "str":
             body = raw[1:-1]
@@ -402,7 +403,9 @@ def _fix_inline_handler(text: str, finding: Finding) -> str | None:
     body_end = next((index for index in range(len(lines) - 1, -1, -1) if "</body>" in lines[index].lower()), None)
     if body_end is None or body_end < finding.line:
         return None
-    indent = re.match(r"\s*", lines[body_end]).group(0) + "  "
+    leading = re.match(r"\s*", lines[body_end])
+    assert leading is not None  # \s* matches every string
+    indent = leading.group(0) + "  "
     lines.insert(body_end, f"{indent}<script>{' '.join(listeners)}</script>{ending}")
     return "".join(lines)
 
@@ -512,9 +515,10 @@ def _fix_shell_true(text: str, finding: Finding) -> str | None:
     lines = split_lines(text)
     keyword_index = next(i for i, k in enumerate(call.keywords) if k.arg == "shell")
     keyword = call.keywords[keyword_index]
-    previous = ([*call.args, *call.keywords[:keyword_index]] or [None])[-1]
-    if previous is None:
+    before_shell: list[ast.expr | ast.keyword] = [*call.args, *call.keywords[:keyword_index]]
+    if not before_shell:
         return None
+    previous = before_shell[-1]
     cut_from = _text_offset(lines, previous.end_lineno, previous.end_col_offset)  # type: ignore[arg-type]
     cut_to = _text_offset(lines, keyword.end_lineno, keyword.end_col_offset)  # type: ignore[arg-type]
     first = call.args[0]

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from html.parser import HTMLParser
+from typing import cast
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 FIRST_VALUE_ONLY = frozenset({"content-type"})  # a client keeps the first of these and drops the others
@@ -97,7 +98,8 @@ def headers_from(headers: Mapping[str, str] | Iterable[tuple[str, str]] | object
             values = value if isinstance(value, list | tuple) else [value]
             pairs.extend((str(key), str(v)) for v in values)
         return tuple(pairs)
-    return tuple((str(k), str(v)) for k, v in headers)  # type: ignore[union-attr]
+    pairs_given = cast("Iterable[tuple[str, str]]", headers)  # neither headers nor a mapping: the pairs of the contract
+    return tuple((str(k), str(v)) for k, v in pairs_given)
 
 
 # --- the page ---------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit
 
@@ -57,10 +58,12 @@ class _Trace:
         )
 
 
-def _causes(exc: BaseException):
-    while exc is not None:
-        yield exc
-        exc = exc.__cause__ or exc.__context__
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, then its cause or context, and so on down the chain."""
+    current: BaseException | None = exc
+    while current is not None:
+        yield current
+        current = current.__cause__ or current.__context__
 
 
 def _describe(exc: Exception, timeout: float) -> str:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel
 
 from secdash.ai.base import Done, Event, LLMError, Structured, TextDelta, Usage
@@ -122,7 +123,9 @@ class OpenAICompatibleProvider:
         if self.json_schema:
             try:
                 response = await self.client.chat.completions.create(
-                    model=self.model, messages=_chat_messages(task.messages()), response_format=response_format(schema)
+                    model=self.model,
+                    messages=_chat_messages(task.messages()),
+                    response_format=cast(ResponseFormatJSONSchema, response_format(schema)),
                 )
             except Exception as exc:
                 if not _unsupported(exc):

@@ -7,23 +7,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, TypeVar
+from typing import Any, TypeVar
 
 import json_repair
 from pydantic import BaseModel, ValidationError
 
 from secdash.ai.base import LLMError
 
-if TYPE_CHECKING:
-    from openai.types.shared_params import ResponseFormatJSONSchema
-
 Model = TypeVar("Model", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 FORMAT_MESSAGE = "The AI model's answer was not in the expected format"
 
 
-def response_format(schema: type[BaseModel]) -> ResponseFormatJSONSchema:
-    """The `response_format` of the OpenAI JSON-schema mode (not strict: optional fields keep defaults)."""
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """The `response_format` of the OpenAI JSON-schema mode (not strict: optional fields keep defaults); the SDK's
+    type for it is applied in openai_compatible.py, the one module that imports the SDK."""
     return {
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False},

@@ -7,7 +7,8 @@ from secdash.components.cards import card, sample_mark, simulated_mark, stat_car
 from secdash.components.clock import utc_clock
 from secdash.components.focus import TABLIST_KEYS, dialog_content
 from secdash.components.response_chart import response_chart
-from secdash.pages.dashboard_tabs import defense_tab, problems_tab, scan_tab, traffic_tab, users_tab
+from secdash.pages.dashboard_problems import problems_tab
+from secdash.pages.dashboard_tabs import defense_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import DashboardState, OverviewTab
 from secdash.state.dashboard_views import ActivityView, EventView, SiteView

@@ -15,9 +15,9 @@ REDIS_URL = os.environ.get("SECDASH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/7"
 
 async def _record(description: str) -> None:
     from secdash.core.db import session_scope
+    from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
     from secdash.services import events
-    from secdash.services.unit import commit
 
     async with session_scope() as session:
         events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, description=description)

@@ -16,16 +16,18 @@ import socket
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from secdash.core import unit
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.jobs import registry, store
 from secdash.jobs.context import JobContext
-from secdash.models.jobs import FINISHED_STATUSES, JobLevel, JobStatus
+from secdash.models.jobs import FINISHED_STATUSES, Job, JobLevel, JobStatus
 
 if TYPE_CHECKING:
     from saq import Worker
     from saq.types import Context
+    from sqlmodel.ext.asyncio.session import AsyncSession
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +190,38 @@ def use_backend(new: Backend | None) -> None:
 async def dispatch(job_id: int) -> None:
     """Hand a committed, queued job to a worker."""
     await backend().dispatch(job_id)
+
+
+async def enqueue(
+    session: AsyncSession,
+    *,
+    kind: str,
+    params: dict[str, Any] | None = None,
+    progress: dict[str, Any] | None = None,
+    owner_user_id: int | None = None,
+    owner_email: str = "",
+    singleton_key: str | None = None,
+) -> Job:
+    """The one way to start long work: add a queued job to the caller's unit of work (flushed, so it has an id) and
+    hand it to a worker once the caller's `unit.commit` has made it visible. If the process stops in between, the
+    reaper hands it out again (FORGOTTEN_AFTER). Raises store.ActiveJobExists when `singleton_key` is held."""
+    job = await store.create(
+        session,
+        kind=kind,
+        params=params,
+        progress=progress,
+        owner_user_id=owner_user_id,
+        owner_email=owner_email,
+        singleton_key=singleton_key,
+    )
+    job_id = job.id
+    assert job_id is not None
+
+    async def hand_over() -> None:
+        await dispatch(job_id)
+
+    unit.after_commit(session, hand_over)
+    return job
 
 
 async def reap_once() -> list[tuple[int, bool]]:

@@ -16,10 +16,10 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import registry
 from secdash.models import utcnow
 from secdash.models.jobs import ACTIVE_STATUSES, Job, JobLevel, JobLog, JobStatus
-from secdash.services.unit import commit, mark_changed
 
 MESSAGE_MAX = 1000
 ERROR_MAX = 500

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import mark_changed
 from secdash.models import ActivityType, AiActivity
-from secdash.services.unit import mark_changed
 
 TOPIC = "activities"
 FEED_SIZE = 5  # spec section 9: the list is kept at 5

@@ -30,6 +30,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
+from secdash.core.unit import commit
 from secdash.models import AgentRecord, AiActivity, AiCall, Site, SiteCheck, as_utc, utcnow
 from secdash.models.ai_systems_public import (
     AgentCallsPublic,
@@ -44,7 +45,6 @@ from secdash.models.public import ActivityPublic
 from secdash.models.scans import CodeRoot
 from secdash.services import code_roots, events
 from secdash.services.code_scan.engine import collect_targets, total_lines
-from secdash.services.unit import commit
 
 ACTIVITIES_PER_PLATFORM = 4  # spec: four recent activities per card
 CODE_LINES_TTL_SECONDS = 60.0

@@ -9,10 +9,10 @@ from sqlalchemy import and_, false, func, or_, true
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import mark_changed
 from secdash.models import HistoryLog, HistoryLogPublic, LogCategory, LogSeverity, Role, UserPublic
 from secdash.services import permissions
 from secdash.services.errors import Invalid
-from secdash.services.unit import mark_changed
 
 TOPIC = "history"
 DEFAULT_LIMIT = 100

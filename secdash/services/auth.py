@@ -33,11 +33,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
 from secdash.core.security import keyed_hash, verify_password_async
+from secdash.core.unit import commit
 from secdash.models import AuthSession, LogCategory, LoginAttempt, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit, sessions
 from secdash.services.alerting import signals
 from secdash.services.errors import AuthFailed, Invalid, RateLimited
-from secdash.services.unit import commit
 from secdash.services.users import get_by_email, normalize_email
 
 log = logging.getLogger(__name__)

@@ -19,10 +19,10 @@ from secdash.ai.tasks.chat import ChatTask
 from secdash.ai.tasks.threat import ThreatAssessment, ThreatTask
 from secdash.core.config import Settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.models import ChatRole, ChatSurface, DefenseChatMessage, ThreatLevel, UserPublic, as_utc
 from secdash.services import agent_context, ai_calls
 from secdash.services.errors import Invalid
-from secdash.services.unit import commit, mark_changed
 
 TOPIC = "chat"
 MAX_MESSAGE_LENGTH = 4000

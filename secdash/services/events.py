@@ -9,6 +9,7 @@ from sqlalchemy import and_, case, func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.models import (
     Disposition,
     EventSeverity,
@@ -24,7 +25,6 @@ from secdash.models import (
 from secdash.services import activities, audit, ids
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 TOPIC = "events"
 DEFAULT_LIMIT = 100

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit
 from secdash.jobs import registry, store
 from secdash.models import LogCategory, LogSeverity, Role, UserPublic
 from secdash.models.jobs import Job, JobLog
 from secdash.services import audit, ids, private_work
 from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit
 
 MAX_LOG_PAGE = 500
 

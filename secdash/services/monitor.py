@@ -27,12 +27,12 @@ from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
+from secdash.core.unit import commit, mark_changed
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
 from secdash.services import activities, agents, events, site_findings, sites
 from secdash.services.alerting import signals
 from secdash.services.battle import request_log
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

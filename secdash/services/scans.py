@@ -14,6 +14,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit
 from secdash.jobs import JobContext, register, runner, store
 from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, SecurityEvent, UserPublic, utcnow
 from secdash.models.jobs import Job, JobLevel
@@ -37,7 +38,6 @@ from secdash.services.code_scan import (
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.permissions import require_admin
 from secdash.services.scan_batch import await_semgrep, run_semgrep, semgrep_findings, semgrep_unread_reasons
-from secdash.services.unit import commit
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
         raise Invalid("There is no code to scan: check SECDASH_SCAN_PATHS")
     files, lines = len(targets), total_lines(targets)
     try:  # the database admits one active scan: a scan started meanwhile wins
-        job = await store.create(
+        job = await runner.enqueue(
             session,
             kind=KIND,
             params={"scanType": scan_type},
@@ -133,8 +133,6 @@ async def start_scan(*, session: AsyncSession, actor: UserPublic, scan_type: str
         details={"scanId": job.id, "scanType": scan_type, "files": files, "lines": lines},
     )
     await commit(session)
-    assert job.id is not None
-    await runner.dispatch(job.id)
     return ScanView.from_job(job)
 
 

@@ -18,9 +18,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
+from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, utcnow
 from secdash.services import activities
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

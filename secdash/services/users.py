@@ -13,11 +13,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings, read_or_create_secret_file
 from secdash.core.security import hash_password_async
+from secdash.core.unit import commit
 from secdash.models import LogCategory, LogSeverity, Role, User, UserPublic, utcnow
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.sessions import revoke_user_sessions
-from secdash.services.unit import commit
 
 # Admin consoles often live on internal domains; email_validator documents pruning this list.
 email_validator.SPECIAL_USE_DOMAIN_NAMES = [

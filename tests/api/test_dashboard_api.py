@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
 from secdash.services import events, sites
-from secdash.services.unit import commit
 from tests.api.conftest import signed_in
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlmodel import select
 
+from secdash.core.unit import commit
 from secdash.models import Site
 from secdash.services import events
-from secdash.services.unit import commit
 from tests.api.conftest import signed_in
 
 

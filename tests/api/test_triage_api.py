@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventSource, EventType
 from secdash.services import events
-from secdash.services.unit import commit
 from tests.api.conftest import signed_in
 
 

@@ -18,10 +18,10 @@ from secdash.ai.base import Done, Structured, TextDelta
 from secdash.api.main import create_api
 from secdash.core import db
 from secdash.core.config import get_settings
+from secdash.core.unit import commit
 from secdash.models import HistoryLog, LogCategory, Site
 from secdash.services import ai_calls, audit, quotas
 from secdash.services.events import MAX_NOTE_LENGTH
-from secdash.services.unit import commit
 from tests.api.conftest import signed_in
 
 BIG_ID = 2**63

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
 from secdash.services import agent_context, events
-from secdash.services.unit import commit
 
 HEADERS = ["Content-Security-Policy header missing (-25)", "X-Frame-Options header missing (-20)"]
 

@@ -9,11 +9,11 @@ import pytest
 from sqlmodel import select
 
 from secdash.ai.calls import CallRecord
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
 from secdash.models.scans import CodeRoot
 from secdash.services import activities, ai_calls, ai_systems, code_roots, events, sites
 from secdash.services.errors import PermissionDenied
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

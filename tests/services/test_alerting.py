@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import col, select
 
+from secdash.core.unit import commit
 from secdash.jobs import runner
 from secdash.models import HistoryLog, Site
 from secdash.models.alerting import NotificationChannel, NotificationDelivery
@@ -16,7 +17,6 @@ from secdash.services import monitor
 from secdash.services.alerting import channels, deliver_job, rules, signals
 from secdash.services.errors import Invalid, PermissionDenied
 from secdash.services.probe import ProbeResult
-from secdash.services.unit import commit
 from tests.factories import make_user
 from tests.support.notify_receivers import SmtpReceiver, WebhookReceiver
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from secdash.core.unit import commit
 from secdash.jobs import store
 from secdash.jobs.registry import register
 from secdash.services.battle import station
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

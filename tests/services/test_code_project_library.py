@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from secdash.core.unit import commit
 from secdash.models.builder import CodeProject, ProjectFile, ProjectStatus
 from secdash.services.builder import library, project_dir, projects
 from secdash.services.errors import Invalid, NotFound
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

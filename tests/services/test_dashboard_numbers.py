@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
 from secdash.services import activities, dashboard, events, simulation
-from secdash.services.unit import commit
 
 
 async def test_simulated_activity_never_reads_as_a_real_block(session):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from sqlmodel import select
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, HistoryLog
 from secdash.services import activities, events
 from secdash.services.errors import Invalid, NotFound, PermissionDenied
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from secdash.core.unit import commit
 from secdash.models import LogCategory
 from secdash.services import audit
 from secdash.services.errors import Invalid
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

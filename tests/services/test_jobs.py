@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
+from secdash.core import unit
 from secdash.core.db import session_scope
 from secdash.jobs import JobContext, register, runner, store
 from secdash.jobs.runner import JobFailed
@@ -22,10 +23,9 @@ def _kind() -> str:
 
 async def _submit(kind: str, **params) -> int:
     async with session_scope() as session:
-        job = await store.create(session, kind=kind, params=params, owner_email="root@example.com")
-        await session.commit()
+        job = await runner.enqueue(session, kind=kind, params=params, owner_email="root@example.com")
+        await unit.commit(session)
         assert job.id is not None
-    await runner.dispatch(job.id)
     return job.id
 
 
@@ -289,3 +289,22 @@ async def test_a_queued_job_whose_hand_over_was_lost_is_handed_out_again(session
     assert (await _job(fresh.id)).status == "queued"
     await runner.reap_once()  # handed out once per window, not on every round
     assert runs == [lost.id]
+
+
+async def test_an_enqueued_job_reaches_a_worker_only_once_its_unit_of_work_is_committed(in_process):
+    """runner.enqueue is the one way to start long work: nothing runs while the caller's transaction is open (a
+    worker would not see the job, or would see data the caller may still roll back), and the commit hands it over."""
+    kind, ran = _kind(), asyncio.Event()
+
+    @register(kind)
+    async def handler(ctx: JobContext) -> None:
+        ran.set()
+
+    async with session_scope() as session:
+        job = await runner.enqueue(session, kind=kind)
+        await asyncio.sleep(0.1)
+        assert not ran.is_set() and job.id not in in_process.tasks
+        await unit.commit(session)
+        assert job.id in in_process.tasks or ran.is_set()  # handed over (it may already have run)
+    await runner.wait_for(job.id)
+    assert ran.is_set() and (await _job(job.id)).status == "done"

@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 
 from sqlmodel import select
 
+from secdash.core.unit import commit
 from secdash.models import AiActivity, EventSeverity, EventType, SecurityEvent, Site
 from secdash.services import events, monitor
 from secdash.services.probe import ProbeResult
-from secdash.services.unit import commit
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "http://shares.example/"

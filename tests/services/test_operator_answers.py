@@ -11,10 +11,10 @@ from datetime import timedelta
 from secdash.ai.agents import AGENTS
 from secdash.ai.offline import compose_answer
 from secdash.ai.tasks.chat import agent_system_prompt
+from secdash.core.unit import commit
 from secdash.models import BattleOperation, EventSeverity, EventType, Site, SiteCheck, utcnow
 from secdash.services import agent_context, events
 from secdash.services.battle import defense
-from secdash.services.unit import commit
 
 RESET = "Connection reset by peer"
 

@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from secdash.core.db import get_engine
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
 from secdash.services import dashboard, events
-from secdash.services.unit import commit
 from tests.api.conftest import client, signed_in  # noqa: F401  (the API client fixture)
 from tests.services.test_read_models import _sites_with_checks
 

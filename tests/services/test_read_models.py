@@ -10,10 +10,10 @@ from datetime import timedelta
 from sqlalchemy import event
 
 from secdash.core.db import get_engine
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
 from secdash.services import activities, dashboard, events, monitor, read_models, sites
 from secdash.services.probe import ProbeResult
-from secdash.services.unit import commit
 
 
 @contextmanager
@@ -124,7 +124,7 @@ async def test_a_renamed_site_renames_it_in_the_alerts(session):
     row = await session.get(Site, site.id)
     row.name = "Renamed"
     session.add(row)
-    from secdash.services.unit import mark_changed
+    from secdash.core.unit import mark_changed
 
     mark_changed(session, sites.TOPIC)
     await commit(session)

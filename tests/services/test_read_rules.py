@@ -3,11 +3,11 @@ History Logs shows a limited user the Battle Station entries, and Battle Station
 
 from __future__ import annotations
 
+from secdash.core.unit import commit
 from secdash.models import LogCategory, LogSeverity
 from secdash.models.battle import AttackType, BattleOperation
 from secdash.services import audit, permissions
 from secdash.services.battle import station
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

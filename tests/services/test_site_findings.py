@@ -10,12 +10,12 @@ import httpx
 from sqlmodel import select
 
 from secdash.api.main import create_api
+from secdash.core.unit import commit
 from secdash.demo_sites import routes as demo
 from secdash.models import EventType, SecurityEvent, Site
 from secdash.services import events, monitor, site_findings
 from secdash.services.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
-from secdash.services.unit import commit
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "https://tour.example/"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from sqlmodel import select
 
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, HistoryLog, SecurityEvent, Site
 from secdash.services import events, sites
 from secdash.services.errors import Invalid
 from secdash.services.fix import problems
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

@@ -11,13 +11,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlmodel import select
 
+from secdash.core.unit import commit
 from secdash.jobs import runner
 from secdash.models import HistoryLog, SecurityEvent, Site
 from secdash.services import events, monitor, scans
 from secdash.services.errors import Invalid
 from secdash.services.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
-from secdash.services.unit import commit
 from tests.factories import make_user
 
 

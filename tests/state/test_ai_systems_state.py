@@ -6,9 +6,9 @@ import reflex as rx
 from sqlmodel import select
 
 import secdash.secdash  # noqa: F401
+from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site
 from secdash.services import events, sites
-from secdash.services.unit import commit
 from secdash.state.ai_systems import AiSystemsState
 from tests.factories import make_user, sign_in
 

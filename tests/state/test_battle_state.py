@@ -10,13 +10,13 @@ from datetime import timedelta
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.core.unit import commit
 from secdash.jobs import store
 from secdash.models import JobLevel, OperationStatus, utcnow
 from secdash.models.battle_public import ActiveBattlePublic, MitreTechnique, OperationPublic, RunCounts
 from secdash.models.jobs_public import JobLogPublic
 from secdash.services.battle import defense
 from secdash.services.battle.station import SiteDefense, StationRead
-from secdash.services.unit import commit
 from secdash.state.battle import FALLBACK_CODE, BattleState
 from tests.factories import make_user, sign_in
 

@@ -118,9 +118,9 @@ def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
 
 
 async def test_security_alerts_count_every_open_event_not_the_five_listed(session):
+    from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
     from secdash.services import events
-    from secdash.services.unit import commit
 
     root, _state = await _dashboard(session)
     overview = _substate(root, OverviewTab)
@@ -134,9 +134,9 @@ async def test_security_alerts_count_every_open_event_not_the_five_listed(sessio
 
 
 async def test_the_problem_database_reads_under_its_filters(session):
+    from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
     from secdash.services import events
-    from secdash.services.unit import commit
 
     root, state = await _dashboard(session)
     problems = _substate(root, ProblemsTab)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.core.unit import commit
 from secdash.models import LogCategory
 from secdash.services import audit
-from secdash.services.unit import commit
 from secdash.state.history import HistoryState, read_tabs
 from tests.factories import make_user, sign_in
 

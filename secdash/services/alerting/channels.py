@@ -9,6 +9,7 @@ from typing import Any
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, end_read, mark_changed
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.alerting import NotificationChannel, NotificationRule
 from secdash.models.alerting_public import ChannelPublic
@@ -17,7 +18,6 @@ from secdash.services.alerting import secret_box, targets
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, end_read, mark_changed
 
 MAX_CHANNELS = 50
 MAX_NAME_CHARS = 100

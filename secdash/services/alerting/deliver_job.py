@@ -18,13 +18,13 @@ from sqlmodel import col, select
 from tenacity import AsyncRetrying, RetryError, stop_after_attempt, wait_exponential
 
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, register
 from secdash.models import utcnow
 from secdash.models.alerting import AlertKind, DeliveryOutcome, NotificationChannel, NotificationDelivery
 from secdash.services.alerting import outbound, secret_box, targets
 from secdash.services.alerting.records import DELIVERY_KIND, MAX_DELIVERIES, TOPIC
 from secdash.services.errors import Invalid
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

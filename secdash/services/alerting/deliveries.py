@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import runner
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.alerting import AlertKind, DeliveryOutcome, NotificationDelivery
@@ -14,7 +15,6 @@ from secdash.services.alerting import channels, signals
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 PAGE = 100
 MAX_PAGE = 500

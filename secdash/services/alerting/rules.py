@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.alerting import AlertingSettings, AlertKind, NotificationChannel, NotificationRule
 from secdash.models.alerting_public import AlertingSettingsPublic, RulePublic, RulesPublic
@@ -22,7 +23,6 @@ from secdash.services import audit
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 SEVERITIES = ("low", "medium", "high")
 LABELS = {

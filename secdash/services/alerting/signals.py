@@ -22,7 +22,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.jobs import store
+from secdash.core.unit import mark_changed
+from secdash.jobs import runner
 from secdash.models import Site, as_utc, utcnow
 from secdash.models.alerting import (
     AlertKind,
@@ -33,7 +34,6 @@ from secdash.models.alerting import (
 )
 from secdash.services.alerting import deliver_job, rules  # noqa: F401  (deliver_job registers the "notify" kind)
 from secdash.services.alerting.records import DELIVERY_KIND, TOPIC
-from secdash.services.unit import dispatch_after_commit, mark_changed
 
 SEVERITY_ORDER = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 TLS_REPEAT = timedelta(days=1)
@@ -71,13 +71,12 @@ async def queue(
     session.add(delivery)
     await session.flush()
     if not suppressed:
-        job = await store.create(
+        job = await runner.enqueue(
             session, kind=DELIVERY_KIND, params={"deliveryId": delivery.id}, progress={"channel": channel.name}
         )
         assert job.id is not None
         delivery.job_id = job.id
         session.add(delivery)
-        dispatch_after_commit(session, job.id)
     mark_changed(session, TOPIC)
     return delivery
 

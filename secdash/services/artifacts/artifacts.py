@@ -14,6 +14,7 @@ from sqlalchemy import func, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, end_read, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
@@ -36,7 +37,6 @@ from secdash.services.artifacts.limits import (
 )
 from secdash.services.artifacts.records import KIND, topic_of
 from secdash.services.errors import Conflict, Invalid, NotFound
-from secdash.services.unit import commit, end_read, mark_changed
 
 INTERRUPTED = "The generation was interrupted (the server stopped during it): run it again"
 
@@ -90,7 +90,7 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
     """Start the artifact's generation job (one per user at a time), make it the open one, audit it, run it."""
     assert artifact.id is not None
     try:
-        job = await store.create(
+        job = await runner.enqueue(
             session,
             kind=KIND,
             owner_user_id=actor.id,
@@ -116,7 +116,6 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
         details={"artifactId": artifact.id, "jobId": job.id, "version": artifact.version},
     )
     await commit(session)
-    await runner.dispatch(job.id)
     await session.refresh(artifact)
 
 

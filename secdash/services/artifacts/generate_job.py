@@ -20,6 +20,7 @@ from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
 from secdash.ai.tasks.html_artifact import CHANGES_PREFIX, PAGE, HtmlArtifactTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, register
 from secdash.models import User, UserPublic, utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, VersionSource
@@ -28,7 +29,6 @@ from secdash.services.artifacts import review, versions
 from secdash.services.artifacts.limits import MAX_HTML_BYTES, size_text
 from secdash.services.artifacts.records import KIND, TOPIC, topic_of
 from secdash.services.errors import DomainError, Invalid
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from sqlalchemy import func
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import mark_changed
 from secdash.models import utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
 from secdash.models.artifacts_public import ArtifactDiffPublic, DiffLinePublic
@@ -18,7 +19,6 @@ from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_VERSIONS, N
 from secdash.services.artifacts.records import topic_of
 from secdash.services.errors import DomainError, Invalid
 from secdash.services.line_diff import line_diff
-from secdash.services.unit import mark_changed
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 

@@ -26,11 +26,11 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.models import DemoDefense, LogCategory, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 try:  # Python 3.11+: the standard library's regular-expression parser, used to read a pattern's structure
     from re import _parser as re_parser  # type: ignore[attr-defined]

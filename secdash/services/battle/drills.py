@@ -32,6 +32,7 @@ from secdash.ai.base import LLMError
 from secdash.ai.tasks.defense_plan import DefensePlan, DefensePlanTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, register, runner, store
 from secdash.models import (
     AgentRecord,
@@ -58,7 +59,6 @@ from secdash.services.battle import corpora, defense, recipes, request_log, scor
 from secdash.services.battle.defense import DefenseConfig
 from secdash.services.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ async def start_drill(
     await session.flush()
     assert op.id is not None
     try:
-        job = await store.create(
+        job = await runner.enqueue(
             session,
             kind=KIND,
             owner_user_id=actor.id if actor else None,
@@ -255,8 +255,6 @@ async def start_drill(
     mark_changed(session, TOPIC)
     await commit(session)
     await session.refresh(op)
-    assert job.id is not None
-    await runner.dispatch(job.id)
     return op
 
 

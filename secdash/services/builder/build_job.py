@@ -23,6 +23,7 @@ from secdash.ai.files import tool_file_reason
 from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, ProjectPlan
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, register
 from secdash.models import Role, User, UserPublic, utcnow
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
@@ -32,7 +33,6 @@ from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_L
 from secdash.services.builder.records import KIND, TOPIC, add_log, file_of, topic_of
 from secdash.services.errors import DomainError
 from secdash.services.line_diff import line_diff
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

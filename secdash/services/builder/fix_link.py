@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import mark_changed
 from secdash.models.base import utcnow
 from secdash.models.builder import (
     WORKING_STATUSES,
@@ -20,7 +21,6 @@ from secdash.models.builder import (
 from secdash.services.builder import project_dir
 from secdash.services.builder.records import add_log, topic_of
 from secdash.services.errors import Conflict
-from secdash.services.unit import mark_changed
 
 
 async def _project(session: AsyncSession, root: Path) -> CodeProject | None:

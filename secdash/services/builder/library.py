@@ -11,6 +11,7 @@ from sqlalchemy import update
 from sqlmodel import col
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import store
 from secdash.models import LogCategory, UserPublic, utcnow
 from secdash.models.builder import WORKING_STATUSES, BuildLog, CodeProject, ProjectFile
@@ -19,7 +20,6 @@ from secdash.services import audit
 from secdash.services.builder import project_dir, projects
 from secdash.services.builder.records import topic_of
 from secdash.services.errors import Invalid
-from secdash.services.unit import commit, mark_changed
 
 MAX_NAME_CHARS = 100
 

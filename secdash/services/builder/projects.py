@@ -12,6 +12,7 @@ from sqlalchemy import delete, func, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, UserPublic
 from secdash.models.builder import WORKING_STATUSES, BuildLog, BuildLogType, CodeProject, ProjectFile, ProjectStatus
@@ -21,7 +22,6 @@ from secdash.services.builder import build_job, project_dir  # noqa: F401  (buil
 from secdash.services.builder.limits import LOG_PAGE, MAX_PROJECTS, parse_after, parse_id, parse_prompt
 from secdash.services.builder.records import KIND, add_log, topic_of
 from secdash.services.errors import Conflict, Invalid, NotFound
-from secdash.services.unit import commit, mark_changed
 
 NAME_CHARS = 60
 INTERRUPTED = "The build was interrupted (the server stopped during it): run it again"
@@ -86,7 +86,7 @@ async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProj
     assert project.id is not None
     await storage.ensure_room(session, actor.id)
     try:
-        job = await store.create(
+        job = await runner.enqueue(
             session,
             kind=KIND,
             owner_user_id=actor.id,
@@ -121,7 +121,6 @@ async def _launch(
         details={"projectId": project.id, "jobId": job_id},
     )
     await commit(session)
-    await runner.dispatch(job_id)
     await session.refresh(project)
     return await public(session, project)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import mark_changed
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, ProjectFile
 from secdash.services.builder.limits import MAX_LOG_CHARS
-from secdash.services.unit import mark_changed
 
 KIND = "build"
 TOPIC = "builder"  # every build job's row and log (the job system's area topic)

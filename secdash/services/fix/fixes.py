@@ -17,6 +17,7 @@ from typing import Any
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPublic, utcnow
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
@@ -28,7 +29,6 @@ from secdash.services.fix import patches, problems, scope, workspace
 from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.permissions import require_admin
-from secdash.services.unit import commit, mark_changed
 
 LIST_LIMIT = 100
 MAX_LIST_LIMIT = 500
@@ -110,7 +110,7 @@ async def _start_job(session: AsyncSession, fix: Fix, actor: UserPublic, step: s
     if await private_work.root_owner(session, fix.root) is not None:
         params[private_work.PRIVATE_JOB] = True  # a fix of a private project: its job is its owner's too
     try:
-        job = await store.create(
+        job = await runner.enqueue(
             session,
             kind=KIND,
             owner_user_id=actor.id,
@@ -148,7 +148,7 @@ async def propose(*, session: AsyncSession, actor: UserPublic, problem_id: Any) 
     )
     session.add(fix)
     await session.flush()
-    job_id = await _start_job(session, fix, actor, "propose")
+    await _start_job(session, fix, actor, "propose")
     audit.record(
         session,
         category=LogCategory.security,
@@ -162,7 +162,6 @@ async def propose(*, session: AsyncSession, actor: UserPublic, problem_id: Any) 
     mark_changed(session, TOPIC)
     await commit(session)
     await session.refresh(fix)
-    await runner.dispatch(job_id)
     return await public(session, fix)
 
 
@@ -212,7 +211,7 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
     fix.status, fix.applied_at, fix.updated_at, fix.decided_by = FixStatus.applied, now, now, actor.id
     fix.verification = {"state": "running"}
     session.add(fix)
-    job_id = await _start_job(session, fix, actor, "verify")
+    await _start_job(session, fix, actor, "verify")
     audit.record(
         session,
         category=LogCategory.security,
@@ -225,7 +224,6 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
     mark_changed(session, TOPIC)
     await commit(session)
     await session.refresh(fix)
-    await runner.dispatch(job_id)
     return await public(session, fix)
 
 

@@ -27,6 +27,7 @@ from secdash.ai.tasks.fix_proposal import CodeFixProposal, FixProposalTask, Site
 from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, register
 from secdash.models import EventType, LogCategory, LogSeverity, SecurityEvent, Site, User, UserPublic, utcnow
 from secdash.models.fixes import Fix, FixKind, FixStatus
@@ -38,7 +39,6 @@ from secdash.services.errors import DomainError, Invalid
 from secdash.services.fix import patches, problems, recipes, scope, site_fixes, still_works
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.probe import ProbeClients, probe_site
-from secdash.services.unit import commit, mark_changed
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,6 @@
 """
 
 from secdash.jobs.context import JobContext
-from secdash.jobs.registry import JobKind, register
+from secdash.jobs.registry import JobEnding, JobKind, register
 
-__all__ = ["JobContext", "JobKind", "register"]
+__all__ = ["JobContext", "JobEnding", "JobKind", "register"]

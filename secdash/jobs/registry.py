@@ -13,6 +13,22 @@ Handler = Callable[["JobContext"], Awaitable[dict[str, Any] | None]]
 
 
 @dataclass(frozen=True)
+class JobEnding:
+    """How a job ended without its handler closing its record: it crashed (failed), the server stopped during it,
+    or the reaper found its worker gone (interrupted)."""
+
+    job_id: int
+    params: dict[str, Any]
+    status: str  # "failed" or "interrupted" (a JobStatus value)
+    error: str
+
+
+# The kind's own record (a drill, a build, a fix) ends here: the runner calls it after a crash or a stop of the
+# server, the reaper after a worker vanished. Handlers close their record for the outcomes they know themselves.
+EndHook = Callable[[JobEnding], Awaitable[None]]
+
+
+@dataclass(frozen=True)
 class JobKind:
     name: str
     handler: Handler
@@ -20,6 +36,7 @@ class JobKind:
     shared: bool = False  # every signed-in user may read it (a scan); otherwise its owner and admins
     requeue_on_interrupt: bool = False  # a job whose worker died runs again (up to max_attempts)
     max_attempts: int = 1
+    on_end: EndHook | None = None
 
 
 _KINDS: dict[str, JobKind] = {}
@@ -32,6 +49,7 @@ def register(
     shared: bool = False,
     requeue_on_interrupt: bool = False,
     max_attempts: int = 1,
+    on_end: EndHook | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: `handler` runs the jobs of kind `name`."""
 
@@ -43,6 +61,7 @@ def register(
             shared=shared,
             requeue_on_interrupt=requeue_on_interrupt,
             max_attempts=max(1, max_attempts),
+            on_end=on_end,
         )
         return handler
 

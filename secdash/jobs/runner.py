@@ -72,6 +72,7 @@ async def execute(job_id: int, worker: str | None = None) -> JobStatus | None:
             status = JobStatus.stopped
     except asyncio.CancelledError:
         status, error = JobStatus.interrupted, "Interrupted: the server stopped during the job"
+        await asyncio.shield(_end(job.kind, job_id, job.params, status, error))
         await _finish(ctx, status, result, error)
         raise
     except JobFailed as exc:
@@ -81,8 +82,24 @@ async def execute(job_id: int, worker: str | None = None) -> JobStatus | None:
         status, error = JobStatus.failed, f"Failed: {type(exc).__name__}"
     finally:
         beating.cancel()
+    if status == JobStatus.failed:
+        await _end(job.kind, job_id, job.params, status, error or "")
     await _finish(ctx, status, result, error)
     return status
+
+
+async def _end(kind_name: str, job_id: int, params: dict[str, Any], status: JobStatus, error: str) -> None:
+    """Let the kind close its own record (registry.EndHook); a failing hook is logged, never raised."""
+    try:
+        hook = registry.kind(kind_name).on_end
+    except LookupError:
+        return
+    if hook is None:
+        return
+    try:
+        await hook(registry.JobEnding(job_id=job_id, params=dict(params or {}), status=status.value, error=error))
+    except Exception:
+        log.exception("job %s (%s): closing its record failed", job_id, kind_name)
 
 
 async def _finish(ctx: JobContext, status: JobStatus, result: dict[str, Any] | None, error: str | None) -> None:
@@ -231,6 +248,11 @@ async def reap_once() -> list[tuple[int, bool]]:
         log.warning("job %s: worker silent for %ss, %s", job_id, STALE_AFTER.seconds, "queued again" if again else "interrupted")
         if again:
             await dispatch(job_id)
+            continue
+        async with session_scope() as session:
+            job = await store.get(session, job_id)
+        if job is not None:
+            await _end(job.kind, job_id, job.params, JobStatus.interrupted, job.error or "Interrupted")
     for job_id in await store.requeue_forgotten(FORGOTTEN_AFTER):
         log.warning("job %s: queued for over %ss without a worker, handed out again", job_id, FORGOTTEN_AFTER.seconds)
         await dispatch(job_id)

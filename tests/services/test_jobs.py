@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from secdash.core import unit
 from secdash.core.db import session_scope
-from secdash.jobs import JobContext, register, runner, store
+from secdash.jobs import JobContext, JobEnding, register, runner, store
 from secdash.jobs.runner import JobFailed
 from secdash.models import Job, JobLog, utcnow
 
@@ -171,10 +171,11 @@ async def test_one_active_job_per_singleton_key(session):
         assert (await store.create(own, kind=kind, singleton_key=kind)).id
 
 
-async def _stale_job(kind: str, *, attempts: int = 1) -> int:
+async def _stale_job(kind: str, *, attempts: int = 1, params: dict | None = None) -> int:
     async with session_scope() as session:
         job = Job(
             kind=kind,
+            params=params or {},
             status="running",
             worker="gone:1",
             attempts=attempts,
@@ -308,3 +309,23 @@ async def test_an_enqueued_job_reaches_a_worker_only_once_its_unit_of_work_is_co
         assert job.id in in_process.tasks or ran.is_set()  # handed over (it may already have run)
     await runner.wait_for(job.id)
     assert ran.is_set() and (await _job(job.id)).status == "done"
+
+
+async def test_the_kind_closes_its_record_when_its_job_crashes_or_its_worker_vanishes(session):
+    """The job owns the end of long work: a crash (runner) and a vanished worker (reaper) both reach the kind's
+    on_end hook with the job's parameters, so no record (a drill, a build) is left saying it still runs."""
+    kind, endings = _kind(), []
+
+    async def ended(ending: JobEnding) -> None:
+        endings.append((ending.params.get("record"), ending.status, ending.error))
+
+    @register(kind, on_end=ended)
+    async def crash(ctx: JobContext) -> None:
+        raise RuntimeError("boom")
+
+    crashed = await _submit(kind, record="first")
+    assert await runner.wait_for(crashed) == "failed"
+    await _stale_job(kind, params={"record": "second"})
+    await runner.reap_once()
+    assert endings == [("first", "failed", "Failed: RuntimeError"), ("second", "interrupted", endings[1][2])]
+    assert "gone:1" in endings[1][2]

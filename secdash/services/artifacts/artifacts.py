@@ -35,10 +35,8 @@ from secdash.services.artifacts.limits import (
     parse_prompt,
     parse_version,
 )
-from secdash.services.artifacts.records import KIND, topic_of
+from secdash.services.artifacts.records import INTERRUPTED, KIND, topic_of
 from secdash.services.errors import Conflict, Invalid, NotFound
-
-INTERRUPTED = "The generation was interrupted (the server stopped during it): run it again"
 
 
 async def _settled(session: AsyncSession, artifact: Artifact) -> Artifact:

@@ -10,7 +10,6 @@ size limit, a model error or a stop end the generation as failed with the reason
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -21,13 +20,13 @@ from secdash.ai.tasks.html_artifact import CHANGES_PREFIX, PAGE, HtmlArtifactTas
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, register
+from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import User, UserPublic, utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, VersionSource
 from secdash.services import ai_calls, storage
 from secdash.services.artifacts import review, versions
 from secdash.services.artifacts.limits import MAX_HTML_BYTES, size_text
-from secdash.services.artifacts.records import KIND, TOPIC, topic_of
+from secdash.services.artifacts.records import INTERRUPTED, KIND, TOPIC, topic_of
 from secdash.services.errors import DomainError, Invalid
 
 log = logging.getLogger(__name__)
@@ -187,7 +186,13 @@ async def _fail(artifact_id: int, reason: str) -> None:
             await commit(session)
 
 
-@register(KIND, topic=TOPIC)
+async def _ended(ending: JobEnding) -> None:
+    """The job ended without the generation closing its artifact (a crash, the server stopping, a lost worker)."""
+    reason = INTERRUPTED if ending.status == "interrupted" else "The generation failed on the server (see the server log)"
+    await _fail(int(ending.params["artifactId"]), reason)
+
+
+@register(KIND, topic=TOPIC, on_end=_ended)
 async def run_generation(ctx: JobContext) -> dict[str, Any]:
     artifact_id = int(ctx.params["artifactId"])
     prompt, mode = str(ctx.params.get("prompt", "")), str(ctx.params.get("mode", "create"))
@@ -202,10 +207,3 @@ async def run_generation(ctx: JobContext) -> dict[str, Any]:
     except DomainError as exc:  # the user's AI budget
         await _fail(artifact_id, exc.message)
         return {"artifactId": artifact_id, "error": exc.message}
-    except asyncio.CancelledError:
-        await asyncio.shield(_fail(artifact_id, "The server stopped during the generation"))
-        raise
-    except Exception:
-        log.exception("generation of artifact %s failed", artifact_id)
-        await _fail(artifact_id, "The generation failed on the server (see the server log)")
-        raise

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 KIND = "artifact"
+# A job that ended with its worker (the server stopped, the worker vanished): the reaper or the runner says so.
+INTERRUPTED = "The generation was interrupted (the server stopped during it): run it again"
 TOPIC = "artifacts"  # every artifact job's row and log (the job system's area topic)
 
 

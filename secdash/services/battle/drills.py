@@ -19,7 +19,6 @@ records nothing that any counter reads. The site's agent is "fighting" while its
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 from typing import Any
@@ -33,7 +32,7 @@ from secdash.ai.tasks.defense_plan import DefensePlan, DefensePlanTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, register, runner, store
+from secdash.jobs import JobContext, JobEnding, register, runner, store
 from secdash.models import (
     AgentRecord,
     AgentStatus,
@@ -65,6 +64,7 @@ log = logging.getLogger(__name__)
 KIND = "drill"
 TOPIC = defense.TOPIC  # "battle": operations, active drills and defenses
 DURATION_SECONDS = 300  # spec section 9: default battle duration
+INTERRUPTED = "The drill's worker stopped before it finished (the server stopped during it)"
 MAX_SOURCE_LENGTH = 64
 LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
@@ -352,7 +352,7 @@ async def _settle_orphans(session: AsyncSession) -> None:
         too_old = utcnow() - as_utc(op.started_at) > timedelta(seconds=DURATION_SECONDS * 2)
         if job is None or job.status in FINISHED_STATUSES or too_old:
             op.status = OperationStatus.stopped
-            op.error = op.error or "The drill's worker stopped before it finished"
+            op.error = op.error or INTERRUPTED
             op.finished_at = utcnow()
             session.add(op)
             await _set_agent(session, op.site, status="analyzing")
@@ -472,7 +472,19 @@ async def _counts(ctx: JobContext, op_id: int, slug: str, run: str, sent: Any) -
     return counts
 
 
-@register(KIND, topic=TOPIC, shared=True)
+async def _ended(ending: JobEnding) -> None:
+    """The job ended without the drill closing its operation (a crash, the server stopping, a vanished worker)."""
+    if ending.status == "interrupted":
+        await _close(int(ending.params["operationId"]), status=OperationStatus.stopped, error=INTERRUPTED)
+    else:
+        await _close(
+            int(ending.params["operationId"]),
+            status=OperationStatus.failed,
+            error="The drill failed on the server (see the server log)",
+        )
+
+
+@register(KIND, topic=TOPIC, shared=True, on_end=_ended)
 async def run_drill(ctx: JobContext) -> dict[str, Any]:
     op_id = int(ctx.params["operationId"])
     try:
@@ -481,13 +493,6 @@ async def run_drill(ctx: JobContext) -> dict[str, Any]:
         await _close(op_id, status=OperationStatus.failed, error=str(exc))
         await ctx.log(str(exc), JobLevel.error)
         return {"operationId": op_id, "status": "failed"}
-    except asyncio.CancelledError:
-        await asyncio.shield(_close(op_id, status=OperationStatus.stopped, error="The drill was cancelled"))
-        raise
-    except Exception:
-        log.exception("drill %s failed", op_id)
-        await _close(op_id, status=OperationStatus.failed, error="The drill failed on the server (see the server log)")
-        raise
 
 
 async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:

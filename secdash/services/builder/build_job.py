@@ -24,13 +24,13 @@ from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, Pr
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, register
+from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import Role, User, UserPublic, utcnow
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
 from secdash.services import ai_calls
 from secdash.services.builder import checks, project_dir
 from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
-from secdash.services.builder.records import KIND, TOPIC, add_log, file_of, topic_of
+from secdash.services.builder.records import INTERRUPTED, KIND, TOPIC, add_log, file_of, topic_of
 from secdash.services.errors import DomainError
 from secdash.services.line_diff import line_diff
 
@@ -360,7 +360,13 @@ async def trim_log(project_id: int) -> None:
             await commit(session)
 
 
-@register(KIND, topic=TOPIC)
+async def _ended(ending: JobEnding) -> None:
+    """The job ended without the build closing its project (a crash, the server stopping, a vanished worker)."""
+    reason = INTERRUPTED if ending.status == "interrupted" else "The build failed on the server (see the server log)"
+    await _fail(int(ending.params["projectId"]), reason)
+
+
+@register(KIND, topic=TOPIC, on_end=_ended)
 async def run_build(ctx: JobContext) -> dict[str, Any]:
     project_id = int(ctx.params["projectId"])
     prompt, mode = str(ctx.params.get("prompt", "")), str(ctx.params.get("mode", "build"))
@@ -375,12 +381,5 @@ async def run_build(ctx: JobContext) -> dict[str, Any]:
     except DomainError as exc:  # the user's AI budget
         await _fail(project_id, exc.message)
         return {"projectId": project_id, "error": exc.message}
-    except asyncio.CancelledError:
-        await asyncio.shield(_fail(project_id, "The server stopped during the build"))
-        raise
-    except Exception:
-        log.exception("build of project %s failed", project_id)
-        await _fail(project_id, "The build failed on the server (see the server log)")
-        raise
     finally:
         await asyncio.shield(trim_log(project_id))

@@ -20,11 +20,10 @@ from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, Pro
 from secdash.services import audit, storage
 from secdash.services.builder import build_job, project_dir  # noqa: F401  (build_job registers the "build" kind)
 from secdash.services.builder.limits import LOG_PAGE, MAX_PROJECTS, parse_after, parse_id, parse_prompt
-from secdash.services.builder.records import KIND, add_log, topic_of
+from secdash.services.builder.records import INTERRUPTED, KIND, add_log, topic_of
 from secdash.services.errors import Conflict, Invalid, NotFound
 
 NAME_CHARS = 60
-INTERRUPTED = "The build was interrupted (the server stopped during it): run it again"
 
 
 def provisional_name(prompt: str) -> str:

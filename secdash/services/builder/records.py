@@ -10,6 +10,8 @@ from secdash.models.builder import BuildLog, BuildLogType, CodeProject, ProjectF
 from secdash.services.builder.limits import MAX_LOG_CHARS
 
 KIND = "build"
+# A job that ended with its worker (the server stopped, the worker vanished): the reaper or the runner says so.
+INTERRUPTED = "The build was interrupted (the server stopped during it): run it again"
 TOPIC = "builder"  # every build job's row and log (the job system's area topic)
 
 

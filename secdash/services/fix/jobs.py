@@ -28,7 +28,7 @@ from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, register
+from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import EventType, LogCategory, LogSeverity, SecurityEvent, Site, User, UserPublic, utcnow
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import JobLevel
@@ -395,7 +395,18 @@ async def _verify(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> None:
     await ctx.progress(force=True, phase="done", percent=100)
 
 
-@register(KIND, topic=TOPIC, shared=True)
+async def _ended(ending: JobEnding) -> None:
+    """The job ended without the proposal or verification closing its fix (a crash, a stop, a lost worker)."""
+    failed = FixStatus.failed if ending.params.get("step", "propose") == "propose" else FixStatus.not_verified
+    reason = (
+        "The fix job was stopped with the server (run it again)"
+        if ending.status == "interrupted"
+        else "The fix job failed on the server (see the server log)"
+    )
+    await _update(int(ending.params["fixId"]), status=failed, error=reason)
+
+
+@register(KIND, topic=TOPIC, shared=True, on_end=_ended)
 async def run_fix(ctx: JobContext) -> dict[str, Any]:
     fix_id, step = int(ctx.params["fixId"]), ctx.params.get("step", "propose")
     failed = FixStatus.failed if step == "propose" else FixStatus.not_verified
@@ -415,10 +426,3 @@ async def run_fix(ctx: JobContext) -> dict[str, Any]:
             **({"verification": {"fixed": False, "stillSeen": [], "error": str(exc)[:500]}} if step == "verify" else {}),
         )
         return {"fixId": fix_id, "step": step, "error": str(exc)}
-    except asyncio.CancelledError:
-        await asyncio.shield(_update(fix_id, status=failed, error="The fix job was stopped"))
-        raise
-    except Exception:
-        log.exception("fix %s (%s) failed", fix_id, step)
-        await _update(fix_id, status=failed, error="The fix job failed on the server (see the server log)")
-        raise

@@ -15,6 +15,7 @@ import pytest
 from sqlmodel import select
 
 from secdash.api.main import create_api
+from secdash.core.db import session_scope
 from secdash.models import HistoryLog
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.request_log import drill_header
@@ -256,6 +257,31 @@ async def test_a_concurrent_burst_is_capped_as_exactly_as_a_sequential_one(http,
     burst = await asyncio.gather(*[send(http, "GET", "/demo/tour/") for _ in range(60)])
     assert sorted(r.status_code for r in burst) == [200] * 20 + [429] * 40
     assert await counts(session) == request_log.TrafficCounts(attack_sent=60, attack_blocked=40)
+
+
+async def test_a_request_logged_while_an_earlier_one_of_its_client_is_uncommitted_waits_and_counts_it(session):
+    """Why a burst stays exact on PostgreSQL: ids are taken at insert, so a later request could commit first and
+    count the client's requests before its id without the earlier, uncommitted one (a burst of 60 against a limit
+    of 20 let 21 through under load). A client's requests are logged one at a time; SQLite has one writer anyway."""
+    facts = {"slug": "tour", "client": "198.51.100.9", "method": "GET", "path": "/demo/tour/", "endpoint": "pages"}
+
+    async def later() -> int:
+        async with session_scope() as own:
+            row = await request_log.record(own, status_code=0, blocked=False, **facts)
+            await own.commit()
+            since = request_log.window_start(60)
+            return await request_log.count_recent(
+                own, slug="tour", client=facts["client"], since=since, endpoints=None, before_id=row.id
+            )
+
+    async with session_scope() as first:
+        await request_log.record(first, status_code=0, blocked=False, **facts)
+        await first.flush()  # inserted (its id taken), not committed
+        second = asyncio.create_task(later())
+        await asyncio.sleep(0.5)
+        assert not second.done(), "the later request was logged before the earlier one committed"
+        await first.commit()
+    assert await asyncio.wait_for(second, 20) == 1
 
 
 # --- over-broad defenses ------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete, func, text
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -133,6 +133,7 @@ async def record(
     mark: DrillMark | None = None,
 ) -> DemoRequest:
     """Log one answered request (committed by the caller); every PRUNE_EVERY inserts the oldest go."""
+    await _one_at_a_time(session, slug, client)
     row = DemoRequest(
         slug=slug,
         client=client[:64],
@@ -152,6 +153,20 @@ async def record(
         await session.flush()
         await prune(session, slug)
     return row
+
+
+async def _one_at_a_time(session: AsyncSession, slug: str, client: str) -> None:
+    """One client's requests to one site are logged in turn, until each logging transaction commits.
+
+    Rate limits count the client's requests logged before this one (`count_recent(before_id=...)`). On PostgreSQL
+    ids come from a sequence at insert time, so without this a request could commit before an earlier-numbered one
+    of the same burst and not see it (a burst of 60 against a limit of 20 let 21 through). A transaction-scoped
+    advisory lock per (site, client) makes id order and commit order agree. SQLite runs one writer at a time."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.blake2b(f"demo-request\0{slug}\0{client}".encode(), digest_size=8).digest()
+    connection = await session.connection()
+    await connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": int.from_bytes(digest, "big", signed=True)})
 
 
 async def finish(session: AsyncSession, row_id: int, *, status_code: int, blocked: bool, rule: str | None) -> None:

@@ -34,18 +34,20 @@ MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_r
 	tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
 	tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
 
-# Every test. The in-process tests use both cores (pytest-xdist) while the browser tests, which mostly wait on a
-# live server and Chromium, run beside them: first against the offline engine, then against the test model.
-# Their output is printed after the in-process run's; the schemathesis fuzz runs once in CI (make fuzz).
+# Every test, and the lint. The in-process tests use both cores (pytest-xdist) while, beside them, `make lint` runs
+# and then the browser tests, which mostly wait on a live server and Chromium: first against the offline engine,
+# then against the test model. That output is printed after the in-process run's; the schemathesis fuzz runs once
+# in CI (make fuzz).
 test: install browser
 	@status=0; browser_log=$$(mktemp); \
-	( $(PY) -m pytest -m e2e -q; offline=$$?; SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
-	  test $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
+	( $(MAKE) --no-print-directory lint; lint=$$?; $(PY) -m pytest -m e2e -q; offline=$$?; \
+	  SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
+	  test $$lint -eq 0 -a $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
 	browser=$$!; \
 	echo "== in-process tests (2 workers); the browser tests run beside them =="; \
 	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q || status=1; \
 	wait $$browser || status=1; \
-	echo "== browser tests: offline engine, then the chat surfaces and drills against the test model =="; \
+	echo "== lint, then the browser tests: offline engine, then the chat surfaces and drills against the test model =="; \
 	cat $$browser_log; rm -f $$browser_log; \
 	exit $$status
 

@@ -30,6 +30,7 @@ from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the 
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitor import run_monitor
 from secdash.services.simulation import run_simulation
+from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.defense_command import DefenseCenterState
 from secdash.state.event_guard import EventShapeGuard
@@ -122,6 +123,7 @@ app.add_page(
 )
 app.add_page(not_found, route="404", title="404 Page Not Found")
 app.add_middleware(EventShapeGuard())
+follow.use_app(app)  # follow loops ask its socket.io server whether their tab is still connected
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
 app.register_lifespan_task(run_threat_simulation)

@@ -32,6 +32,14 @@ from secdash.state.base import refusal_events
 
 _loops: dict[tuple[str, str], notify.Changes] = {}
 _sockets: dict[int, str] = {}  # id(changes) -> the socket id (sid) that started the loop
+_app: Any = None  # the Reflex app, handed over at start-up: its socket.io server knows which tabs are connected
+
+
+def use_app(app: Any) -> None:
+    """Hand over the app (secdash.py does, at start-up) so loops can ask its socket.io server about their tab;
+    this module never imports the app (the app imports the states)."""
+    global _app
+    _app = app
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,13 +61,11 @@ def tab_of(state_or_token: Any) -> Tab:
 
 
 def client_connected(tab: Tab | str) -> bool:
-    """Whether the tab's socket is still connected to this worker (True outside a served app: tests)."""
+    """Whether the tab's socket is still connected to this worker (True without a handed-over app: tests)."""
     tab = tab if isinstance(tab, Tab) else Tab(tab)
-    if not tab.sid:
+    if not tab.sid or _app is None:
         return True
-    from secdash.secdash import app  # the app module imports the states: late import
-
-    sio, namespace = app.sio, app.event_namespace
+    sio, namespace = _app.sio, _app.event_namespace
     if sio is None or namespace is None:
         return True
     return sio.get_environ(tab.sid, namespace.namespace) is not None

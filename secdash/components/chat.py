@@ -139,19 +139,27 @@ def composer(*, state, busy, can_send, placeholder: str, stop=None, waiting=None
     )
     return rx.el.div(
         rx.el.div(
-            rx.el.input(
-                id=input_id,
-                name=input_id,
-                value=state.draft,
-                on_change=state.set_draft,
-                on_key_down=state.key_down,
-                placeholder=placeholder,
-                read_only=busy,
-                aria_busy=busy,
-                auto_complete="off",
-                aria_label=placeholder,
-                class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
-                "text-slate-100 read-only:opacity-60",
+            # Buffered in the browser (react-debounce-input): a controlled box re-rendered from the server's draft lost
+            # keystrokes typed during a round trip on a busy server. Enter and leaving the box (a click on Send) send
+            # the typed text first, so the server's draft is whole when `key_down`/`send` read it.
+            rx.debounce_input(
+                rx.el.input(
+                    id=input_id,
+                    name=input_id,
+                    value=state.draft,
+                    on_change=state.set_draft,
+                    on_key_down=state.key_down,
+                    placeholder=placeholder,
+                    read_only=busy,
+                    aria_busy=busy,
+                    auto_complete="off",
+                    aria_label=placeholder,
+                    class_name="min-w-0 flex-1 rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-sm "
+                    "text-slate-100 read-only:opacity-60",
+                ),
+                debounce_timeout=150,
+                force_notify_by_enter=True,
+                force_notify_on_blur=True,
             ),
             button,
             class_name="flex gap-2",

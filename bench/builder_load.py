@@ -121,7 +121,7 @@ def use_engine(base_url: str) -> None:
 
 async def _user(email: str):
     from secdash.core.db import session_scope
-    from secdash.services import users
+    from secdash.services.identity import users
 
     async with session_scope() as session:
         return await users.create_user(session=session, email=email, password="bench-password-123")

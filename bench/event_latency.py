@@ -17,7 +17,7 @@ async def _record(description: str) -> None:
     from secdash.core.db import session_scope
     from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
-    from secdash.services import events
+    from secdash.services.problems import events
 
     async with session_scope() as session:
         events.record(session, event_type=EventType.attack_detected, severity=EventSeverity.high, description=description)

@@ -20,7 +20,8 @@ async def _run() -> None:
     from secdash.cli import migrate
     from secdash.core.config import get_settings
     from secdash.core.db import session_scope
-    from secdash.services import defense_chat, users
+    from secdash.services.agents import defense_chat
+    from secdash.services.identity import users
     from tests.support.fake_openai import FakeOpenAI
 
     migrate()

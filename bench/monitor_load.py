@@ -26,7 +26,7 @@ async def _run(port: int) -> None:
     from secdash.cli import migrate
     from secdash.core.db import session_scope
     from secdash.models import Site
-    from secdash.services import monitor
+    from secdash.services.monitoring import monitor
 
     migrate()
     async with session_scope() as session:

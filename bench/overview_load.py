@@ -34,7 +34,7 @@ async def seed() -> None:
     from secdash.core.config import get_settings
     from secdash.core.db import session_scope
     from secdash.models import SecurityEvent, SiteCheck, utcnow
-    from secdash.services import sites
+    from secdash.services.monitoring import sites
 
     migrate()
     rng = random.Random(1)

@@ -153,7 +153,8 @@ async def _probe_on_save() -> None:
     from secdash.cli import migrate
     from secdash.core.db import dispose_engine, session_scope
     from secdash.models import Site, UserPublic
-    from secdash.services import monitor, sites, users
+    from secdash.services.identity import users
+    from secdash.services.monitoring import monitor, sites
     from secdash.services.probe import ProbeClients
     from tests.support.probe_servers import Step, StepServer
 

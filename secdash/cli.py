@@ -14,9 +14,9 @@ from secdash import cli_grade, scan_cli
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
 from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
-from secdash.services import users
 from secdash.services.alerting import rules as alerting_rules
 from secdash.services.errors import DomainError
+from secdash.services.identity import users
 from secdash.services.probe import cli as probe_cli
 
 

@@ -21,15 +21,15 @@ from secdash.pages.login import login_page
 from secdash.pages.modules import PENDING_MODULES, pending_module
 from secdash.pages.not_found import not_found
 from secdash.pages.settings import settings_content
-from secdash.services import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.services.artifacts import generate_job as artifact_job  # noqa: F401  (registers the "artifact" job kind)
 from secdash.services.battle import drills  # noqa: F401  (registers the "drill" job kind)
 from secdash.services.battle.threats import run_threat_simulation
 from secdash.services.builder import build_job  # noqa: F401  (registers the "build" job kind)
 from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the "fix" job kind)
 from secdash.services.housekeeping import run_housekeeping
-from secdash.services.monitor import run_monitor
-from secdash.services.simulation import run_simulation
+from secdash.services.monitoring.monitor import run_monitor
+from secdash.services.monitoring.simulation import run_simulation
+from secdash.services.scanning import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.defense_command import DefenseCenterState

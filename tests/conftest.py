@@ -27,7 +27,7 @@ from secdash.cli import migrate  # noqa: E402
 from secdash.core import notify, security  # noqa: E402
 from secdash.core.config import get_settings  # noqa: E402
 from secdash.core.db import get_engine, session_scope  # noqa: E402
-from secdash.services import quotas  # noqa: E402
+from secdash.services.identity import quotas  # noqa: E402
 
 # A cheap argon2id profile for the in-process tests (the production one costs ~0.2 s a hash and a verify, at hundreds
 # of sign-ins); tests/services/test_password_profile.py checks the production profile, and the browser tests' servers

@@ -6,7 +6,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.models import UserPublic
-from secdash.services import auth, users
+from secdash.services.identity import auth, users
 
 DEFAULT_PASSWORD = "correct-horse-battery-staple"
 

@@ -7,7 +7,7 @@
 - is handed as a `CallRecord` to the `record` callback, which stores it and writes the audit entry.
 
 The ai layer holds no database: `record` and `admit` are given by the service that builds the
-wrapper (`secdash/services/ai_calls.py`). A record carries no prompt and no reply: only their sizes.
+wrapper (`secdash/services/agents/ai_calls.py`). A record carries no prompt and no reply: only their sizes.
 
 A follow-up call (`follows=<id of a call this wrapper made>`, e.g. the threat judgement of a chat
 reply) belongs to the call it follows: it is recorded with that `parent_id` but is not admitted

@@ -1,6 +1,6 @@
 """Choosing the provider: a configured OpenAI-compatible server, else the offline engine.
 
-Only `secdash/services/ai_calls.py` calls this: every model call goes through its instrumented wrapper."""
+Only `secdash/services/agents/ai_calls.py` calls this: every model call goes through its instrumented wrapper."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What an agent knows of SecDash's live state: its site(s), their newest checks, open security
-events and open code findings. Plain data (read by `services/agent_context.py`, which owns the
+events and open code findings. Plain data (read by `services/agents/agent_context.py`, which owns the
 database); this module only holds it and renders it for a model's system prompt.
 
 `render` is compact and bounded (`MAX_CONTEXT_CHARS`): long texts are cut, long lists are counted

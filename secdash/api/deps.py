@@ -14,7 +14,7 @@ from secdash.core.client_address import client_address
 from secdash.core.config import Settings, get_settings
 from secdash.core.db import session_scope
 from secdash.models import UserPublic
-from secdash.services.verified_sessions import verified_sessions
+from secdash.services.identity.verified_sessions import verified_sessions
 
 SESSION_COOKIE = "secdash_session"
 clock = time.monotonic  # tests move time forward instead of sleeping
@@ -60,7 +60,7 @@ async def get_current_user(
     a request never holds this connection while it waits for another one or for a model.
 
     A GET or HEAD changes nothing: it accepts a successful check of the same token at most
-    VERIFY_CACHE_SECONDS old (services/verified_sessions.py, shared with the UI), so a session revoked
+    VERIFY_CACHE_SECONDS old (services/identity/verified_sessions.py, shared with the UI), so a session revoked
     on another worker is refused by reads within that many seconds and by every write at once."""
     reads_only = request.method in ("GET", "HEAD")
     return await verified_sessions.verify(request_token(request), now=clock(), cached=reads_only)

@@ -12,8 +12,8 @@ import logging
 import os
 from pathlib import Path
 
-from secdash.services import code_roots
-from secdash.services.headers_file import HEADERS_FILE, parse_headers
+from secdash.services.monitoring.headers_file import HEADERS_FILE, parse_headers
+from secdash.services.scanning import code_roots
 
 log = logging.getLogger(__name__)
 

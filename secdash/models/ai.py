@@ -33,7 +33,7 @@ class DefenseChatMessage(SQLModel, table=True):
 
 
 class AgentRecord(SQLModel, table=True):
-    """A platform agent's live status (its threats blocked are counted from the events: services/agents.py)."""
+    """A platform agent's live status (its threats blocked are counted from the events: services/agents/agents.py)."""
 
     __tablename__ = "agent_records"
 

@@ -45,7 +45,7 @@ class AuthSession(SQLModel, table=True):
 
 
 class LoginAttempt(SQLModel, table=True):
-    """One login attempt in progress or failed, kept for the brute-force windows (services/auth.py).
+    """One login attempt in progress or failed, kept for the brute-force windows (services/identity/auth.py).
 
     `email` is the account as typed when it is an e-mail address, else a keyed hash of the typed
     text (never the text: it may be a password). `admitted`: the attempt passed the per-address

@@ -11,8 +11,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.unit import mark_changed
 from secdash.models import HistoryLog, HistoryLogPublic, LogCategory, LogSeverity, Role, UserPublic
-from secdash.services import permissions
 from secdash.services.errors import Invalid
+from secdash.services.identity import permissions
 
 TOPIC = "history"
 DEFAULT_LIMIT = 100

@@ -8,7 +8,7 @@ import logging
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
-from secdash.services import auth
+from secdash.services.identity import auth
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from secdash.models import LogCategory, LogSeverity, Role, UserPublic
 from secdash.models.jobs import Job, JobLog
 from secdash.services import audit, ids, private_work
 from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 MAX_LOG_PAGE = 500
 

@@ -2,7 +2,7 @@
 
 States never open sessions themselves: they call a service function through `in_session`, which
 opens a session for that one call and closes it (anything uncommitted rolls back), or call one of
-the composed page reads in `services/page_reads.py`.
+the composed page reads in `services/reads/page_reads.py`.
 """
 
 from __future__ import annotations

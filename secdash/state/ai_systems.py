@@ -9,7 +9,9 @@ from datetime import datetime, timedelta
 from secdash.core import notify
 from secdash.models import UserPublic, as_utc, utcnow
 from secdash.models.ai_systems_public import AiSystemsPublic, PlatformPublic
-from secdash.services import activities, ai_calls, ai_systems, events, sites
+from secdash.services.agents import activities, ai_calls, ai_systems
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState

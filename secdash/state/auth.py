@@ -7,7 +7,7 @@ import reflex as rx
 from secdash.core.config import get_settings
 from secdash.models import Role, UserPublic
 from secdash.routes import DASHBOARD_ROUTE, LANDING_ROUTE, LOGIN_ROUTE
-from secdash.services import auth
+from secdash.services.identity import auth
 from secdash.services.scoped import in_session
 from secdash.state.base import forget_session, refusal_events, unauthorized_toast, verify_session
 from secdash.state.browser_actions import leave_app

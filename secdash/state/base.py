@@ -41,8 +41,8 @@ import reflex as rx
 
 from secdash.models import UserPublic
 from secdash.routes import DASHBOARD_ROUTE
-from secdash.services import verified_sessions as verified
 from secdash.services.errors import AuthFailed
+from secdash.services.identity import verified_sessions as verified
 from secdash.state.browser_actions import toast
 
 VERIFY_CACHE_SECONDS = verified.VERIFY_CACHE_SECONDS
@@ -62,7 +62,7 @@ def clear_verification_cache() -> None:
 async def verify_session(token: str, *, touch: bool = True, cached: bool = False) -> UserPublic | None:
     """The user behind the token, checked against its session row; None when signed out.
 
-    cached=True accepts a successful check at most VERIFY_CACHE_SECONDS old (services/verified_sessions.py,
+    cached=True accepts a successful check at most VERIFY_CACHE_SECONDS old (services/identity/verified_sessions.py,
     shared with the API). touch=False for live refreshes: they do not keep an idle session alive.
     """
     if not token:

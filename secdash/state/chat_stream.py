@@ -12,8 +12,8 @@ import reflex as rx
 
 from secdash.core.config import get_settings
 from secdash.models import UserPublic
-from secdash.services import defense_chat
-from secdash.services.defense_chat import ReplyDone, ThreatJudged
+from secdash.services.agents import defense_chat
+from secdash.services.agents.defense_chat import ReplyDone, ThreatJudged
 from secdash.services.errors import Invalid, RateLimited
 from secdash.state.base import StreamGuard, protected
 from secdash.state.browser_actions import toast

@@ -6,7 +6,7 @@ import reflex as rx
 
 from secdash.ai.base import LLMError
 from secdash.models import UserPublic
-from secdash.services import defense_chat
+from secdash.services.agents import defense_chat
 from secdash.services.errors import DomainError, RateLimited
 from secdash.services.scoped import in_session
 from secdash.state.auth import AuthState

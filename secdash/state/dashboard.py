@@ -2,7 +2,7 @@
 
 `DashboardState` holds what every tab shares (which tab is open, the first load, the one follow
 loop). Each tab's substate holds only that tab's data and names the parts it reads
-(`TAB_PARTS`, see services/page_reads.py); opening a tab reads its parts, and a change re-reads only
+(`TAB_PARTS`, see services/reads/page_reads.py); opening a tab reads its parts, and a change re-reads only
 the parts of the open tab that the change touches, so a traffic tick costs nothing while the
 Problem Database is open.
 
@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from secdash.models import UserPublic
-from secdash.services import events, page_reads, sites
 from secdash.services.errors import DomainError
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
+from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast

@@ -1,5 +1,5 @@
 """The Dashboard's parent state (/ when signed in): what every tab shares (which tab is open, the first load,
-the one follow loop) and which parts each tab reads (`TAB_PARTS`, see services/page_reads.py). The tabs are its
+the one follow loop) and which parts each tab reads (`TAB_PARTS`, see services/reads/page_reads.py). The tabs are its
 substates: state/dashboard.py (and dashboard_scan.py, dashboard_problems.py) define them and `TAB_STATES`.
 """
 
@@ -13,8 +13,9 @@ import reflex as rx
 from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.models import UserPublic
-from secdash.services import page_reads, sites
 from secdash.services.errors import DomainError
+from secdash.services.monitoring import sites
+from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState

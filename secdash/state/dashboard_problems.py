@@ -6,8 +6,9 @@ from datetime import timedelta
 from typing import Any
 
 from secdash.models import UserPublic, utcnow
-from secdash.services import events, page_reads
 from secdash.services.errors import DomainError
+from secdash.services.problems import events
+from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast

@@ -8,8 +8,9 @@ import reflex as rx
 
 from secdash.models import ScanView, UserPublic, as_utc, utcnow
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services import page_reads, scans
 from secdash.services.errors import DomainError
+from secdash.services.reads import page_reads
+from secdash.services.scanning import scans
 from secdash.services.scoped import in_session
 from secdash.state.base import protected
 from secdash.state.dashboard_base import DashboardState, failed_toast

@@ -1,4 +1,4 @@
-"""What the dashboard shows: view rows built from the typed public shapes (the reads are services/page_reads.py)."""
+"""What the dashboard shows: view rows built from the typed public shapes (the reads are services/reads/page_reads.py)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ import reflex as rx
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.ai.base import LLMError
 from secdash.models import UserPublic
-from secdash.services import agents
+from secdash.services.agents import agents
 from secdash.services.errors import DomainError, RateLimited
 from secdash.services.scoped import in_session
 from secdash.state.auth import AuthState

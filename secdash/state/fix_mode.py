@@ -15,12 +15,12 @@ import reflex as rx
 from secdash.core import notify
 from secdash.models import Role, UserPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services import events
 from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.fix import fixes
 from secdash.services.fix.diff_view import DiffRow, side_by_side
 from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
 from secdash.services.fix.overview import FixModeRead, read_fix_mode
+from secdash.services.problems import events
 from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState

@@ -9,8 +9,9 @@ import reflex as rx
 
 from secdash.core import notify
 from secdash.models import HistoryLogPublic, UserPublic
-from secdash.services import audit, page_reads
+from secdash.services import audit
 from secdash.services.errors import DomainError
+from secdash.services.reads import page_reads
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected

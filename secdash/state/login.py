@@ -6,8 +6,8 @@ import reflex as rx
 
 from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
-from secdash.services import auth
 from secdash.services.errors import DomainError
+from secdash.services.identity import auth
 from secdash.services.scoped import in_session
 from secdash.state.auth import reset_signed_in_states
 from secdash.state.browser_actions import enter_app, toast

@@ -1,5 +1,5 @@
 """Every model call goes through the instrumented wrapper: outside secdash/ai, only
-services/ai_calls.py reaches an engine, and only ai/openai_compatible.py speaks to the openai SDK."""
+services/agents/ai_calls.py reaches an engine, and only ai/openai_compatible.py speaks to the openai SDK."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ def _sources():
 
 def test_only_the_ai_calls_service_reaches_an_engine():
     offenders = [
-        name for name, text in _sources() if ENGINE.search(text) and not name.startswith("ai/") and name != "services/ai_calls.py"
+        name
+        for name, text in _sources()
+        if ENGINE.search(text) and not name.startswith("ai/") and name != "services/agents/ai_calls.py"
     ]
     assert offenders == []
 

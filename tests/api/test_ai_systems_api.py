@@ -9,7 +9,8 @@ from sqlmodel import select
 from secdash.ai.calls import CallRecord
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
-from secdash.services import ai_calls, events
+from secdash.services.agents import ai_calls
+from secdash.services.problems import events
 from tests.api.conftest import signed_in
 from tests.factories import make_user
 

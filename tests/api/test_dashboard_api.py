@@ -6,7 +6,8 @@ import pytest
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
-from secdash.services import events, sites
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
 from tests.api.conftest import signed_in
 
 

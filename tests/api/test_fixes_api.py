@@ -14,7 +14,7 @@ import pytest
 from secdash.jobs import runner
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site
 from secdash.models.scans import CodeRoot
-from secdash.services import code_roots
+from secdash.services.scanning import code_roots
 from tests.api.conftest import signed_in
 
 DEMO_EVAL = "gem/appraise.js"

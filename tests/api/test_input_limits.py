@@ -8,9 +8,13 @@ import pytest
 from sqlmodel import select
 
 from secdash.models import DefenseChatMessage, SecurityEvent, Site
-from secdash.services import audit, auth, defense_chat, events, sites
+from secdash.services import audit
+from secdash.services.agents import defense_chat
 from secdash.services.errors import Invalid
+from secdash.services.identity import auth
+from secdash.services.monitoring import sites
 from secdash.services.probe import MAX_URL_LENGTH
+from secdash.services.problems import events
 from tests.api.conftest import bearer
 from tests.factories import DEFAULT_PASSWORD, make_user
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from secdash.jobs import runner
-from secdash.services import scans
+from secdash.services.scanning import scans
 from tests.api.conftest import signed_in
 from tests.support.scanning import in_a_thread
 

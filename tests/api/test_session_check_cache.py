@@ -8,8 +8,8 @@ from sqlalchemy import event
 
 from secdash.api import deps
 from secdash.core.db import get_engine
-from secdash.services import sessions
-from secdash.services.verified_sessions import VERIFY_CACHE_SECONDS, verified_sessions
+from secdash.services.identity import sessions
+from secdash.services.identity.verified_sessions import VERIFY_CACHE_SECONDS, verified_sessions
 from tests.api.conftest import signed_in
 
 

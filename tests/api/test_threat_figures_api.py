@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.models import Site
-from secdash.services import events
+from secdash.services.problems import events
 from tests.api.conftest import signed_in
 
 

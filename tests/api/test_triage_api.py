@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventSource, EventType
-from secdash.services import events
+from secdash.services.problems import events
 from tests.api.conftest import signed_in
 
 

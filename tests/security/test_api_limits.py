@@ -20,8 +20,10 @@ from secdash.core import db
 from secdash.core.config import get_settings
 from secdash.core.unit import commit
 from secdash.models import HistoryLog, LogCategory, Site
-from secdash.services import ai_calls, audit, quotas
-from secdash.services.events import MAX_NOTE_LENGTH
+from secdash.services import audit
+from secdash.services.agents import ai_calls
+from secdash.services.identity import quotas
+from secdash.services.problems.events import MAX_NOTE_LENGTH
 from tests.api.conftest import signed_in
 
 BIG_ID = 2**63

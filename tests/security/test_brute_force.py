@@ -15,8 +15,8 @@ from secdash.core.client_address import client_address, parse_trusted_proxies
 from secdash.core.config import Settings, get_settings
 from secdash.core.db import session_scope
 from secdash.models import HistoryLog
-from secdash.services import auth
 from secdash.services.errors import AuthFailed, RateLimited
+from secdash.services.identity import auth
 from tests.factories import DEFAULT_PASSWORD, make_user
 
 EMAIL = "ops@example.com"

@@ -11,8 +11,9 @@ from sqlmodel import select
 
 import secdash.secdash  # noqa: F401
 from secdash.models import DefenseChatMessage
-from secdash.services import defense_chat, quotas
+from secdash.services.agents import defense_chat
 from secdash.services.errors import RateLimited
+from secdash.services.identity import quotas
 from secdash.state.chat_widget import ChatWidgetState
 from secdash.state.defense_command import DefenseCenterState, DefenseCommandState
 from tests.factories import make_user, sign_in

@@ -13,7 +13,7 @@ import pytest
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult, site_status
 from tests.support.web_servers import STRONG_HEADERS
 

@@ -21,9 +21,10 @@ from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
 from secdash.models import EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.fixes import Fix, FixKind, FixStatus
-from secdash.services import code_roots, headers_file
 from secdash.services.errors import Conflict
 from secdash.services.fix import fixes, patches, scope
+from secdash.services.monitoring import headers_file
+from secdash.services.scanning import code_roots
 from tests.factories import make_user
 
 PAGE = "tour/index.html"

@@ -19,7 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from secdash.api.main import create_api
 from secdash.api.middleware import SecurityHeaders, content_security_policy
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring.header_grade import grade_headers
 
 GOOD_GRADES = {"A", "A+"}
 

@@ -47,8 +47,10 @@ from secdash.core.config import get_settings
 from secdash.demo_sites import routes as demo_site_routes
 from secdash.models import User
 from secdash.models.artifacts import Artifact, ArtifactVersion
-from secdash.services import code_roots, line_diff, quotas
+from secdash.services import line_diff
 from secdash.services.battle import sender
+from secdash.services.identity import quotas
+from secdash.services.scanning import code_roots
 from tests.factories import DEFAULT_PASSWORD, make_user
 
 pytestmark = pytest.mark.fuzz

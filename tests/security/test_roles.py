@@ -7,8 +7,8 @@ import reflex as rx
 
 import secdash.secdash  # noqa: F401
 from secdash.jobs import runner
-from secdash.services import scans
 from secdash.services.errors import PermissionDenied
+from secdash.services.scanning import scans
 from secdash.state.dashboard import ScanTab
 from tests.factories import make_user, sign_in
 

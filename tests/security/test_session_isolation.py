@@ -112,7 +112,7 @@ async def test_sign_in_keeps_the_token_out_of_server_state_and_rotates_the_clien
 async def test_a_dead_session_on_page_load_forgets_the_previous_users_data(session):
     root, token = await _signed_in_tab(session, "alice@example.com")
     from secdash.core.config import get_settings
-    from secdash.services import auth
+    from secdash.services.identity import auth
 
     await auth.logout(session=session, settings=get_settings(), token=token)  # revoked elsewhere
     await AuthState.event_handlers["check_auth"].fn(_substate(root, AuthState))

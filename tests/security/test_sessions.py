@@ -13,8 +13,8 @@ from sqlmodel import select
 from secdash.core.config import Settings
 from secdash.core.security import decode_access_token
 from secdash.models import AuthSession, LoginAttempt, User, as_utc, utcnow
-from secdash.services import auth, sessions
 from secdash.services.errors import AuthFailed, RateLimited
+from secdash.services.identity import auth, sessions
 from tests.factories import DEFAULT_PASSWORD, make_user
 
 EMAIL = "ops@example.com"

@@ -23,8 +23,8 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from secdash.models import Site
-from secdash.services import sites
 from secdash.services.errors import Invalid
+from secdash.services.monitoring import sites
 from secdash.services.probe import AddressRefused, PinnedBackend, ProbeClient, probe_site
 from tests.factories import make_user
 from tests.support.web_servers import STRONG_HEADERS, LocalCA

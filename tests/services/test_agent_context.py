@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
-from secdash.services import agent_context, events
+from secdash.services.agents import agent_context
+from secdash.services.problems import events
 
 HEADERS = ["Content-Security-Policy header missing (-25)", "X-Frame-Options header missing (-20)"]
 

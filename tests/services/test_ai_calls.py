@@ -11,7 +11,7 @@ from sqlmodel import select
 from secdash.ai.tasks.threat import ThreatAssessment, ThreatTask
 from secdash.models import HistoryLog
 from secdash.models.ai import AiCall
-from secdash.services import ai_calls, defense_chat
+from secdash.services.agents import ai_calls, defense_chat
 from secdash.services.errors import RateLimited
 from tests.factories import make_user
 from tests.support.fake_openai import FakeOpenAI

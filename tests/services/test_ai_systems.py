@@ -12,8 +12,11 @@ from secdash.ai.calls import CallRecord
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
 from secdash.models.scans import CodeRoot
-from secdash.services import activities, ai_calls, ai_systems, code_roots, events, sites
+from secdash.services.agents import activities, ai_calls, ai_systems
 from secdash.services.errors import PermissionDenied
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
+from secdash.services.scanning import code_roots
 from tests.factories import make_user
 
 

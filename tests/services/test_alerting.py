@@ -13,9 +13,9 @@ from secdash.core.unit import commit
 from secdash.jobs import runner
 from secdash.models import HistoryLog, Site
 from secdash.models.alerting import NotificationChannel, NotificationDelivery
-from secdash.services import monitor
 from secdash.services.alerting import channels, deliver_job, rules, signals
 from secdash.services.errors import Invalid, PermissionDenied
+from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeResult
 from tests.factories import make_user
 from tests.support.notify_receivers import SmtpReceiver, WebhookReceiver
@@ -287,7 +287,7 @@ async def test_deleting_a_channel_takes_it_out_of_the_rules_and_never_widens_a_r
 async def test_a_new_site_finding_notifies_when_the_rule_takes_its_severity(session, webhook):
     """A missing security header is a medium or low site finding: the default rule (high) stays quiet; a rule
     at medium sends it once (the open finding is not announced again by the next probe)."""
-    from secdash.services import site_findings
+    from secdash.services.monitoring import site_findings
 
     admin, _ = await _admin_with_channel(session, webhook.url())
     site = await _site(session)

@@ -20,11 +20,12 @@ from secdash.jobs import runner
 from secdash.models import Job
 from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion
 from secdash.models.builder import CodeProject
-from secdash.services import auth, preview_files, preview_links
+from secdash.services import preview_files, preview_links
 from secdash.services.artifacts import artifacts, downloads, generate_job, limits, preview, versions
 from secdash.services.builder import preview as project_preview
 from secdash.services.builder import project_dir, projects
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.identity import auth
 from tests.factories import make_user, sign_in
 from tests.support.fake_openai import ARTIFACT_NOTE, ARTIFACT_PAGE, ARTIFACT_TITLE, FakeOpenAI
 

@@ -6,8 +6,9 @@ import pytest
 from sqlmodel import select
 
 from secdash.models import HistoryLog, Role, UserPublic
-from secdash.services import audit, auth, users
+from secdash.services import audit
 from secdash.services.errors import AuthFailed, Invalid, RateLimited
+from secdash.services.identity import auth, users
 from tests.factories import DEFAULT_PASSWORD, make_user
 
 ADMIN_VIEW = UserPublic(id=0, email="auditor@example.com", role=Role.admin.value, firstName="A")

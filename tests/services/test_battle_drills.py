@@ -13,9 +13,10 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models import AgentRecord, BattleOperation, EventType, HistoryLog, SecurityEvent
 from secdash.models.ai import AiCall
-from secdash.services import ai_calls, events
+from secdash.services.agents import ai_calls
 from secdash.services.battle import corpora, defense, drills, request_log, scoring, sender, threats
 from secdash.services.errors import Conflict, Invalid, PermissionDenied
+from secdash.services.problems import events
 from tests.factories import make_user
 from tests.support.battle import in_process_demo_sites
 from tests.support.fake_openai import DEFENSE_PLANS as FAKE_PLANS

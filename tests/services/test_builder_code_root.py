@@ -12,10 +12,10 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
 from secdash.models.fixes import Fix
-from secdash.services import scans
 from secdash.services.builder import project_dir, projects
 from secdash.services.errors import Conflict
 from secdash.services.fix import fixes, problems
+from secdash.services.scanning import scans
 from tests.factories import make_user
 from tests.support.fake_openai import FakeOpenAI
 

@@ -56,7 +56,7 @@ def _lines(state) -> list:
 @pytest.mark.parametrize("state_cls", [ChatWidgetState, DefenseCenterState])
 async def test_the_composer_is_free_while_the_threat_judgement_runs(session, monkeypatch, state_cls):
     judge = SlowJudge()
-    monkeypatch.setattr("secdash.services.ai_calls.get_provider", lambda settings: judge)
+    monkeypatch.setattr("secdash.services.agents.ai_calls.get_provider", lambda settings: judge)
     state = await _signed_in_state(session, state_cls)
     state.draft = "routine status check"
     await state_cls.event_handlers["send"].fn(state)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from secdash.core.config import read_or_create_secret_file
-from secdash.services import users
+from secdash.services.identity import users
 
 
 def _run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:

@@ -12,9 +12,9 @@ from sqlmodel import select
 
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
-from secdash.services import auth
 from secdash.services.builder import archive, build_job, limits, preview, project_dir, projects
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.identity import auth
 from tests.factories import make_user, sign_in
 from tests.support.fake_openai import BUILD_CSS, FakeOpenAI
 

@@ -11,7 +11,8 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models import SecurityEvent, Site
 from secdash.models.scans import CodeRoot
-from secdash.services import code_roots, scans, sites
+from secdash.services.monitoring import sites
+from secdash.services.scanning import code_roots, scans
 from tests.factories import make_user
 
 

@@ -6,7 +6,10 @@ import random
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
-from secdash.services import activities, dashboard, events, simulation
+from secdash.services.agents import activities
+from secdash.services.monitoring import simulation
+from secdash.services.problems import events
+from secdash.services.reads import dashboard
 
 
 async def test_simulated_activity_never_reads_as_a_real_block(session):

@@ -13,8 +13,9 @@ import pytest
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
-from secdash.services import code_roots, headers_file
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring import headers_file
+from secdash.services.monitoring.header_grade import grade_headers
+from secdash.services.scanning import code_roots
 
 SANDBOX = "sandbox allow-scripts allow-forms"
 TOUR_FIX = {

@@ -12,8 +12,10 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models import BattleOperation, SecurityEvent
 from secdash.models.public import DefenseAgentPublic
-from secdash.services import agents, ai_systems, dashboard, events
+from secdash.services.agents import agents, ai_systems
 from secdash.services.battle import drills, threats
+from secdash.services.problems import events
+from secdash.services.reads import dashboard
 from tests.factories import make_user
 from tests.support.battle import in_process_demo_sites
 

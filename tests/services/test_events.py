@@ -7,8 +7,9 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, HistoryLog
-from secdash.services import activities, events
+from secdash.services.agents import activities
 from secdash.services.errors import Invalid, NotFound, PermissionDenied
+from secdash.services.problems import events
 from tests.factories import make_user
 
 

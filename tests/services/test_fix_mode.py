@@ -12,9 +12,10 @@ from secdash.jobs import runner
 from secdash.models import EventType, HistoryLog, SecurityEvent, UserPublic
 from secdash.models.events import AiActivity
 from secdash.models.fixes import Fix
-from secdash.services import ai_calls, code_roots, scans
+from secdash.services.agents import ai_calls
 from secdash.services.errors import Conflict, Invalid, NotFound, PermissionDenied
 from secdash.services.fix import fixes, problems
+from secdash.services.scanning import code_roots, scans
 from tests.factories import make_user
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.fixed_provider import FixedProvider

@@ -16,10 +16,11 @@ from secdash.demo_sites import routes as demo_site_routes
 from secdash.jobs import runner
 from secdash.models import SecurityEvent, Site, UserPublic
 from secdash.models.fixes import Fix
-from secdash.services import code_roots, monitor, sites
 from secdash.services.errors import Conflict
 from secdash.services.fix import fixes, problems
+from secdash.services.monitoring import monitor, sites
 from secdash.services.probe import ProbeClients
+from secdash.services.scanning import code_roots
 from tests.factories import make_user
 from tests.support.web_servers import LocalSite
 

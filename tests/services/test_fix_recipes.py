@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from secdash.services.code_roots import DEMO_SOURCES
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, scan_file
 from secdash.services.fix.patches import split_lines, validate_patch
 from secdash.services.fix.recipes import RECIPES, propose, recipe_for
+from secdash.services.scanning.code_roots import DEMO_SOURCES
 
 # Findings the offline engine leaves to a person or a model, on purpose: none in the demo sites.
 NO_RECIPE: set[tuple[str, str]] = set()

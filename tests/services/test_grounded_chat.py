@@ -6,7 +6,7 @@ from __future__ import annotations
 from secdash.ai.base import Done, Structured, TextDelta
 from secdash.core.unit import commit
 from secdash.models import Site, utcnow
-from secdash.services import defense_chat
+from secdash.services.agents import defense_chat
 from tests.factories import make_user
 
 HEADERS = ["Content-Security-Policy header missing (-25)", "X-Frame-Options header missing (-20)"]

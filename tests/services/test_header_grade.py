@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from secdash.cli import main
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.observatory import Exchange, Hop, grade
 from secdash.services.observatory.scoring import final_score, letter
 

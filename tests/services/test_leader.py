@@ -184,7 +184,8 @@ async def _until(predicate) -> None:
 
 async def test_a_producer_stops_at_once_and_contends_again_after_a_lost_lease(redis_sync, monkeypatch):
     """run_housekeeping sleeps 10 minutes between rounds: a lost lease must still stop it now and start a new term."""
-    from secdash.services import auth, housekeeping
+    from secdash.services import housekeeping
+    from secdash.services.identity import auth
 
     monkeypatch.setattr(leader, "LEASE_SECONDS", 1.5)
     key = "secdash:leader:housekeeping"

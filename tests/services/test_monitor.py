@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import select
 
 from secdash.models import AiActivity, SecurityEvent, Site, SiteCheck
-from secdash.services import monitor, sites
+from secdash.services.monitoring import monitor, sites
 from tests.factories import make_user
 from tests.support.web_servers import STRONG_HEADERS as STRONG
 from tests.support.web_servers import LocalSite
@@ -59,7 +59,7 @@ async def test_public_only_sites_are_not_allowed_to_reach_private_addresses(sess
 
 async def test_platform_agent_status_follows_its_site(session):
     from secdash.models import AgentRecord
-    from secdash.services import agents
+    from secdash.services.agents import agents
 
     admin = await make_user(session, "root@example.com", role="admin")
     server = LocalSite({"/": (500, STRONG, b"down", 0.0)})

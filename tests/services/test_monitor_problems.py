@@ -12,8 +12,9 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.models import AiActivity, EventSeverity, EventType, SecurityEvent, Site
-from secdash.services import events, monitor
+from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeResult
+from secdash.services.problems import events
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "http://shares.example/"

@@ -13,8 +13,10 @@ from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.core.db import session_scope
 from secdash.jobs import runner
 from secdash.models import AgentRecord, HistoryLog, Job, ScanView, Site
-from secdash.services import agents, scans, sites
+from secdash.services.agents import agents
 from secdash.services.errors import Conflict
+from secdash.services.monitoring import sites
+from secdash.services.scanning import scans
 from tests.factories import make_user
 from tests.support.scanning import in_a_thread
 

@@ -1,6 +1,6 @@
 """Operator questions answered from this deployment's own data (issue item 10): what to fix first, a site's
 DDoS risk, why a site is flapping, two sites compared and what changed since yesterday. The database is
-seeded; the agent's situation is read by services/agent_context.py and answered offline, and the same facts
+seeded; the agent's situation is read by services/agents/agent_context.py and answered offline, and the same facts
 reach a model's system prompt."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from secdash.ai.offline import compose_answer
 from secdash.ai.tasks.chat import agent_system_prompt
 from secdash.core.unit import commit
 from secdash.models import BattleOperation, EventSeverity, EventType, Site, SiteCheck, utcnow
-from secdash.services import agent_context, events
+from secdash.services.agents import agent_context
 from secdash.services.battle import defense
+from secdash.services.problems import events
 
 RESET = "Connection reset by peer"
 

@@ -12,7 +12,8 @@ from sqlalchemy import event
 from secdash.core.db import get_engine
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType
-from secdash.services import dashboard, events
+from secdash.services.problems import events
+from secdash.services.reads import dashboard
 from tests.api.conftest import client, signed_in  # noqa: F401  (the API client fixture)
 from tests.services.test_read_models import _sites_with_checks
 

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from secdash.core.db import session_scope
 from secdash.models import Site, SiteCheck
-from secdash.services import monitor, sites
+from secdash.services.monitoring import monitor, sites
 from secdash.services.probe import ProbeClients, ProbeResult
 from tests.factories import make_user
 from tests.support.probe_servers import Step, StepServer, chain

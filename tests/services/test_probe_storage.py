@@ -13,8 +13,9 @@ from sqlmodel import select
 from secdash.core.config import PROJECT_ROOT
 from secdash.models import Site, SiteCheck, as_utc
 from secdash.models.public import SiteCheckPublic, SitePublic
-from secdash.services import monitor, read_models
+from secdash.services.monitoring import monitor
 from secdash.services.probe import Hop, ProbeResult
+from secdash.services.reads import read_models
 from secdash.state.dashboard_views import site_view
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)

@@ -12,8 +12,11 @@ from sqlalchemy import event
 from secdash.core.db import get_engine
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
-from secdash.services import activities, dashboard, events, monitor, read_models, sites
+from secdash.services.agents import activities
+from secdash.services.monitoring import monitor, sites
 from secdash.services.probe import ProbeResult
+from secdash.services.problems import events
+from secdash.services.reads import dashboard, read_models
 
 
 @contextmanager

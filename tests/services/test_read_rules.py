@@ -1,4 +1,4 @@
-"""What a limited user may read is one rule (services/permissions.py), and the screens built on it agree:
+"""What a limited user may read is one rule (services/identity/permissions.py), and the screens built on it agree:
 History Logs shows a limited user the Battle Station entries, and Battle Station (page and API) the operations."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 from secdash.core.unit import commit
 from secdash.models import LogCategory, LogSeverity
 from secdash.models.battle import AttackType, BattleOperation
-from secdash.services import audit, permissions
+from secdash.services import audit
 from secdash.services.battle import station
+from secdash.services.identity import permissions
 from tests.factories import make_user
 
 

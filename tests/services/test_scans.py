@@ -10,8 +10,9 @@ from sqlmodel import select
 
 from secdash.jobs import runner
 from secdash.models import HistoryLog, SecurityEvent
-from secdash.services import code_scan, scans
+from secdash.services import code_scan
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.scanning import scans
 from tests.factories import make_user
 from tests.support.scanning import in_a_thread, no_semgrep
 
@@ -248,7 +249,7 @@ async def test_open_findings_with_line_based_fingerprints_are_adopted_once(sessi
     """Events recorded before the change (fingerprint of file:line:rule) are matched by path, rule and line."""
     import hashlib
 
-    from secdash.services import events
+    from secdash.services.problems import events
 
     admin = await make_user(session, "root@example.com", role="admin")
     old = events.record(

@@ -6,8 +6,8 @@ import random
 
 from sqlmodel import select
 
-from secdash.services import simulation
-from secdash.services.simulation import SimulationState, advance_traffic, maybe_scan_user
+from secdash.services.monitoring import simulation
+from secdash.services.monitoring.simulation import SimulationState, advance_traffic, maybe_scan_user
 
 
 def test_figures_stay_within_the_spec_bounds():
@@ -43,7 +43,7 @@ async def test_the_overview_marks_simulated_figures_and_has_none_with_the_simula
     """What API clients and the Dashboard read: traffic and user-scan figures say they are simulated, and with
     SECDASH_SIMULATION=off no stored figure is served at all."""
     from secdash.core.config import get_settings
-    from secdash.services import dashboard
+    from secdash.services.reads import dashboard
 
     await simulation.save_snapshot(session, SimulationState())
     await session.commit()
@@ -63,8 +63,8 @@ async def test_simulated_activity_keeps_only_the_feed_and_never_touches_real_lin
     """An idle server wrote a simulated line every 8 s forever (240 rows in 30 minutes, nobody watching): only the
     feed's five simulated lines are kept, and real activity stays whatever its age."""
     from secdash.models import AiActivity
-    from secdash.services import activities
-    from secdash.services.simulation import record_simulated_activity
+    from secdash.services.agents import activities
+    from secdash.services.monitoring.simulation import record_simulated_activity
 
     activities.record(session, activity_type="scan", target="Stock", description="Probe of stock: SECURE")
     await session.commit()

@@ -13,9 +13,10 @@ from secdash.api.main import create_api
 from secdash.core.unit import commit
 from secdash.demo_sites import routes as demo
 from secdash.models import EventType, SecurityEvent, Site
-from secdash.services import events, monitor, site_findings
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring import monitor, site_findings
+from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
+from secdash.services.problems import events
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "https://tour.example/"

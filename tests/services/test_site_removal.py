@@ -7,9 +7,10 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, HistoryLog, SecurityEvent, Site
-from secdash.services import events, sites
 from secdash.services.errors import Invalid
 from secdash.services.fix import problems
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
 from tests.factories import make_user
 
 

@@ -10,8 +10,8 @@ import jwt
 import pytest
 
 from secdash.core.security import InvalidToken, create_access_token, decode_access_token, keyed_hash
-from secdash.services import auth, sessions
 from secdash.services.errors import AuthFailed
+from secdash.services.identity import auth, sessions
 from tests.factories import make_user, sign_in
 
 SECRET = "test-secret-key-that-is-long-enough-for-hs256-0123456789"

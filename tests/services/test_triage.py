@@ -14,10 +14,12 @@ from sqlmodel import select
 from secdash.core.unit import commit
 from secdash.jobs import runner
 from secdash.models import HistoryLog, SecurityEvent, Site
-from secdash.services import events, monitor, scans
 from secdash.services.errors import Invalid
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring import monitor
+from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
+from secdash.services.problems import events
+from secdash.services.scanning import scans
 from tests.factories import make_user
 
 

@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from secdash.services import users
 from secdash.services.errors import Conflict, Invalid
+from secdash.services.identity import users
 from tests.factories import make_user
 
 

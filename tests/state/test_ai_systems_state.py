@@ -8,7 +8,8 @@ from sqlmodel import select
 import secdash.secdash  # noqa: F401
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site
-from secdash.services import events, sites
+from secdash.services.monitoring import sites
+from secdash.services.problems import events
 from secdash.state.ai_systems import AiSystemsState
 from tests.factories import make_user, sign_in
 

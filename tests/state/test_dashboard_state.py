@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
-from secdash.services import page_reads
+from secdash.services.reads import page_reads
 from secdash.state.dashboard import (
     TAB_PARTS,
     TAB_STATES,
@@ -120,7 +120,7 @@ def test_site_cards_tell_the_demo_sites_apart_while_domain_stays_the_host():
 async def test_security_alerts_count_every_open_event_not_the_five_listed(session):
     from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
-    from secdash.services import events
+    from secdash.services.problems import events
 
     root, _state = await _dashboard(session)
     overview = _substate(root, OverviewTab)
@@ -136,7 +136,7 @@ async def test_security_alerts_count_every_open_event_not_the_five_listed(sessio
 async def test_the_problem_database_reads_under_its_filters(session):
     from secdash.core.unit import commit
     from secdash.models import EventSeverity, EventType
-    from secdash.services import events
+    from secdash.services.problems import events
 
     root, state = await _dashboard(session)
     problems = _substate(root, ProblemsTab)
@@ -166,7 +166,7 @@ async def test_a_stopped_scan_shows_what_was_scanned_and_never_a_full_bar(sessio
 
 async def test_the_scan_log_is_read_from_the_last_line_the_tab_has(session, monkeypatch):
     from secdash.jobs import store
-    from secdash.services import page_reads as reads_module
+    from secdash.services.reads import page_reads as reads_module
 
     root, _state = await _dashboard(session)
     scan = _substate(root, ScanTab)

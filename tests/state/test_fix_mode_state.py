@@ -14,7 +14,8 @@ import secdash.secdash  # noqa: F401  (registers every page and state)
 from secdash.jobs import runner
 from secdash.models import Site
 from secdash.models.fixes import Fix
-from secdash.services import code_roots, scans, sites
+from secdash.services.monitoring import sites
+from secdash.services.scanning import code_roots, scans
 from secdash.state.fix_mode import FixModeState
 from tests.factories import make_user, sign_in
 

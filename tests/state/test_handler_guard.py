@@ -124,7 +124,7 @@ async def _tokens(session) -> dict[str, str]:
     """A set of tokens the UI must refuse, each for a different reason."""
     await make_user(session, "ops@example.com")
     revoked = await sign_in(session, "ops@example.com")
-    from secdash.services import auth
+    from secdash.services.identity import auth
 
     await auth.logout(session=session, settings=get_settings(), token=revoked)
     live = await sign_in(session, "ops@example.com")
@@ -169,7 +169,7 @@ async def test_read_only_handler_refuses_a_remembered_session_once_the_window_pa
     token = await sign_in(session, "ops@example.com")
     assert await base.verify_session(token, cached=True) is not None  # remembered, as after any event
     assert await base.verify_session(token, touch=False, cached=True) is not None  # and by a live refresh
-    from secdash.services import auth
+    from secdash.services.identity import auth
 
     await auth.logout(session=session, settings=get_settings(), token=token)  # revoked in another worker
     now[0] += base.VERIFY_CACHE_SECONDS

@@ -16,7 +16,7 @@ from sqlalchemy import event
 import secdash.secdash  # noqa: F401
 from secdash.core.config import get_settings
 from secdash.core.db import get_engine
-from secdash.services import auth, users
+from secdash.services.identity import auth, users
 from secdash.state import base
 from secdash.state.auth import AuthState
 from secdash.state.chat_widget import ChatWidgetState

@@ -11,7 +11,7 @@ import httpx
 from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo_site_routes
 from secdash.services.battle import sender
-from secdash.services.sites import init_default_sites
+from secdash.services.monitoring.sites import init_default_sites
 
 
 async def in_process_demo_sites(session, monkeypatch, settings):

@@ -13,7 +13,6 @@ from secdash.jobs import runner, store
 from secdash.models import UserPublic
 from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
 from secdash.models.builder import BuildLogType, CodeProject, ProjectFile, ProjectStatus
-from secdash.services import events, scans
 from secdash.services.artifacts import artifacts
 from secdash.services.artifacts.records import KIND as ARTIFACT_KIND
 from secdash.services.builder import project_dir, projects  # noqa: F401  (projects registers the "build" kind)
@@ -21,6 +20,8 @@ from secdash.services.builder.records import KIND as BUILD_KIND
 from secdash.services.builder.records import add_log
 from secdash.services.code_scan import Finding
 from secdash.services.fix import fixes
+from secdash.services.problems import events
+from secdash.services.scanning import scans
 
 CODE = "PRIVATE-CODE-5e1f"  # in the project's files and the artifact's HTML
 PROMPT = "PRIVATE-PROMPT-9c2d"  # the prompts (the project's, the artifact's, both jobs' parameters)

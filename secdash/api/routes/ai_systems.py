@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import SIGNED_IN_ERRORS
 from secdash.models.ai_systems_public import AiSystemsPublic
-from secdash.services import ai_systems
+from secdash.services.agents import ai_systems
 
 router = APIRouter(prefix="/api", tags=["ai-systems"], responses=SIGNED_IN_ERRORS)
 

@@ -12,8 +12,8 @@ from secdash.api.schemas import COMMON_ERRORS, MessageBody, RequestBody, errors,
 from secdash.core.config import Settings
 from secdash.models.public import LoginPublic, UserPublic
 from secdash.routes import LOGIN_ROUTE
-from secdash.services import auth
-from secdash.services.verified_sessions import verified_sessions
+from secdash.services.identity import auth
+from secdash.services.identity.verified_sessions import verified_sessions
 
 router = APIRouter(prefix="/api", tags=["auth"], responses=COMMON_ERRORS)
 

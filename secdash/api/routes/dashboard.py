@@ -24,10 +24,12 @@ from secdash.api.schemas import (
 )
 from secdash.models import EventSeverity
 from secdash.models.public import EventPublic, OverviewPublic, SiteCheckPublic, SitePublic
-from secdash.services import dashboard, events, read_models, sites
 from secdash.services.errors import Invalid
+from secdash.services.monitoring import sites
+from secdash.services.monitoring.sites import MAX_NAME_LENGTH
 from secdash.services.probe import MAX_URL_LENGTH
-from secdash.services.sites import MAX_NAME_LENGTH
+from secdash.services.problems import events
+from secdash.services.reads import dashboard, read_models
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
 SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description="Only this site's"), integer_text(1, MAX_ID)]

@@ -19,7 +19,7 @@ from secdash.models.public import (
     DefenseReplyPublic,
     WidgetReplyPublic,
 )
-from secdash.services import agents, defense_chat
+from secdash.services.agents import agents, defense_chat
 from secdash.services.errors import Invalid
 
 router = APIRouter(prefix="/api", tags=["defense"], responses=SIGNED_IN_ERRORS)

@@ -14,8 +14,9 @@ from secdash.api.deps import AppSettings, CurrentUser, DbSession
 from secdash.api.schemas import MAX_CURSOR, SIGNED_IN_ERRORS, PathId, RequestBody, errors, integer_text
 from secdash.jobs import runner
 from secdash.models.jobs_public import JobLogPublic, JobPublic, ScanPublic
-from secdash.services import jobs, scans
+from secdash.services import jobs
 from secdash.services.errors import NotFound
+from secdash.services.scanning import scans
 
 router = APIRouter(prefix="/api", tags=["jobs"], responses=SIGNED_IN_ERRORS)
 After = Annotated[

@@ -17,7 +17,7 @@ from secdash.services import audit, ids
 from secdash.services.alerting import secret_box, targets
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid, NotFound
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 MAX_CHANNELS = 50
 MAX_NAME_CHARS = 100

@@ -14,7 +14,7 @@ from secdash.services import audit, ids
 from secdash.services.alerting import channels, signals
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 PAGE = 100
 MAX_PAGE = 500

@@ -22,7 +22,7 @@ from secdash.models.alerting_public import AlertingSettingsPublic, RulePublic, R
 from secdash.services import audit
 from secdash.services.alerting.records import TOPIC
 from secdash.services.errors import Invalid
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 SEVERITIES = ("low", "medium", "high")
 LABELS = {

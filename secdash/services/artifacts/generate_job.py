@@ -23,7 +23,8 @@ from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import User, UserPublic, utcnow
 from secdash.models.artifacts import Artifact, ArtifactStatus, VersionSource
-from secdash.services import ai_calls, storage
+from secdash.services import storage
+from secdash.services.agents import ai_calls
 from secdash.services.artifacts import review, versions
 from secdash.services.artifacts.limits import MAX_HTML_BYTES, size_text
 from secdash.services.artifacts.records import INTERRUPTED, KIND, TOPIC, topic_of

@@ -30,7 +30,7 @@ from secdash.core.unit import commit, mark_changed
 from secdash.models import DemoDefense, LogCategory, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit
 from secdash.services.errors import Invalid, NotFound
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 try:  # Python 3.11+: the standard library's regular-expression parser, used to read a pattern's structure
     from re import _parser as re_parser  # type: ignore[attr-defined]

@@ -52,12 +52,14 @@ from secdash.models import (
 )
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, MitreTechnique, OperationPublic, RunCounts
 from secdash.models.jobs import FINISHED_STATUSES
-from secdash.services import activities, ai_calls, audit, events
+from secdash.services import audit
+from secdash.services.agents import activities, ai_calls
 from secdash.services.alerting import signals
 from secdash.services.battle import corpora, defense, recipes, request_log, scoring, sender
 from secdash.services.battle.defense import DefenseConfig
 from secdash.services.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
+from secdash.services.problems import events
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +183,7 @@ async def _set_agent(session: AsyncSession, slug: str, *, status: str) -> None:
 
 
 async def _ensure_agents(session: AsyncSession) -> None:
-    from secdash.services import agents as agent_records  # agents reads sites; imported where needed
+    from secdash.services.agents import agents as agent_records  # agents reads sites; imported where needed
 
     missing = [a for a in PLATFORM_AGENT_IDS if await session.get(AgentRecord, a) is None]
     if missing:

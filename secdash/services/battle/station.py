@@ -19,8 +19,8 @@ from secdash.jobs import store as jobs_store
 from secdash.models import LogCategory, UserPublic, as_utc
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services import permissions
 from secdash.services.battle import defense, drills, threats
+from secdash.services.identity import permissions
 
 LOG_LINES_PER_READ = 200  # a page keeps the newest few of these
 

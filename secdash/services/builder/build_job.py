@@ -27,7 +27,7 @@ from secdash.core.unit import commit, mark_changed
 from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import Role, User, UserPublic, utcnow
 from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
-from secdash.services import ai_calls
+from secdash.services.agents import ai_calls
 from secdash.services.builder import checks, project_dir
 from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
 from secdash.services.builder.records import INTERRUPTED, KIND, TOPIC, add_log, file_of, topic_of

@@ -22,13 +22,15 @@ from secdash.jobs import runner, store
 from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPublic, utcnow
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
 from secdash.models.fixes_public import FixPublic
-from secdash.services import audit, code_roots, events, ids, private_work
+from secdash.services import audit, ids, private_work
 from secdash.services.builder import fix_link
 from secdash.services.errors import Conflict, NotFound
 from secdash.services.fix import patches, problems, scope, workspace
 from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
 from secdash.services.fix.problems import ProblemFacts
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
+from secdash.services.problems import events
+from secdash.services.scanning import code_roots
 
 LIST_LIMIT = 100
 MAX_LIST_LIMIT = 500

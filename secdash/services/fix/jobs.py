@@ -32,13 +32,17 @@ from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import EventType, LogCategory, LogSeverity, SecurityEvent, Site, User, UserPublic, utcnow
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import JobLevel
-from secdash.services import activities, ai_calls, audit, code_roots, events, monitor, scans
+from secdash.services import audit
+from secdash.services.agents import activities, ai_calls
 from secdash.services.battle import request_log
 from secdash.services.code_scan import ScanTarget, not_scanned_reason, scan_file_bounded
 from secdash.services.errors import DomainError, Invalid
 from secdash.services.fix import patches, problems, recipes, scope, site_fixes, still_works
 from secdash.services.fix.problems import ProblemFacts
+from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeClients, probe_site
+from secdash.services.problems import events
+from secdash.services.scanning import code_roots, scans
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,10 @@ from secdash.core.db import session_scope
 from secdash.models import UserPublic
 from secdash.models.fixes_public import FixableProblemPublic, FixPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services import jobs, sites
+from secdash.services import jobs
 from secdash.services.errors import NotFound
 from secdash.services.fix import fixes, problems
+from secdash.services.monitoring import sites
 
 RECENT_FIXES = 20
 LOG_LINES_PER_READ = 200

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from secdash.services.headers_file import HEADERS_FILE, parse_headers
+from secdash.services.monitoring.headers_file import HEADERS_FILE, parse_headers
 
 PAGE_SECONDS = 10.0  # one page's load
 SETTLE_SECONDS = 0.5  # after `load`, for errors a page's scripts report late

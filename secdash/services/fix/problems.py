@@ -17,10 +17,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, UserPublic
 from secdash.models.fixes import Fix, FixKind
 from secdash.models.fixes_public import FixableProblemPublic
-from secdash.services import code_roots, private_work
+from secdash.services import private_work
 from secdash.services.code_scan import Finding
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.fix import recipes, site_fixes
+from secdash.services.scanning import code_roots
 
 SNIPPET_CONTEXT = 2  # lines shown above and below a finding
 _LOCATION = re.compile(r"\s*\([^()]*:\d+\)\s*$")

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from secdash.ai.files import tool_file_reason
 from secdash.models.fixes import FixKind
 from secdash.services.fix.patches import PatchRefused
-from secdash.services.headers_file import is_headers_file
+from secdash.services.monitoring.headers_file import is_headers_file
 
 HTML_SUFFIXES = {".html", ".htm"}
 _SCRIPT_SRC = re.compile(r"""<script\b[^>]*?\bsrc\s*=\s*["']([^"'#?]+)["'][^>]*>""", re.IGNORECASE)

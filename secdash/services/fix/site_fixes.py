@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from secdash.services import headers_file
 from secdash.services.errors import Invalid
+from secdash.services.monitoring import headers_file
 
 HEADERS_FILE = headers_file.HEADERS_FILE
 MAX_HEADERS = 10
@@ -25,7 +25,7 @@ _PENALTY = re.compile(r"\s*\(-\d+\)\s*$")
 
 @dataclass(frozen=True)
 class HeaderRecipe:
-    match: str  # the start of the monitor's finding text (services/header_grade.py)
+    match: str  # the start of the monitor's finding text (services/monitoring/header_grade.py)
     headers: dict[str, str]
     explanation: str
     risk: str

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from secdash.services import code_roots
 from secdash.services.code_scan.engine import SKIP_DIRS
+from secdash.services.scanning import code_roots
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe.addresses import ProbeRefused, validate_target
 from secdash.services.probe.certificates import days_left, peer_expiry, unverified_expiry
 from secdash.services.probe.network import ProbeClient

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from secdash.services.header_grade import grade_headers
+from secdash.services.monitoring.header_grade import grade_headers
 from tests.e2e.helpers import sign_in, toast
 from tests.support.web_servers import LocalSite
 

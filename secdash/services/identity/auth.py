@@ -35,10 +35,11 @@ from secdash.core.config import Settings
 from secdash.core.security import keyed_hash, verify_password_async
 from secdash.core.unit import commit
 from secdash.models import AuthSession, LogCategory, LoginAttempt, LogSeverity, UserPublic, as_utc, utcnow
-from secdash.services import audit, sessions
+from secdash.services import audit
 from secdash.services.alerting import signals
 from secdash.services.errors import AuthFailed, Invalid, RateLimited
-from secdash.services.users import get_by_email, normalize_email
+from secdash.services.identity import sessions
+from secdash.services.identity.users import get_by_email, normalize_email
 
 log = logging.getLogger(__name__)
 

@@ -43,8 +43,9 @@ from secdash.models.ai_systems_public import (
 )
 from secdash.models.public import ActivityPublic
 from secdash.models.scans import CodeRoot
-from secdash.services import code_roots, events
 from secdash.services.code_scan.engine import collect_targets, total_lines
+from secdash.services.problems import events
+from secdash.services.scanning import code_roots
 
 ACTIVITIES_PER_PLATFORM = 4  # spec: four recent activities per card
 CODE_LINES_TTL_SECONDS = 60.0

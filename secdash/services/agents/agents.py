@@ -7,8 +7,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS
 from secdash.models import AgentRecord, AgentStatus, Site, utcnow
-from secdash.services import events
 from secdash.services.once import insert_missing
+from secdash.services.problems import events
 
 STATUSES = ("monitoring", "fighting", "analyzing", "secured")
 

@@ -28,7 +28,8 @@ from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LogCategory, LogSeverity, UserPublic
 from secdash.models.ai import AiCall, AiCallOutcome
-from secdash.services import audit, quotas
+from secdash.services import audit
+from secdash.services.identity import quotas
 
 # The audit action per feature; today's chats keep the entry they always had.
 ACTIONS = {"chat": "AI reply", "defense_plan": "AI defense plan", "fix_proposal": "AI fix proposal"}

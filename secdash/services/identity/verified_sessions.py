@@ -14,8 +14,8 @@ from collections import OrderedDict
 
 from secdash.core.config import get_settings
 from secdash.models import UserPublic
-from secdash.services import auth
 from secdash.services.errors import AuthFailed
+from secdash.services.identity import auth
 from secdash.services.scoped import in_session
 
 VERIFY_CACHE_SECONDS = 5.0

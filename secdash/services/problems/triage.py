@@ -18,7 +18,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import Disposition, EventType, SecurityEvent, as_utc, utcnow
-from secdash.services import events
+from secdash.services.problems import events
 
 SUPPRESSING = events.SUPPRESSED
 LABELS = {

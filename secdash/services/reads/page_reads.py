@@ -17,7 +17,12 @@ from secdash.jobs import store as jobs_store
 from secdash.models import HistoryLogPublic, UserPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
-from secdash.services import activities, audit, events, read_models, scans, simulation, sites
+from secdash.services import audit
+from secdash.services.agents import activities
+from secdash.services.monitoring import simulation, sites
+from secdash.services.problems import events
+from secdash.services.reads import read_models
+from secdash.services.scanning import scans
 
 # What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
 DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {

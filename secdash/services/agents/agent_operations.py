@@ -1,4 +1,4 @@
-"""The operations side of an agent's situation (services/agent_context.py reads the rest): the defense each
+"""The operations side of an agent's situation (services/agents/agent_context.py reads the rest): the defense each
 demo site enforces, the drills run against the sites and what the monitor measured while they ran, which open
 problems have a fix ready (Fix Mode's offline recipe, or a proposal waiting for review), and what changed in the
 last 24 hours. Returned as plain data (secdash/ai/situation.py); the agents rank, compare and explain from it.

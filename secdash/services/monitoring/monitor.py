@@ -29,10 +29,12 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
-from secdash.services import activities, agents, events, site_findings, sites
+from secdash.services.agents import activities, agents
 from secdash.services.alerting import signals
 from secdash.services.battle import request_log
+from secdash.services.monitoring import site_findings, sites
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
+from secdash.services.problems import events
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from secdash.core.unit import commit
 from secdash.models import LogCategory, LogSeverity, Role, User, UserPublic, utcnow
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
-from secdash.services.sessions import revoke_user_sessions
+from secdash.services.identity.sessions import revoke_user_sessions
 
 # Admin consoles often live on internal domains; email_validator documents pruning this list.
 email_validator.SPECIAL_USE_DOMAIN_NAMES = [

@@ -20,7 +20,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, utcnow
-from secdash.services import activities
+from secdash.services.agents import activities
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The Security Scan's semgrep run: once per scan, over every file of every code root, in one bounded worker.
 
-The per-file engines run file by file beside it (services/scans.py); semgrep's findings are recorded when it ends.
+The per-file engines run file by file beside it (services/scanning/scans.py); semgrep's findings are recorded when it ends.
 Files of different roots may share a relative path, so the batch names each file "<root index>/<path>"."""
 
 from __future__ import annotations

@@ -26,7 +26,10 @@ from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.models import AgentRecord, SiteCheck
-from secdash.services import activities, agents, dashboard, events, simulation, sites
+from secdash.services.agents import activities, agents
+from secdash.services.monitoring import simulation, sites
+from secdash.services.problems import events
+from secdash.services.reads import dashboard
 
 T = TypeVar("T")
 HISTORY_POINTS = 120  # checks per site on the dashboard's response-time chart

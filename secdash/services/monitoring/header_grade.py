@@ -2,7 +2,7 @@
 
 `grade_headers` is what the probe calls. It returns the letter, the score, every test's result/modifier/pass, and
 the findings the monitor turns into problems: one per test whose result costs points, its text followed by
-"(-N)" (services/site_findings.py keys a problem on the text, Fix Mode's header recipes on its start).
+"(-N)" (services/monitoring/site_findings.py keys a problem on the text, Fix Mode's header recipes on its start).
 """
 
 from __future__ import annotations

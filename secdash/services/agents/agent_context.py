@@ -1,7 +1,7 @@
 """What an agent knows of the system right now: its site(s), their newest checks, the open security
 events and the open code findings, read in one short database session (never held across a model
 call) and returned as plain data (`secdash.ai.situation.Situation`); the deployed defenses, drills,
-fixes ready and the last 24 hours' changes come from services/agent_operations.py in the same session.
+fixes ready and the last 24 hours' changes come from services/agents/agent_operations.py in the same session.
 
 A platform agent (stock, tour, gem, shares) sees the site of its name; the general agent sees every
 site (ALERT first, bounded) and every open event, also those tied to no site. Lists are bounded;
@@ -20,7 +20,7 @@ from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.ai.situation import CheckFact, EventFact, SiteFact, Situation
 from secdash.core.db import session_scope
 from secdash.models import EventType, SecurityEvent, Site, SiteCheck, as_utc, utcnow
-from secdash.services import agent_operations
+from secdash.services.agents import agent_operations
 
 RECENT_CHECKS = 5
 HISTORY_CHECKS = 48  # read for patterns (a flapping site): the agents summarise them, never list them all

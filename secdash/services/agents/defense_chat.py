@@ -1,5 +1,5 @@
 """Chats with the defense agents: validation, streamed replies, threat levels and storage; the model
-calls go through services/ai_calls.py (budget, call record, audit)."""
+calls go through services/agents/ai_calls.py (budget, call record, audit)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from secdash.core.config import Settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
 from secdash.models import ChatRole, ChatSurface, DefenseChatMessage, ThreatLevel, UserPublic, as_utc
-from secdash.services import agent_context, ai_calls
+from secdash.services.agents import agent_context, ai_calls
 from secdash.services.errors import Invalid
 
 TOPIC = "chat"

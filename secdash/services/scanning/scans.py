@@ -19,7 +19,8 @@ from secdash.jobs import JobContext, register, runner, store
 from secdash.models import EventSeverity, EventType, LogCategory, LogSeverity, SecurityEvent, UserPublic, utcnow
 from secdash.models.jobs import Job, JobLevel
 from secdash.models.scans import ScanView
-from secdash.services import activities, audit, code_roots, events, triage
+from secdash.services import audit
+from secdash.services.agents import activities
 from secdash.services.alerting import signals
 from secdash.services.builder import project_dir
 from secdash.services.code_scan import (
@@ -36,8 +37,10 @@ from secdash.services.code_scan import (
     total_lines,
 )
 from secdash.services.errors import Conflict, Invalid, NotFound
-from secdash.services.permissions import require_admin
-from secdash.services.scan_batch import await_semgrep, run_semgrep, semgrep_findings, semgrep_unread_reasons
+from secdash.services.identity.permissions import require_admin
+from secdash.services.problems import events, triage
+from secdash.services.scanning import code_roots
+from secdash.services.scanning.scan_batch import await_semgrep, run_semgrep, semgrep_findings, semgrep_unread_reasons
 
 log = logging.getLogger(__name__)
 

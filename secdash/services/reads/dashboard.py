@@ -10,7 +10,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import AiActivity, SecurityEvent, Site, SiteCheck, as_utc
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
-from secdash.services import activities, events, simulation, sites
+from secdash.services.agents import activities
+from secdash.services.monitoring import simulation, sites
+from secdash.services.problems import events
 
 
 def _iso(value: datetime | None) -> str | None:

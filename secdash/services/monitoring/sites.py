@@ -13,11 +13,12 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.config import Settings
 from secdash.core.unit import commit, end_read, mark_changed
 from secdash.models import LogCategory, Site, SiteStatus, UserPublic, utcnow
-from secdash.services import audit, events
+from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
+from secdash.services.identity.permissions import require_admin
 from secdash.services.once import insert_missing
-from secdash.services.permissions import require_admin
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
+from secdash.services.problems import events
 
 TOPIC = "sites"
 # Published when a site is added or changed: the monitor probes it at once (monitor.probe_on_request), in its own

@@ -15,8 +15,8 @@ from datetime import datetime
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, as_utc
-from secdash.services import events, triage
 from secdash.services.alerting import signals
+from secdash.services.problems import events, triage
 
 SOURCE = "monitor"
 MAX_FINGERPRINT_LENGTH = 128

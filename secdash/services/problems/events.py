@@ -22,9 +22,10 @@ from secdash.models import (
     as_utc,
     utcnow,
 )
-from secdash.services import activities, audit, ids
+from secdash.services import audit, ids
+from secdash.services.agents import activities
 from secdash.services.errors import Invalid, NotFound
-from secdash.services.permissions import require_admin
+from secdash.services.identity.permissions import require_admin
 
 TOPIC = "events"
 DEFAULT_LIMIT = 100
@@ -32,7 +33,7 @@ MAX_LIMIT = 1000
 ALERTS_SIZE = 5  # spec section 9: the alert list is kept at 5
 MAX_NOTE_LENGTH = 2000
 STATUSES = ("open", "resolved", "suppressed")
-# Closed by an admin's decision that a later scan or probe keeps (services/triage.py).
+# Closed by an admin's decision that a later scan or probe keeps (services/problems/triage.py).
 SUPPRESSED = (Disposition.false_positive.value, Disposition.accepted_risk.value)
 
 
@@ -365,7 +366,7 @@ async def resolve_event(
     """Close a problem with an admin's decision (admins only; audited): fixed, a false positive (nothing was
     wrong; AI Systems counts these per platform) or an accepted risk (a reason, optionally until a date). A later
     scan or probe keeps a false positive or an accepted risk closed while the flagged code is unchanged
-    (services/triage.py)."""
+    (services/problems/triage.py)."""
     require_admin(actor, "resolve security events")
     note = (note or "").strip()
     if len(note) > MAX_NOTE_LENGTH:

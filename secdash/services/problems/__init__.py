@@ -1,0 +1,1 @@
+"""The problem database: security events and their triage."""

@@ -1,0 +1,1 @@
+"""Code scans of the sites' source: runs, batches and the code roots they read."""

@@ -15,15 +15,10 @@ from pydantic import ValidationError
 from secdash.ai.base import Done, FileContent, FileEnd, FileStart, TextDelta
 from secdash.ai.files import FORMAT_INSTRUCTIONS
 from secdash.ai.offline import OfflineEngine
+from secdash.ai.plans import PlannedFile, ProjectPlan
 from secdash.ai.project_templates import TEMPLATES, pick_template, render
 from secdash.ai.project_templates.edits import CAPABILITIES, continue_project
-from secdash.ai.tasks.build_project import (
-    MAX_CURRENT_CHARS,
-    BuildProjectTask,
-    PlannedFile,
-    PlanProjectTask,
-    ProjectPlan,
-)
+from secdash.ai.tasks.build_project import MAX_CURRENT_CHARS, BuildProjectTask, PlanProjectTask
 from secdash.services.code_scan import ScanTarget, scan_file
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from secdash.ai.plans import ProjectPlan
 from secdash.ai.project_templates import api, dashboard, form, landing, memory, snake
 from secdash.ai.project_templates.brief import words
-from secdash.ai.tasks.build_project import ProjectPlan
 
 
 @dataclass(frozen=True)

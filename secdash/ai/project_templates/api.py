@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
+from secdash.ai.plans import PlannedFile, ProjectPlan
 from secdash.ai.project_templates.api_server import SERVER
 from secdash.ai.project_templates.brief import ARTICLES, FILLER, STOP, TYPE_WORDS, read_brief, words
 from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("api", "rest", "endpoint", "backend", "microservice")
 HINTS = ("server", "json", "crud", "http", "python", "database", "service", "route", "routes", "webhook")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import hashlib
 
+from secdash.ai.plans import PlannedFile, ProjectPlan
 from secdash.ai.project_templates.brief import read_brief, title_case
 from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("dashboard", "chart", "graph", "analytics", "kpi")
 HINTS = (

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from secdash.ai.plans import PlannedFile, ProjectPlan
 from secdash.ai.project_templates.brief import read_brief, words
 from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("form", "signup", "sign up", "registration", "survey", "questionnaire", "rsvp")
 HINTS = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
+from secdash.ai.plans import PlannedFile, ProjectPlan
 
 GAME_CSS = """
 .game { max-width: 30rem; margin-inline: auto; text-align: center; }

@@ -3,9 +3,9 @@ and a contact section. The fallback when a prompt names no other kind of project
 
 from __future__ import annotations
 
+from secdash.ai.plans import PlannedFile, ProjectPlan
 from secdash.ai.project_templates.brief import read_brief
 from secdash.ai.project_templates.theme import esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import PlannedFile, ProjectPlan
 
 KEYWORDS = ("landing", "homepage", "website", "portfolio")
 HINTS = (

@@ -3,10 +3,10 @@ animals, fruit, space, sport, food); the best score stays in the browser's local
 
 from __future__ import annotations
 
+from secdash.ai.plans import ProjectPlan
 from secdash.ai.project_templates.brief import read_brief, words
 from secdash.ai.project_templates.game_common import GAME_CSS, game_plan
 from secdash.ai.project_templates.theme import Theme, esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import ProjectPlan
 
 KEYWORDS = ("memory", "game", "concentration", "pairs", "matching")
 HINTS = ("card", "cards", "match", "flip", "pair", "emoji", "animals", "fruit")

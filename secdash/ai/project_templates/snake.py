@@ -3,10 +3,10 @@ score stays in the browser's localStorage."""
 
 from __future__ import annotations
 
+from secdash.ai.plans import ProjectPlan
 from secdash.ai.project_templates.brief import read_brief
 from secdash.ai.project_templates.game_common import GAME_CSS, game_plan
 from secdash.ai.project_templates.theme import Theme, esc, page, stylesheet, theme_for
-from secdash.ai.tasks.build_project import ProjectPlan
 
 KEYWORDS = ("snake", "game", "arcade")
 HINTS = ("play", "score", "retro", "worm", "level", "levels")

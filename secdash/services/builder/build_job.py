@@ -20,7 +20,8 @@ from sqlmodel import col, select
 
 from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
 from secdash.ai.files import tool_file_reason
-from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask, ProjectPlan
+from secdash.ai.plans import ProjectPlan
+from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
@@ -32,7 +33,7 @@ from secdash.services.builder import checks, project_dir
 from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
 from secdash.services.builder.records import INTERRUPTED, KIND, TOPIC, add_log, file_of, topic_of
 from secdash.services.errors import DomainError
-from secdash.services.line_diff import line_diff
+from secdash.services.diff.compute import line_diff
 
 log = logging.getLogger(__name__)
 

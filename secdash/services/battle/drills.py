@@ -20,7 +20,6 @@ records nothing that any counter reads. The site's agent is "fighting" while its
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 from typing import Any
 
 from sqlmodel import col, select
@@ -47,11 +46,9 @@ from secdash.models import (
     Site,
     User,
     UserPublic,
-    as_utc,
     utcnow,
 )
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, MitreTechnique, OperationPublic, RunCounts
-from secdash.models.jobs import FINISHED_STATUSES
 from secdash.services import audit
 from secdash.services.agents import activities, ai_calls
 from secdash.services.alerting import signals
@@ -297,24 +294,23 @@ def parse_limit(value: Any) -> int:
 
 
 async def list_operations(*, session: AsyncSession, limit: int = LIST_LIMIT) -> list[OperationPublic]:
-    """Operations newest first."""
-    await _settle_orphans(session)
+    """Operations newest first (a running one whose job has ended reads as stopped: `_as_read`)."""
     rows = await session.exec(
         select(BattleOperation).order_by(col(BattleOperation.started_at).desc(), col(BattleOperation.id).desc()).limit(limit)
     )
-    return [operation_public(op) for op in rows]
+    return [operation_public(await _as_read(session, op)) for op in rows]
 
 
 async def get_operation(*, session: AsyncSession, operation_id: int) -> OperationPublic:
     op = await session.get(BattleOperation, operation_id)
     if op is None:
         raise NotFound("no defense operation with this id")
-    return operation_public(op)
+    return operation_public(await _as_read(session, op))
 
 
 async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
-    """Running drills (spec: attackType, defenseCode, startTime, duration), oldest first."""
-    await _settle_orphans(session)
+    """Running drills (spec: attackType, defenseCode, startTime, duration), oldest first: a drill runs while its
+    job does (a job that ended without closing its operation leaves nothing running)."""
     rows = list(
         await session.exec(
             select(BattleOperation).where(BattleOperation.status == OperationStatus.running).order_by(col(BattleOperation.id))
@@ -324,7 +320,9 @@ async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
     for op in rows:
         assert op.id is not None
         job = await store.get(session, op.job_id) if op.job_id else None
-        progress = (job.progress or {}) if job else {}
+        if job is None or not store.is_active(job):
+            continue
+        progress = job.progress or {}
         out.append(
             ActiveBattlePublic(
                 id=op.id,
@@ -344,24 +342,19 @@ async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
     return out
 
 
-async def _settle_orphans(session: AsyncSession) -> None:
-    """A running operation whose job has ended without closing it (its worker died: the reaper marked the job
-    interrupted) is marked stopped, so no page stays in DEFENDING for it."""
-    rows = list(await session.exec(select(BattleOperation).where(BattleOperation.status == OperationStatus.running)))
-    changed = False
-    for op in rows:
-        job = await store.get(session, op.job_id) if op.job_id else None
-        too_old = utcnow() - as_utc(op.started_at) > timedelta(seconds=DURATION_SECONDS * 2)
-        if job is None or job.status in FINISHED_STATUSES or too_old:
-            op.status = OperationStatus.stopped
-            op.error = op.error or INTERRUPTED
-            op.finished_at = utcnow()
-            session.add(op)
-            await _set_agent(session, op.site, status="analyzing")
-            changed = True
-    if changed:
-        mark_changed(session, TOPIC)
-        await commit(session)
+async def _as_read(session: AsyncSession, op: BattleOperation) -> BattleOperation:
+    """The operation as readers see it. One still marked running whose job has ended (or is gone) reads as
+    stopped, the way the job's end hook (`_ended`) closes it; the stored row is left alone (reads never write),
+    and a detached copy is returned so the session has nothing to flush."""
+    if op.status != OperationStatus.running:
+        return op
+    job = await store.get(session, op.job_id) if op.job_id else None
+    if job is not None and store.is_active(job):
+        return op
+    shown = BattleOperation.model_validate(op.model_dump())
+    shown.status, shown.error = OperationStatus.stopped, op.error or INTERRUPTED
+    shown.finished_at = (job.finished_at if job else None) or op.finished_at
+    return shown
 
 
 # --- the job ---------------------------------------------------------------------------------------------

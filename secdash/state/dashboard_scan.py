@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from secdash.models import ScanView, UserPublic, as_utc, utcnow
+from secdash.models import ScanView, UserPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.services.errors import DomainError
 from secdash.services.reads import page_reads
@@ -90,12 +90,7 @@ class ScanTab(DashboardState):
         self.scan_lines, self.scan_files, self.scan_current_file = job.lines_scanned, job.files_scanned, job.current_file
         self.scan_threats, self.scan_vulnerabilities = job.threats_found, job.vulnerabilities
         self.scan_agents = scans.agents_scanning(job)
-        elapsed = (utcnow() - as_utc(job.started_at)).total_seconds()
-        if job.status == "running" and job.lines_scanned:
-            remaining = elapsed / job.lines_scanned * (job.total_lines - job.lines_scanned)
-            self.scan_eta = f"{int(remaining // 60)}m {int(remaining % 60):02d}s"
-        else:
-            self.scan_eta = ""
+        self.scan_eta = scans.time_left(job)
 
     @protected
     async def start_scan(self, user: UserPublic, scan_type: str):

@@ -9,7 +9,7 @@ import pytest
 from sqlmodel import select
 
 from secdash.jobs import runner
-from secdash.models import HistoryLog, SecurityEvent
+from secdash.models import EventSeverity, EventType, HistoryLog, SecurityEvent
 from secdash.services import code_scan
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.scanning import scans
@@ -254,8 +254,8 @@ async def test_open_findings_with_line_based_fingerprints_are_adopted_once(sessi
     admin = await make_user(session, "root@example.com", role="admin")
     old = events.record(
         session,
-        event_type=scans.EventType.vulnerability_detected,
-        severity=scans.EventSeverity.high,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.high,
         description="Possible AWS Access Key committed in source (gem/keys.py:1)",
         source="scanner",
         fingerprint=hashlib.sha256(b"gem/keys.py:1:secret:AWS Access Key").hexdigest()[:40],
@@ -263,8 +263,8 @@ async def test_open_findings_with_line_based_fingerprints_are_adopted_once(sessi
     )
     moved = events.record(
         session,
-        event_type=scans.EventType.vulnerability_detected,
-        severity=scans.EventSeverity.high,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.high,
         description="Use of eval (gem/ui.js:7)",
         source="scanner",
         fingerprint=hashlib.sha256(b"gem/ui.js:7:js:eval").hexdigest()[:40],
@@ -300,3 +300,25 @@ async def test_the_scan_pause_spaces_files_and_a_stop_lands_between_them(session
     session.expire_all()
     stopped = await scans.current_job(session=session)
     assert stopped.status == "stopped" and 1 <= stopped.files_scanned < stopped.total_files
+
+
+def test_time_left_is_the_pace_so_far_applied_to_the_lines_left():
+    """A running scan that read a quarter of its lines in a minute has three minutes left; a scan that has read
+    nothing yet, or has ended, shows no estimate."""
+    from datetime import timedelta
+
+    from secdash.models import ScanView, utcnow
+
+    now = utcnow()
+    running = ScanView(
+        id=1,
+        scan_type="quick",
+        status="running",
+        job_status="running",
+        started_at=now - timedelta(seconds=60),
+        total_lines=400,
+        lines_scanned=100,
+    )
+    assert scans.time_left(running, now) == "3m 00s"
+    assert scans.time_left(running.model_copy(update={"lines_scanned": 0}), now) == ""
+    assert scans.time_left(running.model_copy(update={"status": "complete"}), now) == ""

@@ -21,7 +21,7 @@ from secdash.services.builder.records import add_log
 from secdash.services.code_scan import Finding
 from secdash.services.fix import fixes
 from secdash.services.problems import events
-from secdash.services.scanning import scans
+from secdash.services.scanning import scan_findings
 
 CODE = "PRIVATE-CODE-5e1f"  # in the project's files and the artifact's HTML
 PROMPT = "PRIVATE-PROMPT-9c2d"  # the prompts (the project's, the artifact's, both jobs' parameters)
@@ -130,7 +130,7 @@ async def plant(session, owner: UserPublic, monkeypatch) -> PrivateWork:
     project_id, build_job = await _project(session, owner)
     artifact_id, artifact_job = await _artifact(session, owner)
     finding = Finding("app.js", 3, "js:eval", "high", "eval() runs a string as code", "secdash-rules")
-    prints = await scans.record_findings(session, 0, [finding], root=str(project_dir.dir_of(project_id)))
+    prints = await scan_findings.record_findings(session, 0, [finding], root=str(project_dir.dir_of(project_id)))
     await session.commit()
     found = await events.open_by_fingerprint(session=session, fingerprints=list(prints))
     problem_id = next(iter(found.values())).id

@@ -42,7 +42,7 @@ from secdash.services.fix.problems import ProblemFacts
 from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeClients, probe_site
 from secdash.services.problems import events
-from secdash.services.scanning import code_roots, scans
+from secdash.services.scanning import code_roots, scan_findings
 
 log = logging.getLogger(__name__)
 
@@ -257,14 +257,16 @@ async def _verify_code(ctx: JobContext, fix: Fix, facts: ProblemFacts) -> dict[s
         rules_seen: dict[str, set[str]] = {}
         found = []
         for relative, findings in scanned:
-            seen[(root, relative)] = await scans.record_findings(session, ctx.job_id, findings, root=root) if findings else set()
+            seen[(root, relative)] = (
+                await scan_findings.record_findings(session, ctx.job_id, findings, root=root) if findings else set()
+            )
             rules_seen.setdefault(relative, set()).update(f.rule for f in findings)
             found += findings
-        await scans.close_unseen(session, ctx.job_id, "full", seen, rules_seen, label=label)
+        await scan_findings.close_unseen(session, ctx.job_id, "full", seen, rules_seen, label=label)
         await session.flush()
         event = await session.get(SecurityEvent, fix.event_id)
         gone = event is None or event.resolved
-        new = [f for f in found if scans.fingerprint(f, root) not in before]
+        new = [f for f in found if scan_findings.fingerprint(f, root) not in before]
         await commit(session)
     # The flagged line rewritten but still breaking the same rule (the scan keeps it as the same open finding with
     # a new identity) is not a fix.

@@ -42,7 +42,6 @@ from secdash.ai.knowledge import (
     Entry,
 )
 from secdash.ai.situation import (
-    STATUS_LABELS,
     EventFact,
     SiteFact,
     Situation,
@@ -54,6 +53,7 @@ from secdash.ai.situation import (
     site_line,
     when,
 )
+from secdash.core.site_status import STATUS_LABELS
 
 if TYPE_CHECKING:
     from secdash.ai.tasks.base import Task

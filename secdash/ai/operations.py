@@ -19,7 +19,6 @@ from datetime import datetime
 
 from secdash.ai.agents import AGENTS
 from secdash.ai.situation import (
-    STATUS_LABELS,
     CheckFact,
     DrillFact,
     EventFact,
@@ -30,6 +29,7 @@ from secdash.ai.situation import (
     finding_text,
     when,
 )
+from secdash.core.site_status import STATUS_LABELS
 
 SEVERITY_POINTS = {"high": 30, "medium": 20, "low": 10}
 PUBLIC_POINTS = 8

@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}  # as the Dashboard shows them
+from secdash.core.site_status import LABELS_WORST_FIRST, STATUS_LABELS
+
 MAX_CONTEXT_CHARS = 4000
 MAX_SITES_RENDERED = 12
 MAX_ITEMS_RENDERED = 8
@@ -252,7 +253,7 @@ def render(situation: Situation, max_chars: int = MAX_CONTEXT_CHARS) -> str:
     open_findings = max(situation.open_findings, len(situation.findings))
     labels = ", ".join(
         f"{sum(1 for s in situation.sites if s.label == label)} {label}"
-        for label in ("ALERT", "CHECKING", "SECURE")
+        for label in LABELS_WORST_FIRST
         if any(s.label == label for s in situation.sites)
     )
     summary = (

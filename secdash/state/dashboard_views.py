@@ -7,9 +7,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from secdash.core.site_status import STATUS_LABELS
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
-
-STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
 
 
 def time_label(value: datetime | None, fmt: str = "%H:%M:%S") -> str:

@@ -27,6 +27,7 @@ from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
+from secdash.core.site_status import STATUS_LABELS
 from secdash.core.unit import commit, mark_changed
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, SiteCheck, SiteStatus, as_utc, utcnow
 from secdash.services.agents import activities, agents
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 
 HISTORY_RETENTION = timedelta(days=7)
 MAX_CONCURRENT_PROBES = 50
-STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
 _SEVERITY_OF_STATUS = {"critical": EventSeverity.high, "warning": EventSeverity.medium, "secure": EventSeverity.low}
 STARTUP_DELAY_SECONDS = 3.0
 # After a recovery, the same failure within this window reopens the same problem (a flapping site is one problem).

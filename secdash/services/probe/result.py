@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-STATUS_LABELS = {"secure": "SECURE", "warning": "CHECKING", "critical": "ALERT"}
-
 
 @dataclass(frozen=True)
 class Hop:

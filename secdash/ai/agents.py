@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from secdash.core.demo_sites import NAME_OF, SLUGS
+
 
 @dataclass(frozen=True)
 class AgentProfile:
@@ -32,8 +34,8 @@ AGENTS: dict[str, AgentProfile] = {
     ),
     "stock": AgentProfile(
         "stock",
-        "Stock Defense AI",
-        "Stock",
+        f"{NAME_OF['stock']} Defense AI",
+        NAME_OF["stock"],
         "Home safety and inventory intelligence",
         "3.2TB",
         28437,
@@ -43,8 +45,8 @@ AGENTS: dict[str, AgentProfile] = {
     ),
     "tour": AgentProfile(
         "tour",
-        "Tour Defense AI",
-        "Tour",
+        f"{NAME_OF['tour']} Defense AI",
+        NAME_OF["tour"],
         "Travel security, communication and voice translation",
         "3.1TB",
         24892,
@@ -54,8 +56,8 @@ AGENTS: dict[str, AgentProfile] = {
     ),
     "gem": AgentProfile(
         "gem",
-        "Gem Defense AI",
-        "Gem",
+        f"{NAME_OF['gem']} Defense AI",
+        NAME_OF["gem"],
         "Jewelry, gemstone and asset protection and authentication",
         "3.4TB",
         29156,
@@ -65,8 +67,8 @@ AGENTS: dict[str, AgentProfile] = {
     ),
     "shares": AgentProfile(
         "shares",
-        "Shares Defense AI",
-        "Shares",
+        f"{NAME_OF['shares']} Defense AI",
+        NAME_OF["shares"],
         "Design, platform security, verification and authenticity",
         "3.0TB",
         26743,
@@ -75,7 +77,7 @@ AGENTS: dict[str, AgentProfile] = {
         ("sql_injection", "vulnerable_components"),
     ),
 }
-PLATFORM_AGENT_IDS = ("stock", "tour", "gem", "shares")
+PLATFORM_AGENT_IDS = SLUGS
 TOTAL_DATA = "12.7TB"
 
 

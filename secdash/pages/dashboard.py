@@ -7,6 +7,7 @@ from secdash.components.cards import card, sample_mark, simulated_mark, stat_car
 from secdash.components.clock import utc_clock
 from secdash.components.focus import TABLIST_KEYS, dialog_content
 from secdash.components.response_chart import response_chart
+from secdash.core.demo_sites import NAME_OF
 from secdash.pages.dashboard_problems import problems_tab
 from secdash.pages.dashboard_tabs import defense_tab, scan_tab, traffic_tab, users_tab
 from secdash.state.auth import AuthState
@@ -23,9 +24,9 @@ TAB_LIST = (
 )
 # Spec: sample alert rows shown, marked as samples, when there are no events yet.
 SAMPLE_ALERTS = (
-    ("high", "Brute-force login attempts blocked", "Stock"),
-    ("medium", "Suspicious API scraping pattern", "Tour"),
-    ("low", "Outdated TLS cipher offered", "Gem"),
+    ("high", "Brute-force login attempts blocked", NAME_OF["stock"]),
+    ("medium", "Suspicious API scraping pattern", NAME_OF["tour"]),
+    ("low", "Outdated TLS cipher offered", NAME_OF["gem"]),
 )
 
 

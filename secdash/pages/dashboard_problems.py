@@ -5,6 +5,7 @@ import reflex as rx
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark
 from secdash.components.focus import dialog_content
+from secdash.core.demo_sites import NAME_OF
 from secdash.routes import FIX_MODE_ROUTE
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
@@ -14,9 +15,9 @@ from secdash.state.dashboard import (
 from secdash.state.dashboard_views import EventView
 
 SAMPLE_PROBLEMS = (
-    ("high", "SQL injection attempt blocked on login form", "Stock", "threat_blocked"),
-    ("medium", "Cross-site scripting payload in search query", "Tour", "attack_detected"),
-    ("low", "Missing security header patched", "Gem", "vulnerability_fixed"),
+    ("high", "SQL injection attempt blocked on login form", NAME_OF["stock"], "threat_blocked"),
+    ("medium", "Cross-site scripting payload in search query", NAME_OF["tour"], "attack_detected"),
+    ("low", "Missing security header patched", NAME_OF["gem"], "vulnerability_fixed"),
 )
 _SELECT = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-200"
 # On a phone the table becomes cards: each row wraps to time, site and severity; the problem across

@@ -5,6 +5,7 @@ import reflex as rx
 from secdash.components.badges import agent_status_badge, pill
 from secdash.components.cards import card, simulated_mark, stat_card
 from secdash.components.job_log import log_line
+from secdash.core.demo_sites import NAMES
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
     DefenseTab,
@@ -13,8 +14,6 @@ from secdash.state.dashboard import (
     UserScanTab,
 )
 from secdash.state.dashboard_views import FeedView
-
-SITE_NAMES = ("Stock", "Tour", "Gem", "Shares")
 
 
 def _feed_row(entry: FeedView) -> rx.Component:
@@ -61,7 +60,7 @@ def traffic_tab() -> rx.Component:
                 class_name="mt-4 grid gap-4 xl:grid-cols-2",
             ),
             rx.el.div(
-                *[card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name) for name in SITE_NAMES],
+                *[card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name) for name in NAMES],
                 class_name="mt-4 grid gap-4 md:grid-cols-2",
             ),
         ),

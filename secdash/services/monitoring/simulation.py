@@ -17,6 +17,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.demo_sites import NAMES
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, utcnow
@@ -40,7 +41,7 @@ FEED_SIZE = 20
 RECENT_SCANS = 3
 START_TOTAL_SIGNUPS = 8948
 START_SIGNUPS_TODAY = 127
-SITES = ("Stock", "Tour", "Gem", "Shares")
+SITES = NAMES  # the four demo sites
 TRAFFIC_ACTIONS = ("page_view", "login", "api_call", "search", "download")
 # Simulated lines say so in their own words: none of them reads as something that really happened
 # (a "block" here never blocked anything and is never counted in Threats Blocked).

@@ -11,6 +11,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import Settings
+from secdash.core.demo_sites import DEMO_SITES
 from secdash.core.unit import commit, end_read, mark_changed
 from secdash.models import LogCategory, Site, SiteStatus, UserPublic, utcnow
 from secdash.services import audit
@@ -31,8 +32,6 @@ def site_topic(site_id: int | None) -> str:
     return f"site:{site_id}"
 
 
-# The four platforms (spec section 1); by default each points at its bundled demo site.
-DEFAULT_SITES = (("Stock", "stock"), ("Tour", "tour"), ("Gem", "gem"), ("Shares", "shares"))
 MAX_SITES = 1000
 MAX_NAME_LENGTH = 80
 MAX_HOST_LENGTH = 253
@@ -73,7 +72,7 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
             default_slug=slug,
             probe_requested_at=utcnow(),
         )
-        for name, slug in DEFAULT_SITES
+        for name, slug in DEMO_SITES  # the four platforms (spec section 1), each at its bundled demo site
     ]
     # Concurrent first loads all get here: the unique default_slug lets only one of them create each site.
     if not await insert_missing(session, defaults, "default_slug"):

@@ -1,8 +1,8 @@
 """A project's files on disk (`DATA_DIR/projects/<id>/`): what the checks and the code scan read.
 
 The database holds the files; after every build or continue the directory is rewritten from them (each file
-atomically, files no longer in the project removed, under the same per-directory file lock Fix Mode takes), so it
-never holds a half-written file.
+atomically, files no longer in the project removed, under the directory's lock in services/workspaces.py, the
+one Fix Mode takes too), so it never holds a half-written file.
 
 An administrator's project is also a code root of the Security Scan (a mark file `<id>.code-root` beside the
 directory says so): its findings reach the Problem Database and Fix Mode, which writes an applied fix into the
@@ -11,17 +11,16 @@ stays private: only its own build log shows its findings."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from secdash.ai.files import safe_path, tool_file_reason
 from secdash.core.config import get_settings
 from secdash.core.files import make_private_dir
+from secdash.services import workspaces
 
 LANGUAGES = {
     ".html": "html",
@@ -92,24 +91,12 @@ def mark_code_root(project_id: int, on: bool) -> bool:
     return True
 
 
-@contextmanager
-def locked(root: Path) -> Iterator[None]:
-    """The directory's file lock (the one Fix Mode's workspace takes: `<dir>.lock`), across processes."""
-    root.parent.mkdir(parents=True, exist_ok=True)
-    with open(root.with_name(root.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def write(project_id: int, files: Mapping[str, str]) -> Path:
     """Make the project's directory hold exactly `files` (safe relative paths only, never a file that tools run by
     themselves: secdash/ai/files.py `tool_file_reason`); returns it."""
     root = dir_of(project_id)
     make_private_dir(projects_dir())
-    with locked(root):
+    with workspaces.locked(root):  # the lock Fix Mode takes to write into a project's directory
         _write(root, files)
     return root
 

@@ -9,6 +9,7 @@ any worker.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.core.unit import commit, mark_changed
+from secdash.core.unit import commit, end_read, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, LogSeverity, SecurityEvent, Site, UserPublic, utcnow
 from secdash.models.fixes import ACTIVE_STATUSES, Fix, FixKind, FixStatus
@@ -181,34 +182,45 @@ def _writes(fix: Fix) -> dict[str, tuple[bytes, bytes]] | None:
     return {change.path: (change.before, change.after) for change in changes}
 
 
+def _must_be_proposed(fix: Fix) -> None:
+    if fix.status != FixStatus.proposed:
+        raise Conflict(f"Fix #{fix.id} is {fix.status}: only a proposed fix can be applied")
+
+
 async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> FixPublic:
     """Write a proposed fix into the workspace (or, for a site SecDash does not serve, record that the admin
-    applied it on their server) and start its verification."""
+    applied it on their server) and start its verification.
+
+    The workspace is copied and written in a worker thread under its file lock, with no database transaction
+    open meanwhile; the fix is read again under the lock, so two applies of one fix cannot both write it."""
     require_admin(actor, "apply fixes")
     fix = await _get(session, actor, fix_id)
-    if fix.status != FixStatus.proposed:
-        raise Conflict(f"Fix #{fix_id} is {fix.status}: only a proposed fix can be applied")
+    _must_be_proposed(fix)
     facts = await _facts(session, fix)
     if facts.event.resolved:
         raise Conflict(f"Problem #{fix.event_id} is already resolved; this fix is no longer needed")
-    if fix.root and fix.diff:
-        root = Path(fix.root)
-        await fix_link.before_fix(session, root)
-        with workspace.locked(root):
-            writes = _writes(fix)
-            assert writes is not None
-            workspace.write_files(root, {path: after for path, (_before, after) in writes.items()})
-        await fix_link.after_fix(
-            session,
-            root,
-            {path: after for path, (_before, after) in writes.items()},
-            f"Fix Mode: fix #{fix_id} ({fix.rule}) applied to {', '.join(sorted(writes))}",
-        )
+    if not (fix.root and fix.diff):
+        return await _record_applied(session, actor, fix, f"{facts.site_name}'s server (by the admin)")
+    root = Path(fix.root)
+    await fix_link.before_fix(session, root)
+    await end_read(session)  # no pooled connection held while the lock is awaited
+    async with workspace.locked(root):
+        await session.refresh(fix)
+        _must_be_proposed(fix)
+        await end_read(session)  # nor while the root is copied and the files written
+        writes = await asyncio.to_thread(_writes, fix)
+        assert writes is not None
+        written = {path: after for path, (_before, after) in writes.items()}
+        await workspace.write(root, written)
+        message = f"Fix Mode: fix #{fix_id} ({fix.rule}) applied to {', '.join(sorted(writes))}"
+        await fix_link.after_fix(session, root, written, message)
         fix.previous = {path: base64.b64encode(before).decode() for path, (before, _after) in writes.items()}
         fix.applied = {path: _sha(after) for path, (_before, after) in writes.items()}
-        where = f"the workspace copy of {', '.join(writes)}"
-    else:
-        where = f"{facts.site_name}'s server (by the admin)"
+        return await _record_applied(session, actor, fix, f"the workspace copy of {', '.join(writes)}")
+
+
+async def _record_applied(session: AsyncSession, actor: UserPublic, fix: Fix, where: str) -> FixPublic:
+    """Mark the fix applied, start its verification, audit and commit."""
     now = utcnow()
     fix.status, fix.applied_at, fix.updated_at, fix.decided_by = FixStatus.applied, now, now, actor.id
     fix.verification = {"state": "running"}
@@ -220,8 +232,8 @@ async def apply(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fix
         action="Fix applied",
         severity=LogSeverity.warning,
         actor_user_id=actor.id,
-        description=f"{actor.email} applied fix #{fix_id} for problem #{fix.event_id} to {where}",
-        details={"fixId": fix_id, "problemId": fix.event_id, "files": sorted(fix.applied), "rule": fix.rule},
+        description=f"{actor.email} applied fix #{fix.id} for problem #{fix.event_id} to {where}",
+        details={"fixId": fix.id, "problemId": fix.event_id, "files": sorted(fix.applied), "rule": fix.rule},
     )
     mark_changed(session, TOPIC)
     await commit(session)
@@ -250,50 +262,61 @@ async def reject(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> Fi
     return await public(session, fix)
 
 
-async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> FixPublic:
-    """Write back the exact bytes a fix replaced; the problem opens again when the fix had closed it."""
-    require_admin(actor, "revert fixes")
-    fix = await _get(session, actor, fix_id)
+def _must_be_revertible(fix: Fix) -> None:
     if fix.status not in (FixStatus.verified, FixStatus.not_verified):
-        raise Conflict(f"Fix #{fix_id} is {fix.status}: only an applied and checked fix can be reverted")
+        raise Conflict(f"Fix #{fix.id} is {fix.status}: only an applied and checked fix can be reverted")
     if not fix.previous:
         raise Conflict("SecDash did not write this fix (it was applied on the site's own server): undo it there")
+
+
+def _unchanged_since_applied(root: Path, fix: Fix) -> None:
+    """Conflict when a file the fix wrote is missing or changed since (reads the disk: run off the loop)."""
+    for path, digest in fix.applied.items():
+        try:
+            now_bytes = workspace.current_bytes(root, path)
+        except OSError:
+            raise Conflict(f"{path} is missing from the workspace; it cannot be reverted") from None
+        if _sha(now_bytes) != digest:
+            raise Conflict(f"{path} changed after this fix was applied (another fix?): revert that one first")
+
+
+async def revert(*, session: AsyncSession, actor: UserPublic, fix_id: int) -> FixPublic:
+    """Write back the exact bytes a fix replaced; the problem opens again when the fix had closed it. The files
+    are checked and written in a worker thread under the workspace lock, with no database transaction open."""
+    require_admin(actor, "revert fixes")
+    fix = await _get(session, actor, fix_id)
+    _must_be_revertible(fix)
     root = Path(fix.root)
     await fix_link.before_fix(session, root)
-    with workspace.locked(root):
-        for path, digest in fix.applied.items():
-            try:
-                now_bytes = workspace.current_bytes(root, path)
-            except OSError:
-                raise Conflict(f"{path} is missing from the workspace; it cannot be reverted") from None
-            if _sha(now_bytes) != digest:
-                raise Conflict(f"{path} changed after this fix was applied (another fix?): revert that one first")
-        workspace.write_files(root, {path: base64.b64decode(data) for path, data in fix.previous.items()})
-    await fix_link.after_fix(
-        session,
-        root,
-        {path: base64.b64decode(data) for path, data in fix.previous.items()},
-        f"Fix Mode: fix #{fix_id} ({fix.rule}) reverted in {', '.join(sorted(fix.previous))}",
-    )
-    event = await session.get(SecurityEvent, fix.event_id)
-    if event is not None and event.resolved:
-        events.reopen(session, event)
-        event.description = event.description[:2000]
-    now = utcnow()
-    fix.status, fix.updated_at, fix.decided_by = FixStatus.reverted, now, actor.id
-    session.add(fix)
-    audit.record(
-        session,
-        category=LogCategory.security,
-        action="Fix reverted",
-        severity=LogSeverity.warning,
-        actor_user_id=actor.id,
-        description=f"{actor.email} reverted fix #{fix_id}: {', '.join(sorted(fix.previous))} restored; problem "
-        f"#{fix.event_id} is open again",
-        details={"fixId": fix_id, "problemId": fix.event_id, "files": sorted(fix.previous)},
-    )
-    mark_changed(session, TOPIC)
-    await commit(session)
+    await end_read(session)
+    async with workspace.locked(root):
+        await session.refresh(fix)
+        _must_be_revertible(fix)
+        await end_read(session)
+        await asyncio.to_thread(_unchanged_since_applied, root, fix)
+        restored = {path: base64.b64decode(data) for path, data in fix.previous.items()}
+        await workspace.write(root, restored)
+        message = f"Fix Mode: fix #{fix_id} ({fix.rule}) reverted in {', '.join(sorted(fix.previous))}"
+        await fix_link.after_fix(session, root, restored, message)
+        event = await session.get(SecurityEvent, fix.event_id)
+        if event is not None and event.resolved:
+            events.reopen(session, event)
+            event.description = event.description[:2000]
+        now = utcnow()
+        fix.status, fix.updated_at, fix.decided_by = FixStatus.reverted, now, actor.id
+        session.add(fix)
+        audit.record(
+            session,
+            category=LogCategory.security,
+            action="Fix reverted",
+            severity=LogSeverity.warning,
+            actor_user_id=actor.id,
+            description=f"{actor.email} reverted fix #{fix_id}: {', '.join(sorted(fix.previous))} restored; problem "
+            f"#{fix.event_id} is open again",
+            details={"fixId": fix_id, "problemId": fix.event_id, "files": sorted(fix.previous)},
+        )
+        mark_changed(session, TOPIC)
+        await commit(session)
     await session.refresh(fix)
     return await public(session, fix)
 

@@ -3,34 +3,33 @@
 The first applied fix copies the root (skipping vendored and build folders) into `code_roots.workspace_for(root)`
 under a temporary name and renames it into place, so a scan never reads a half-made copy. From then on the scan
 reads the workspace (and the bundled demo sites serve theirs). Files are replaced atomically, and every change
-happens under a per-root file lock, so two workers applying fixes to one root take turns.
+happens under the workspace's file lock (services/workspaces.py, the one the builder's project directories take
+too), so two requests or two workers applying fixes to one root take turns. The copying and the writing run in
+a worker thread: a large root never stalls the event loop.
 """
 
 from __future__ import annotations
 
-import fcntl
+import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from secdash.services import workspaces
 from secdash.services.code_scan.engine import SKIP_DIRS
 from secdash.services.scanning import code_roots
 
 
-@contextmanager
-def locked(root: Path) -> Iterator[Path]:
-    """Hold the root's workspace lock (across processes); yields the workspace path (it may not exist yet)."""
+@asynccontextmanager
+async def locked(root: Path) -> AsyncIterator[Path]:
+    """Hold the root's workspace lock (across threads and processes, waited for off the loop); yields the
+    workspace path (it may not exist yet)."""
     workspace = code_roots.workspace_for(root)
-    workspace.parent.mkdir(parents=True, exist_ok=True)
-    with open(workspace.with_name(workspace.name + ".lock"), "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield workspace
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    async with workspaces.locked_async(workspace):
+        yield workspace
 
 
 def _ensure(root: Path, workspace: Path) -> None:
@@ -50,7 +49,8 @@ def current_bytes(root: Path, relative: str) -> bytes:
 
 
 def write_files(root: Path, files: dict[str, bytes]) -> None:
-    """Write files (paths relative to the root, already validated) into the workspace; caller holds `locked`."""
+    """Write files (paths relative to the root, already validated) into the workspace, copying the root first
+    when there is no workspace yet; the caller holds `locked` and runs this in a worker thread (`write`)."""
     workspace = code_roots.workspace_for(root)
     _ensure(root, workspace)
     real = workspace.resolve()
@@ -68,3 +68,8 @@ def write_files(root: Path, files: dict[str, bytes]) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+async def write(root: Path, files: dict[str, bytes]) -> None:
+    """`write_files` off the event loop; the caller holds `locked`."""
+    await asyncio.to_thread(write_files, root, files)

@@ -11,6 +11,7 @@ import getpass
 import sys
 
 from secdash import cli_grade, scan_cli
+from secdash.core import data_dir
 from secdash.core.config import PROJECT_ROOT, get_settings
 from secdash.core.db import dispose_engine, session_scope
 from secdash.core.files import make_private_dir, remove_stale_state_files, restrict_process_umask
@@ -121,11 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in ("migrate", "init"):
             migrate()
+        settings = get_settings()
+        data_dir.bind(settings.DATA_DIR, settings.database_url)  # refuses another database's data directory
         if args.command == "init":
             asyncio.run(_run(_init()))
         elif args.command == "users":
             asyncio.run(_run(_users(args)))
     except DomainError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    except data_dir.DataDirMismatch as exc:
+        print(f"SecDash will not start: {exc}", file=sys.stderr)
         return 1
     return 0

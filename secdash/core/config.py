@@ -178,6 +178,12 @@ class Settings(BaseSettings):
         return [PROJECT_ROOT / "secdash" / "demo_sites" / "sources"]
 
     @property
+    def scratch_dir(self) -> Path:
+        """Short-lived files (a page under check, a fix's "before" copy): in the data directory, never the
+        system's shared temp directory."""
+        return self.DATA_DIR / "tmp"
+
+    @property
     def token_ttl_seconds(self) -> int:
         return int(self.TOKEN_TTL_HOURS * 3600)
 

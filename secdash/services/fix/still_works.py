@@ -18,6 +18,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from secdash.core.config import get_settings
+from secdash.core.files import make_private_dir
 from secdash.services.builder import checks
 from secdash.services.code_scan.engine import SKIP_DIRS
 from secdash.services.fix import page_check
@@ -38,6 +40,11 @@ def _listing(folder: Path) -> list[str]:
         if path.is_file() and not any(part in SKIP_DIRS for part in relative.parts[:-1]):
             names.append(relative.as_posix())
     return names
+
+
+def _scratch_folder() -> Path:
+    """A new private folder under the data directory's scratch space (the caller removes it)."""
+    return Path(tempfile.mkdtemp(prefix="fix-before-", dir=make_private_dir(get_settings().scratch_dir)))
 
 
 def _copy_before(after: Path, before: Path, previous: Mapping[str, bytes]) -> None:
@@ -73,8 +80,9 @@ async def regressions(source: Path, files: list[str], previous: Mapping[str, byt
     if len(names) > MAX_FOLDER_FILES:
         return [f"{base or 'the project'} has more than {MAX_FOLDER_FILES} files: the fixed code was not re-checked"]
     inside = {str(PurePosixPath(name).relative_to(base)) if base else name: data for name, data in previous.items()}
-    with tempfile.TemporaryDirectory(prefix="secdash-fix-before-") as folder:
-        before = Path(folder) / "site"
+    folder = await asyncio.to_thread(_scratch_folder)
+    try:
+        before = folder / "site"
         await asyncio.to_thread(_copy_before, after, before, inside)
         found = await _new_errors(before, after, names, owner)
         pages = page_check.pages_of(sorted(inside), names)
@@ -83,4 +91,6 @@ async def regressions(source: Path, files: list[str], previous: Mapping[str, byt
                 found += await page_check.regressions(before, after, pages)
             except page_check.CheckUnavailable as exc:
                 found.append(str(exc))
+    finally:
+        await asyncio.to_thread(shutil.rmtree, folder, True)
     return found

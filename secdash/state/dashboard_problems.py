@@ -7,7 +7,7 @@ from typing import Any
 
 from secdash.models import UserPublic, utcnow
 from secdash.services.errors import DomainError
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
 from secdash.state.base import protected
@@ -106,7 +106,7 @@ class ProblemsTab(DashboardState):
         try:
             until = utcnow() + timedelta(days=int(self.resolve_until_days)) if self.resolve_until_days else None
             await in_session(
-                events.resolve_event,
+                resolution.resolve_event,
                 actor=user,
                 event_id=self.resolving_id,
                 note=self.resolve_note,

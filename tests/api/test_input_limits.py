@@ -14,7 +14,7 @@ from secdash.services.errors import Invalid
 from secdash.services.identity import auth
 from secdash.services.monitoring import sites
 from secdash.services.probe import MAX_URL_LENGTH
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from tests.api.conftest import bearer
 from tests.factories import DEFAULT_PASSWORD, make_user
 
@@ -89,7 +89,7 @@ async def test_resolve_note(client, session, root, admin):
     session.add(event)
     await session.commit()
     note = "n" * (events.MAX_NOTE_LENGTH + 1)
-    service = await _service_message(events.resolve_event(session=session, actor=root, event_id=event.id, note=note))
+    service = await _service_message(resolution.resolve_event(session=session, actor=root, event_id=event.id, note=note))
     assert service == f"note must be at most {events.MAX_NOTE_LENGTH} characters"
     api = await _api_message(client, "POST", f"/api/security-events/{event.id}/resolve", {"note": note}, admin)
     assert api == service

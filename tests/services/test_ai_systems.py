@@ -15,7 +15,7 @@ from secdash.models.scans import CodeRoot
 from secdash.services.agents import activities, ai_calls, ai_systems
 from secdash.services.errors import PermissionDenied
 from secdash.services.monitoring import sites
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from secdash.services.scanning import code_roots
 from tests.factories import make_user
 
@@ -152,8 +152,8 @@ async def test_threats_and_false_positives_from_events(session, settings):
     assert (stock.threats_detected, stock.threats_blocked, stock.false_positives) == (2, 1, 0)
 
     with pytest.raises(PermissionDenied):
-        await events.resolve_event(session=session, actor=limited, event_id=detected.id, disposition="false_positive")
-    resolved = await events.resolve_event(
+        await resolution.resolve_event(session=session, actor=limited, event_id=detected.id, disposition="false_positive")
+    resolved = await resolution.resolve_event(
         session=session, actor=admin, event_id=detected.id, note="a test run", disposition="false_positive"
     )
     assert resolved.false_positive is True and resolved.resolution_note == "a test run"
@@ -168,7 +168,7 @@ async def test_a_plain_resolution_is_not_a_false_positive(session, settings):
         session, event_type=EventType.attack_detected, severity=EventSeverity.high, description="probe burst", site_id=site.id
     )
     await commit(session)
-    resolved = await events.resolve_event(session=session, actor=admin, event_id=event.id)
+    resolved = await resolution.resolve_event(session=session, actor=admin, event_id=event.id)
     assert resolved.resolved and resolved.false_positive is False
     assert _platform(await ai_systems.read(session=session), "stock").false_positives == 0
 

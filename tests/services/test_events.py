@@ -9,7 +9,7 @@ from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, HistoryLog
 from secdash.services.agents import activities
 from secdash.services.errors import Invalid, NotFound, PermissionDenied
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from tests.factories import make_user
 
 
@@ -50,7 +50,7 @@ def test_filter_validation_names_the_field():
 async def test_admin_resolves_with_note_audited_and_shown_as_activity(session):
     admin = await make_user(session, "root@example.com", role="admin")
     event = await _event(session)
-    resolved = await events.resolve_event(session=session, actor=admin, event_id=event.id, note="Blocked the IP range")
+    resolved = await resolution.resolve_event(session=session, actor=admin, event_id=event.id, note="Blocked the IP range")
     assert resolved.resolved and resolved.resolved_by == "root@example.com"
     assert resolved.resolution_note == "Blocked the IP range"
     assert (await events.list_events(session=session, resolved=False)) == []
@@ -63,7 +63,7 @@ async def test_limited_user_cannot_resolve_and_nothing_changes(session):
     viewer = await make_user(session, "viewer@example.com", role="limited")
     event = await _event(session)
     with pytest.raises(PermissionDenied):
-        await events.resolve_event(session=session, actor=viewer, event_id=event.id)
+        await resolution.resolve_event(session=session, actor=viewer, event_id=event.id)
     await session.refresh(event)
     assert not event.resolved
 
@@ -71,7 +71,7 @@ async def test_limited_user_cannot_resolve_and_nothing_changes(session):
 async def test_unknown_event_and_oversized_note(session):
     admin = await make_user(session, "root@example.com", role="admin")
     with pytest.raises(NotFound):
-        await events.resolve_event(session=session, actor=admin, event_id=999)
+        await resolution.resolve_event(session=session, actor=admin, event_id=999)
     event = await _event(session)
     with pytest.raises(Invalid, match="note"):
-        await events.resolve_event(session=session, actor=admin, event_id=event.id, note="x" * 2001)
+        await resolution.resolve_event(session=session, actor=admin, event_id=event.id, note="x" * 2001)

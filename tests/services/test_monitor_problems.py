@@ -14,7 +14,7 @@ from secdash.core.unit import commit
 from secdash.models import AiActivity, EventSeverity, EventType, SecurityEvent, Site
 from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeResult
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "http://shares.example/"
@@ -130,7 +130,7 @@ async def test_an_admin_resolved_problem_that_comes_back_is_reopened_with_its_hi
     await _drive(session, site, [(timedelta(0), "secure"), (timedelta(minutes=1), "critical"), (timedelta(minutes=2), "secure")])
     await _drive(session, site, [(timedelta(minutes=3), "critical")])
     [problem] = await _status_events(session, site)
-    await events.resolve_event(session=session, actor=admin, event_id=problem.id, note="restarted the pod")
+    await resolution.resolve_event(session=session, actor=admin, event_id=problem.id, note="restarted the pod")
     await _drive(session, site, [(timedelta(minutes=4), "secure"), (timedelta(minutes=5), "critical")])
     [problem] = await _status_events(session, site)
     assert not problem.resolved and problem.details["occurrences"] == 3

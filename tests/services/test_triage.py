@@ -18,7 +18,7 @@ from secdash.services.errors import Invalid
 from secdash.services.monitoring import monitor
 from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from secdash.services.scanning import scans
 from tests.factories import make_user
 
@@ -46,7 +46,7 @@ async def test_a_false_positive_stays_closed_on_the_next_scan(session, code_dir)
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(
+    await resolution.resolve_event(
         session=session, actor=admin, event_id=finding.id, disposition="false_positive", note="y is a constant expression"
     )
     open_before = await events.count_open(session=session)
@@ -60,7 +60,7 @@ async def test_a_false_positive_reopens_when_its_code_changes_and_says_why(sessi
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="false_positive")
+    await resolution.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="false_positive")
     (code_dir / "gem" / "ui.js").write_text("el.innerHTML = x;\neval(request.query.y);\n")
     await _scan(session, admin)
     [again] = await _findings(session, "js:eval")
@@ -75,9 +75,9 @@ async def test_an_accepted_risk_needs_a_reason_and_holds_until_it_expires(sessio
     await _scan(session, admin)
     [finding] = await _findings(session, "js:innerHTML")
     with pytest.raises(Invalid, match="reason"):
-        await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="accepted_risk")
+        await resolution.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="accepted_risk")
     with pytest.raises(Invalid, match="future"):
-        await events.resolve_event(
+        await resolution.resolve_event(
             session=session,
             actor=admin,
             event_id=finding.id,
@@ -86,7 +86,7 @@ async def test_an_accepted_risk_needs_a_reason_and_holds_until_it_expires(sessio
             accepted_until=datetime(2020, 1, 1, tzinfo=UTC),
         )
     until = datetime.now(UTC) + timedelta(days=30)
-    accepted = await events.resolve_event(
+    accepted = await resolution.resolve_event(
         session=session, actor=admin, event_id=finding.id, disposition="accepted_risk", note="internal page", accepted_until=until
     )
     assert accepted.disposition == "accepted_risk" and accepted.accepted_until is not None
@@ -107,7 +107,7 @@ async def test_the_decision_is_audited_with_who_when_and_why(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(
+    await resolution.resolve_event(
         session=session, actor=admin, event_id=finding.id, disposition="accepted_risk", note="sandboxed worker"
     )
     logs = (await session.exec(select(HistoryLog).where(HistoryLog.action == "Security event resolved"))).all()
@@ -120,14 +120,14 @@ async def test_an_unknown_disposition_is_refused(session, code_dir):
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
     with pytest.raises(Invalid, match="disposition"):
-        await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="ignore")
+        await resolution.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="ignore")
 
 
 async def test_suppressed_problems_are_listed_only_when_asked_for(session, code_dir):
     admin = await make_user(session, "root@example.com", role="admin")
     await _scan(session, admin)
     [finding] = await _findings(session, "js:eval")
-    await events.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="false_positive")
+    await resolution.resolve_event(session=session, actor=admin, event_id=finding.id, disposition="false_positive")
     suppressed = await events.list_events(session=session, status="suppressed")
     assert [e.id for e, _ in suppressed] == [finding.id]
     assert finding.id not in [e.id for e, _ in await events.list_events(session=session, status="open")]
@@ -170,6 +170,6 @@ async def test_a_site_finding_marked_false_positive_is_not_reopened_by_the_next_
     problems = [e for e, _ in await events.list_events(session=session, status="open")]
     assert problems
     for problem in problems:
-        await events.resolve_event(session=session, actor=admin, event_id=problem.id, disposition="false_positive")
+        await resolution.resolve_event(session=session, actor=admin, event_id=problem.id, disposition="false_positive")
     await probe(t0 + timedelta(minutes=1))
     assert [e for e, _ in await events.list_events(session=session, status="open")] == []

@@ -28,7 +28,7 @@ from secdash.services.errors import Invalid
 from secdash.services.monitoring import sites
 from secdash.services.monitoring.sites import MAX_NAME_LENGTH
 from secdash.services.probe import MAX_URL_LENGTH
-from secdash.services.problems import events
+from secdash.services.problems import events, resolution
 from secdash.services.reads import dashboard, read_models
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
@@ -161,7 +161,7 @@ async def read_security_events(
 
 @router.post("/security-events/{event_id}/resolve", response_model=EventPublic, responses=errors(403, 404))
 async def resolve_security_event(event_id: PathId, body: ResolveIn, user: CurrentUser, session: DbSession) -> EventPublic:
-    event = await events.resolve_event(
+    event = await resolution.resolve_event(
         session=session,
         actor=user,
         event_id=event_id,

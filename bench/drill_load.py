@@ -1,7 +1,7 @@
 """(g) Battle Station drills: what one drill costs, and whether the dashboard stays responsive while one runs.
 
 1. Each of the six attack types runs one drill through the API (POST /api/battle-station/defend, offline engine)
-   against the demo site that specialises in it (drills.SITE_OF_ATTACK; DDoS on Stock, whose pages answer at
+   against the demo site that specialises in it (its attack module's specialist; DDoS on Stock, whose pages answer at
    once, and once more on Gem, whose pages take 2.5 s, as a separate row). Each drill starts from the site's
    weak default defense (reset first), so the figures do not depend on the order. Per drill: wall time of the
    defend request end to end, the server's CPU seconds during it (user + system time of the server's process
@@ -127,7 +127,7 @@ def run() -> None:
     print("(g) Battle Station drills")
     data_dir = prepare_environment(SECDASH_SIMULATION="off")
     asyncio.run(seed())
-    from secdash.services.battle.drills import SITE_OF_ATTACK
+    from secdash.services.battle import attacks
     from tests.support.live_server import server_env, start_server
 
     have_hey = ensure_tool("hey")
@@ -145,7 +145,7 @@ def run() -> None:
             f"    {'attack':14s} {'site':6s} {'wall s':>7s} {'server CPU s':>12s} {'requests/run':>13s}"
             f" {'effectiveness':>13s}  status"
         )
-        for attack_type, site in [*SITE_OF_ATTACK.items(), *EXTRA_DRILLS]:
+        for attack_type, site in [*((a.id, a.specialist) for a in attacks.ATTACKS), *EXTRA_DRILLS]:
             f = timed_drill(server.base_url, headers, pgid, attack_type, site)
             runs = (
                 str(f.baseline_requests)
@@ -162,7 +162,7 @@ def run() -> None:
             return
         print(f"  overview at a fixed {FIXED_RATE} req/s ({RATE_WORKERS} hey workers, {DURATION_SECONDS} s each):")
         _print_rate("idle", hey_fixed_rate(server.base_url + OVERVIEW, headers))
-        site = SITE_OF_ATTACK["ddos"]
+        site = attacks.BY_ID["ddos"].specialist
         drills = BackToBackDrills(server.base_url, headers, site)
         cpu_before, drills_started = cpu_seconds(pgid), time.monotonic()
         drills.start()

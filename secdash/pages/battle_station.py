@@ -11,18 +11,11 @@ from secdash.components.cards import card
 from secdash.components.clock import utc_clock
 from secdash.components.job_log import log_line
 from secdash.components.screens import page_header
-from secdash.services.battle.corpora import ATTACK_TYPES, LABELS
+from secdash.services.battle.attacks import ATTACKS
+from secdash.services.battle.traffic import Attack
 from secdash.state.auth import AuthState
 from secdash.state.battle import BattleState, DefenseRow, OperationView
 
-ICONS = {
-    "ddos": "zap",
-    "sql_injection": "database",
-    "xss": "code",
-    "malware": "bug",
-    "brute_force": "key-round",
-    "phishing": "fish",
-}
 _BADGE = "inline-flex items-center gap-1.5 rounded-md border px-2.5 py-1 text-xs font-bold tracking-wide"
 
 
@@ -64,11 +57,11 @@ ATTACK_REASON_ID = "attack-reason"
 ATTACK_REASON = "Read-only: only administrators may start Battle Station drills."
 
 
-def _attack_button(attack_type: str) -> rx.Component:
+def _attack_button(attack: Attack) -> rx.Component:
     return rx.el.button(
-        rx.icon(ICONS[attack_type], class_name="h-4 w-4 shrink-0"),
-        LABELS[attack_type],
-        on_click=BattleState.trigger(attack_type),
+        rx.icon(attack.icon, class_name="h-4 w-4 shrink-0"),
+        attack.label,
+        on_click=BattleState.trigger(attack.id),
         # A limited user sees why the attacks are off (the server refuses them anyway: drills.start_drill).
         disabled=BattleState.defending | BattleState.pending | ~AuthState.is_admin,
         aria_describedby=rx.cond(AuthState.is_admin, None, ATTACK_REASON_ID),
@@ -78,7 +71,7 @@ def _attack_button(attack_type: str) -> rx.Component:
         "text-sm font-semibold text-red-200 transition-colors hover:bg-red-500/20 focus-visible:outline-none "
         "focus-visible:ring-2 focus-visible:ring-cyan-400 disabled:cursor-not-allowed disabled:border-slate-700 "
         "disabled:bg-slate-800/60 disabled:text-slate-400",
-        data_testid=f"attack-{attack_type}",
+        data_testid=f"attack-{attack.id}",
     )
 
 
@@ -89,7 +82,7 @@ def _attack_card() -> rx.Component:
             "and the same attack again to measure it.",
             class_name="mb-3 text-sm text-slate-400",
         ),
-        rx.el.div(*[_attack_button(t) for t in ATTACK_TYPES], class_name="grid grid-cols-2 gap-2 sm:grid-cols-3"),
+        rx.el.div(*[_attack_button(attack) for attack in ATTACKS], class_name="grid grid-cols-2 gap-2 sm:grid-cols-3"),
         rx.cond(
             AuthState.is_admin,
             rx.fragment(),

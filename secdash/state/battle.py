@@ -23,7 +23,7 @@ from secdash.core import notify
 from secdash.models import OperationStatus, UserPublic, as_utc, utcnow
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services.battle import corpora, defense, drills, station, threats
+from secdash.services.battle import attacks, defense, drills, station, threats
 from secdash.services.battle.station import SiteDefense, StationRead
 from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.scoped import in_session
@@ -272,11 +272,11 @@ class BattleState(AuthState):
     @protected
     async def trigger(self, user: UserPublic, attack_type: str):
         """Start a drill of `attack_type` with a random platform agent (the server checks role and conflicts)."""
-        if attack_type not in corpora.ATTACK_TYPES:
-            return toast.error("Error", description=f"attackType must be one of: {', '.join(corpora.ATTACK_TYPES)}")
+        if attack_type not in attacks.IDS:
+            return toast.error("Error", description=f"attackType must be one of: {', '.join(attacks.IDS)}")
         if self.pending:  # this tab's request is still running (a double click)
             return None
-        label = corpora.LABELS[attack_type]
+        label = attacks.label(attack_type)
         detected = toast.warning(
             f"{type_title(attack_type)} ATTACK DETECTED", description="Activating enterprise defense systems..."
         )

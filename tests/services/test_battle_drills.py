@@ -14,7 +14,7 @@ from secdash.jobs import runner
 from secdash.models import AgentRecord, BattleOperation, EventType, HistoryLog, SecurityEvent
 from secdash.models.ai import AiCall
 from secdash.services.agents import ai_calls
-from secdash.services.battle import corpora, defense, drills, request_log, scoring, sender, threats
+from secdash.services.battle import attacks, defense, drills, request_log, scoring, sender, threats
 from secdash.services.errors import Conflict, Invalid, PermissionDenied
 from secdash.services.problems import events
 from tests.factories import make_user
@@ -37,7 +37,7 @@ async def run(session, admin, attack_type, **kwargs) -> BattleOperation:
     return await session.get(BattleOperation, op_id)
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 async def test_a_drill_measures_damage_deploys_a_defense_and_scores_it(session, demo, attack_type):
     admin = await make_user(session, "root@example.com", role="admin")
     op = await run(session, admin, attack_type, attack_source="203.0.113.9")
@@ -49,7 +49,7 @@ async def test_a_drill_measures_damage_deploys_a_defense_and_scores_it(session, 
     # Reproducible from the stored counts, and equal to what the demo site logged for the re-run.
     assert op.effectiveness == scoring.score(after).effectiveness >= scoring.DEFENDED_SCORE
     assert await request_log.operation_counts(session, f"drill-{op.id}-after") == after
-    assert op.defense_code and op.defense_strategy and op.mitre_technique == corpora.MITRE[attack_type].id
+    assert op.defense_code and op.defense_strategy and op.mitre_technique == attacks.get(attack_type).technique.id
     deployed = await defense.get_defense(session, op.site)
     assert deployed.source == "drill" and deployed.operation_id == str(op.id) and deployed.revision == op.defense_revision
 
@@ -147,7 +147,7 @@ async def test_a_simulated_threat_is_announced_then_starts_a_real_drill(session,
     op_id = await threats.tick(Always(7), delay=0)
     announcement = await threats.latest_announcement(session)
     assert announcement["simulated"] and announcement["operationId"] == op_id
-    assert announcement["label"] == corpora.LABELS[announcement["attackType"]]
+    assert announcement["label"] == attacks.label(announcement["attackType"])
     op = await session.get(BattleOperation, op_id)
     assert op.simulated and op.started_by is None
     assert await threats.tick(Always(7), delay=0) is None  # not while a drill runs
@@ -172,7 +172,7 @@ def model(settings, monkeypatch):
     fake.close()
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 async def test_with_a_model_the_drill_deploys_the_models_defense(session, demo, model, attack_type):
     admin = await make_user(session, "root@example.com", role="admin")
     op = await run(session, admin, attack_type)

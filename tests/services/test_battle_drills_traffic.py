@@ -13,7 +13,7 @@ import pytest
 
 from secdash.ai.tasks.defense_plan import DefensePlan, DefensePlanTask
 from secdash.demo_sites import routes as demo
-from secdash.services.battle import corpora, defense, demo_app, recipes, request_log, sender
+from secdash.services.battle import attacks, corpora, defense, demo_app, recipes, request_log, sender, traffic
 from secdash.services.battle.defense import DefenseConfig
 from tests.support.battle import demo_sites_client
 
@@ -51,9 +51,9 @@ async def http(session, monkeypatch, settings):
         yield client
 
 
-def fast(corpus: corpora.Corpus) -> corpora.Corpus:
+def fast(corpus: traffic.Corpus) -> traffic.Corpus:
     """The same corpus without the pacing (the tests measure blocking, not the rate)."""
-    return corpora.Corpus(corpus.attack_type, corpus.endpoint, corpus.requests, corpus.concurrency, 0.0)
+    return traffic.Corpus(corpus.attack_type, corpus.endpoint, corpus.requests, corpus.concurrency, 0.0)
 
 
 async def run(http, attack_type: str, slug: str, operation: str, number: int, **kwargs) -> sender.RunResult:
@@ -65,7 +65,7 @@ async def run(http, attack_type: str, slug: str, operation: str, number: int, **
 # --- the six drills ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 async def test_a_drill_does_damage_then_the_recipe_blocks_it_and_lets_benign_through(http, session, attack_type):
     slug = SLUG_FOR[attack_type]
     baseline = await run(http, attack_type, slug, "op-drill", 0)
@@ -99,12 +99,12 @@ async def test_a_drill_does_damage_then_the_recipe_blocks_it_and_lets_benign_thr
     assert {o.rule.split(":")[0] for o in defended.outcomes if o.rule} <= {"pattern", "rate_limit", "upload", "url"}
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 async def test_an_over_broad_defense_loses_benign_requests(http, session, attack_type):
     slug = SLUG_FOR[attack_type]
     await defense.deploy_defense(session, slug, OVER_BROAD[attack_type])
     full = corpora.corpus(attack_type, slug)
-    head = corpora.Corpus(attack_type, full.endpoint, full.requests[:80], full.concurrency, 0.0)  # enough to see it
+    head = traffic.Corpus(attack_type, full.endpoint, full.requests[:80], full.concurrency, 0.0)  # enough to see it
     result = await sender.send_corpus(http, slug, head, operation_id="op-broad", run=0)
     assert result.benign_blocked >= 1, attack_type
     assert result.attack_blocked >= 1
@@ -114,14 +114,14 @@ async def test_blocked_means_refused_by_the_defense_not_a_wrong_password_or_an_e
     await defense.deploy_defense(
         session, "gem", {"rate_limits": [{"name": "login", "requests": 2, "window_seconds": 60, "endpoints": ["login"]}]}
     )
-    guesses = corpora.Corpus("brute_force", "login", corpora.corpus("brute_force", "gem").attack[:4], 1, 0.0)
+    guesses = traffic.Corpus("brute_force", "login", corpora.corpus("brute_force", "gem").attack[:4], 1, 0.0)
     result = await sender.send_corpus(http, "gem", guesses, operation_id="op-401", run=0)
     assert [(o.status, o.blocked, o.rule) for o in result.outcomes] == [(401, False, None)] * 2 + [
         (429, True, "rate_limit:login")
     ] * 2
-    failing_search = corpora.DrillRequest("attack", 0, "GET", "/search", params=(("q", "' syntax error ((("),))
+    failing_search = traffic.DrillRequest("attack", 0, "GET", "/search", params=(("q", "' syntax error ((("),))
     result = await sender.send_corpus(
-        http, "gem", corpora.Corpus("sql_injection", "search", (failing_search,), 1, 0.0), operation_id="op-500", run=0
+        http, "gem", traffic.Corpus("sql_injection", "search", (failing_search,), 1, 0.0), operation_id="op-500", run=0
     )
     assert (result.outcomes[0].status, result.outcomes[0].blocked, result.outcomes[0].damage) == (500, False, None)
     assert sender.blocked_rule(413, "Request body too large", "gem") is None
@@ -169,18 +169,20 @@ async def test_progress_is_reported_per_batch_and_a_stop_is_honoured_between_bat
 # --- corpora ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 def test_corpora_are_bounded_deterministic_and_interleaved(attack_type):
     for slug in defense.DEMO_SLUGS:
         first, again = corpora.corpus(attack_type, slug), corpora.corpus(attack_type, slug)
         assert first == again
-        assert len(first.requests) <= corpora.MAX_REQUESTS
+        assert len(first.requests) <= traffic.MAX_REQUESTS
         assert first.attack and first.benign and first.endpoint in defense.ENDPOINTS
         kinds = "".join("a" if r.traffic == "attack" else "b" for r in first.requests)
         assert "ab" in kinds and "ba" in kinds and kinds.count("ab") > 5  # mixed, not two blocks
-        assert all(r.client in corpora.ATTACKER_CLIENTS for r in first.attack)
-        assert all(r.client in corpora.VISITOR_CLIENTS for r in first.benign)
-    assert corpora.LABELS[attack_type] and corpora.MITRE[attack_type].url.startswith("https://attack.mitre.org/techniques/T")
+        assert all(r.client in traffic.ATTACKER_CLIENTS for r in first.attack)
+        assert all(r.client in traffic.VISITOR_CLIENTS for r in first.benign)
+    assert attacks.label(attack_type) and attacks.get(attack_type).technique.url.startswith(
+        "https://attack.mitre.org/techniques/T"
+    )
 
 
 def test_corpora_carry_the_well_known_payloads_and_never_real_malware():
@@ -259,13 +261,13 @@ def test_merge_keeps_a_four_platform_look_alike_check_when_one_domain_is_added()
     assert set(merged.urls.protected_domains) == set(demo_app.BRAND_DOMAINS.values())
 
 
-@pytest.mark.parametrize("attack_type", corpora.ATTACK_TYPES)
+@pytest.mark.parametrize("attack_type", attacks.IDS)
 def test_the_defense_code_is_deterministic_and_leads_with_the_attack_types_rules(attack_type):
     config = defense.parse_config(recipes.offline_plan(attack_type, "tour", {})["config"])
     code = recipes.defense_code(config, attack_type)
     assert code == recipes.defense_code(defense.parse_config(config.model_dump()), attack_type)
     lines = code.splitlines()
-    assert lines[0].startswith(f"# {corpora.LABELS[attack_type]} defense:") and len(lines) >= 2
+    assert lines[0].startswith(f"# {attacks.label(attack_type)} defense:") and len(lines) >= 2
     assert lines[1].startswith(("deny", "limit"))
     # With other rules in front, this type's rules still come first.
     other = "phishing" if attack_type != "phishing" else "malware"
@@ -288,7 +290,7 @@ def _task(**overrides) -> DefensePlanTask:
         config_schema=DefenseConfig.model_json_schema(),
         offline_answer=recipes.offline_plan("xss", "tour", findings),
         agent_id="tour",
-        attack_label=corpora.LABELS["xss"],
+        attack_label=attacks.label("xss"),
     )
     return DefensePlanTask(**(values | overrides))
 

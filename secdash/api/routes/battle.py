@@ -5,7 +5,7 @@ Thin: each route calls secdash/services/battle/drills.py or defense.py, which ch
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 from pydantic import Field
@@ -15,10 +15,10 @@ from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, choice_text, errors, integer_text
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, OperationPublic
 from secdash.models.public import PublicModel
-from secdash.services.battle import defense, drills, station
+from secdash.services.battle import attacks, defense, drills, station
 
 router = APIRouter(prefix="/api", tags=["battle"], responses=SIGNED_IN_ERRORS)
-AttackTypeIn = Literal["ddos", "sql_injection", "xss", "malware", "brute_force", "phishing"]
+AttackTypeIn = Annotated[str, choice_text(attacks.IDS)]  # checked by the service (drills.parse_attack_type)
 SiteSlug = Annotated[str, Path(max_length=16, description="stock, tour, gem or shares"), choice_text(defense.DEMO_SLUGS)]
 Limit = Annotated[
     str | None,
@@ -30,7 +30,7 @@ AgentId = Annotated[str | None, choice_text([None, "", *PLATFORM_AGENT_IDS])]
 
 
 class DefendIn(RequestBody):
-    attackType: AttackTypeIn  # noqa: N815
+    attackType: AttackTypeIn = Field(max_length=16)  # noqa: N815
     attackSource: str | None = Field(
         None,
         max_length=drills.MAX_SOURCE_LENGTH,  # noqa: N815

@@ -52,7 +52,7 @@ from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, 
 from secdash.services import audit
 from secdash.services.agents import activities, ai_calls
 from secdash.services.alerting import signals
-from secdash.services.battle import corpora, defense, recipes, request_log, scoring, sender
+from secdash.services.battle import attacks, corpora, defense, recipes, request_log, scoring, sender
 from secdash.services.battle.defense import DefenseConfig
 from secdash.services.errors import Conflict, DomainError, Invalid, NotFound, Unavailable
 from secdash.services.identity.permissions import require_admin
@@ -67,15 +67,6 @@ INTERRUPTED = "The drill's worker stopped before it finished (the server stopped
 MAX_SOURCE_LENGTH = 64
 LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
-# Without an agent, a drill attacks the platform whose agent specialises in that attack (secdash/ai/agents.py).
-SITE_OF_ATTACK = {
-    "ddos": "stock",
-    "sql_injection": "shares",
-    "xss": "tour",
-    "malware": "gem",
-    "brute_force": "stock",
-    "phishing": "tour",
-}
 SITE_NAMES = {"stock": "Stock", "tour": "Tour", "gem": "Gem", "shares": "Shares"}
 PHASES = {"baseline": (0, 45), "defense": (45, 55), "after": (55, 100)}
 
@@ -84,8 +75,8 @@ PHASES = {"baseline": (0, 45), "defense": (45, 55), "after": (55, 100)}
 
 
 def parse_attack_type(value: Any) -> AttackType:
-    if not isinstance(value, str) or value not in corpora.ATTACK_TYPES:
-        raise Invalid(f"attackType must be one of: {', '.join(corpora.ATTACK_TYPES)}")
+    if not isinstance(value, str) or value not in attacks.IDS:
+        raise Invalid(f"attackType must be one of: {', '.join(attacks.IDS)}")
     return AttackType(value)
 
 
@@ -104,7 +95,7 @@ def parse_source(value: Any) -> str:
 def target_of(attack_type: AttackType, agent_id: str | None) -> tuple[str, str | None]:
     """(demo site slug, agent id): the agent's own platform, or the platform that specialises in the attack."""
     if agent_id in (None, ""):
-        return SITE_OF_ATTACK[attack_type.value], None
+        return attacks.get(attack_type.value).specialist, None
     if not isinstance(agent_id, str) or agent_id.strip().lower() not in PLATFORM_AGENT_IDS:
         raise Invalid(f"aiAgentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
     agent = agent_id.strip().lower()
@@ -112,7 +103,7 @@ def target_of(attack_type: AttackType, agent_id: str | None) -> tuple[str, str |
 
 
 def _technique(attack_type: str) -> MitreTechnique:
-    technique = corpora.MITRE[attack_type]
+    technique = attacks.get(attack_type).technique
     return MitreTechnique(id=technique.id, name=technique.name, url=technique.url)
 
 
@@ -134,7 +125,7 @@ def operation_public(op: BattleOperation) -> OperationPublic:
     return OperationPublic(
         id=op.id,
         attack_type=op.attack_type,
-        label=corpora.LABELS[op.attack_type],
+        label=attacks.label(op.attack_type),
         status=op.status,
         effectiveness=op.effectiveness,
         defense_strategy=op.defense_strategy,
@@ -205,7 +196,7 @@ async def start_drill(
     kind = parse_attack_type(attack_type)
     source = parse_source(attack_source)
     slug, agent = target_of(kind, agent_id)
-    technique = corpora.MITRE[kind.value]
+    technique = attacks.get(kind.value).technique
     op = BattleOperation(
         attack_type=kind,
         site=slug,
@@ -231,7 +222,7 @@ async def start_drill(
     except store.ActiveJobExists:
         raise Conflict(f"A drill is already running against {SITE_NAMES[slug]}: wait for it to finish") from None
     op.job_id = job.id
-    label = corpora.LABELS[kind.value]
+    label = attacks.label(kind.value)
     who = actor.email if actor else "the threat simulation"
     audit.record(
         session,
@@ -329,7 +320,7 @@ async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
                 operation_id=op.id,
                 job_id=op.job_id,
                 attack_type=op.attack_type,
-                label=corpora.LABELS[op.attack_type],
+                label=attacks.label(op.attack_type),
                 site=op.site,
                 defense_code=op.defense_code,
                 start_time=op.started_at,
@@ -404,7 +395,7 @@ async def _write_defense(
         config_schema=DefenseConfig.model_json_schema(),
         offline_answer=recipes.offline_plan(attack_type, slug, findings),
         agent_id=agent,
-        attack_label=corpora.LABELS[attack_type],
+        attack_label=attacks.label(attack_type),
     )
     await ctx.log(f"{AGENTS[agent].name} is writing a defense ({calls.name}, {calls.model})")
 
@@ -493,13 +484,13 @@ async def run_drill(ctx: JobContext) -> dict[str, Any]:
 async def _run(ctx: JobContext, op_id: int) -> dict[str, Any]:
     attack_type, slug = ctx.params["attackType"], ctx.params["site"]
     agent = ctx.params.get("agentId") or slug
-    label = corpora.LABELS[attack_type]
+    label = attacks.label(attack_type)
     async with session_scope() as session:
         owner = await _owner(session, ctx.owner_user_id)
         current = (await defense.get_defense(session, slug)).config
     corpus = corpora.corpus(attack_type, slug)
     attack_total = sum(1 for r in corpus.requests if r.traffic == "attack")
-    technique = corpora.MITRE[attack_type]
+    technique = attacks.get(attack_type).technique
     try:
         sender.check_loopback(get_settings().demo_base_url)
     except ValueError as exc:
@@ -630,7 +621,7 @@ async def _close(
             op.after = scoring.counts_json(after, damages)
         op.effectiveness = effectiveness
         session.add(op)
-        label, site = corpora.LABELS[op.attack_type], SITE_NAMES[op.site]
+        label, site = attacks.label(op.attack_type), SITE_NAMES[op.site]
         blocked = after.attack_blocked if after is not None and status != OperationStatus.failed else 0
         site_id = await _site_id(session, op.site)
         if blocked and not op.simulated:  # real blocks of a drill someone started: counted

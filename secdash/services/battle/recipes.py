@@ -1,8 +1,9 @@
-"""The offline engine's defenses: a baseline's findings, a narrow recipe per attack type, merging a new
-defense into the deployed one, and the human-readable "defense code" view of a configuration (pure).
+"""The offline engine's defenses: a baseline's findings, the attack type's narrow recipe (its module in
+services/battle/attacks/), merging a new defense into the deployed one, and the human-readable "defense code"
+view of a configuration (pure).
 
-The recipes are tuned against the drill corpora (secdash/services/battle/corpora.py): every benign request
-passes, and the attack requests are blocked at these rates (a rate limit lets each client's first N through):
+The recipes are tuned against the drill corpora (each attack module's traffic): every benign request passes,
+and the attack requests are blocked at these rates (a rate limit lets each client's first N through):
 
 - sql_injection, xss, malware: 100%;
 - phishing: about 93% (the swapped-letter look-alike, "tsockai.example", is two edits away and slips by);
@@ -17,10 +18,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from secdash.services.battle import defense
-from secdash.services.battle.corpora import LABELS, MITRE, corpus, payload
-from secdash.services.battle.defense import DefenseConfig, PatternRule, RateLimit, UploadRules, UploadSignature, UrlRules
-from secdash.services.battle.demo_app import BRAND_DOMAINS, EICAR
+from secdash.services.battle import attacks, defense
+from secdash.services.battle.corpora import corpus, payload
+from secdash.services.battle.defense import DefenseConfig, PatternRule, RateLimit, UploadRules, UrlRules
+from secdash.services.battle.demo_app import BRAND_DOMAINS
 from secdash.services.battle.sender import RunResult
 
 MAX_SAMPLES = 10
@@ -39,6 +40,7 @@ def _clip(text: str, limit: int = MAX_SAMPLE_CHARS) -> str:
 def findings_summary(attack_type: str, result: RunResult) -> dict[str, Any]:
     """What a run showed, small and JSON-able: counts, the damage done, up to 10 attack payloads that got
     through (distinct, damaging ones first) and the endpoint attacked."""
+    kind = attacks.BY_ID.get(attack_type)
     passed = [o for o in result.outcomes if o.request.traffic == "attack" and not o.blocked]
     ordered = sorted(passed, key=lambda o: o.damage is None)  # stable: damaging ones first, corpus order kept
     samples: list[str] = []
@@ -53,8 +55,8 @@ def findings_summary(attack_type: str, result: RunResult) -> dict[str, Any]:
     endpoint = result.outcomes[0].request.path if result.outcomes else ""
     return {
         "attackType": attack_type,
-        "label": LABELS.get(attack_type, attack_type),
-        "technique": MITRE[attack_type].id if attack_type in MITRE else None,
+        "label": kind.label if kind else attack_type,
+        "technique": kind.technique.id if kind else None,
         "endpoint": endpoint,
         "attackSent": result.attack_sent,
         "attackBlocked": result.attack_blocked,
@@ -68,112 +70,20 @@ def findings_summary(attack_type: str, result: RunResult) -> dict[str, Any]:
     }
 
 
-# --- the recipes --------------------------------------------------------------------------------------------
-
-SQLI_PATTERNS = (
-    # A quote that closes the string, followed by SQL (a keyword, a comment, a parenthesis or a statement end).
-    ("sqli-quote-break", r"'\s*(\)|;|--|/\*|#|\b(or|and|union|order|group|having|limit)\b)"),
-    # UNION ... SELECT with any spacing or comments between the words.
-    ("sqli-union-select", r"\bunion\b[\s\S]{0,40}\bselect\b"),
-    # Names that only an attacker asks for.
-    ("sqli-system-tables", r"\b(sqlite_master|sqlite_schema|password_hash|information_schema)\b"),
-    ("sqli-comment", r"/\*|\*/"),
-)
-XSS_PATTERNS = (
-    # Tags that run or load code (harmless formatting like <b>, <i>, <em> stays allowed).
-    ("xss-code-tags", r"<\s*/?\s*(script|iframe|frame|object|embed|svg|math|style|base|meta|link|form|applet)\b"),
-    # An event handler attribute inside a tag: <img src=x onerror=...>, <svg/onload=...>.
-    ("xss-event-handler", r"<[a-z][^>]*[\s/\"']on[a-z]+\s*="),
-    # A script URL or a numeric entity (hiding one) inside a tag.
-    ("xss-script-url", r"<[a-z][^>]*(script\s*:|&#|data\s*:)"),
-)
-DANGEROUS_EXTENSIONS = (
-    ".exe",
-    ".com",
-    ".scr",
-    ".bat",
-    ".cmd",
-    ".msi",
-    ".dll",
-    ".vbs",
-    ".js",
-    ".jse",
-    ".ps1",
-    ".hta",
-    ".jar",
-    ".pif",
-    ".cpl",
-    ".lnk",
-    ".wsf",
-)
-LOGIN_LIMIT = (5, 60)  # requests per client, window seconds
-PAGE_LIMIT = (10, 60)
-
-
-def _recipe(attack_type: str, slug: str) -> tuple[DefenseConfig, str]:
-    if attack_type == "sql_injection":
-        config = DefenseConfig(
-            patterns=[PatternRule(name=name, pattern=p, targets=["query"], endpoints=["search"]) for name, p in SQLI_PATTERNS]
-        )
-        return config, (
-            "Refuse search queries that break out of the SQL string: a quote followed by SQL, UNION SELECT, "
-            "system-table names and SQL comments. Honest searches (words, apostrophes in names, percent signs) pass."
-        )
-    if attack_type == "xss":
-        config = DefenseConfig(
-            patterns=[PatternRule(name=name, pattern=p, targets=["query"], endpoints=["comment"]) for name, p in XSS_PATTERNS]
-        )
-        return config, (
-            "Refuse comments carrying script: code-running tags (script, iframe, svg, object...), event-handler "
-            "attributes, and script: or entity-hidden URLs inside tags. Formatting tags such as <b> and <i> stay allowed."
-        )
-    if attack_type == "brute_force":
-        requests, window = LOGIN_LIMIT
-        config = DefenseConfig(
-            rate_limits=[RateLimit(name="login-guessing", requests=requests, window_seconds=window, endpoints=["login"])]
-        )
-        return config, (
-            f"Rate-limit sign-in attempts to {requests} per client per {window} s: a password-guessing client is "
-            "stopped after a few tries, while members who mistype once still get in."
-        )
-    if attack_type == "malware":
-        config = DefenseConfig(
-            uploads=UploadRules(
-                signatures=[UploadSignature(name="eicar-test-file", text=EICAR)], blocked_extensions=list(DANGEROUS_EXTENSIONS)
-            )
-        )
-        return config, (
-            "Scan uploads for the EICAR anti-virus test signature (also inside stored zips) and refuse executable "
-            "and script file extensions; documents, images and text files are still accepted."
-        )
-    if attack_type == "phishing":
-        config = DefenseConfig(urls=UrlRules(block_punycode=True, block_lookalikes=True, protected_domains=[BRAND_DOMAINS[slug]]))
-        return config, (
-            f"Refuse reported links whose host is punycode or mixed-script, or imitates {BRAND_DOMAINS[slug]} "
-            "(same letters after confusable swaps, one edit away, or the brand inside a longer host). The real "
-            "domain and unrelated sites are still published."
-        )
-    if attack_type == "ddos":
-        requests, window = PAGE_LIMIT
-        config = DefenseConfig(
-            rate_limits=[RateLimit(name="page-flood", requests=requests, window_seconds=window, endpoints=["pages"])]
-        )
-        return config, (
-            f"Rate-limit page requests to {requests} per client per {window} s: a flooding client is cut off "
-            "after its first pages, visitors browsing a few pages are never slowed."
-        )
-    raise ValueError(f"unknown attack type {attack_type[:40]!r}")
+# --- the recipes (each attack type module holds its own: services/battle/attacks/) ---------------------------
 
 
 def offline_plan(attack_type: str, slug: str, findings: dict[str, Any]) -> dict[str, Any]:
     """The offline engine's defense: a narrow, correct configuration for this attack type only, and a
     strategy text that starts from what the baseline showed."""
     corpus(attack_type, slug)  # ValueError for an unknown type or site
-    config, how = _recipe(attack_type, slug)
+    config, how = attacks.get(attack_type).recipe(slug)
     sent, passed = int(findings.get("attackSent", 0) or 0), int(findings.get("attackPassed", 0) or 0)
     damages = findings.get("damages") or {}
     seen = ", ".join(f"{name} x{count}" for name, count in sorted(damages.items())[:4]) if isinstance(damages, dict) else ""
-    observed = f"Baseline: {passed} of {sent} {LABELS[attack_type]} requests got through" + (f" ({seen})." if seen else ".")
+    observed = f"Baseline: {passed} of {sent} {attacks.label(attack_type)} requests got through" + (
+        f" ({seen})." if seen else "."
+    )
     strategy = f"{observed} {how}"[:800]
     return {"strategy": strategy, "config": defense.parse_config(config).model_dump(mode="json")}
 
@@ -252,16 +162,6 @@ def merge(current: DefenseConfig, addition: DefenseConfig) -> DefenseConfig:
 
 # --- the "defense code" view --------------------------------------------------------------------------------
 
-_TYPE_PARTS = {
-    "sql_injection": "patterns",
-    "xss": "patterns",
-    "brute_force": "rate_limits",
-    "ddos": "rate_limits",
-    "malware": "uploads",
-    "phishing": "urls",
-}
-_TYPE_ENDPOINT = {"sql_injection": "search", "xss": "comment", "brute_force": "login", "ddos": "pages"}
-
 
 def _where(endpoints: Sequence[str] | None) -> str:
     return ",".join(endpoints) if endpoints else "*"
@@ -301,11 +201,11 @@ def _url_lines(urls: UrlRules) -> list[str]:
 
 
 def _relevant(line_part: str, rule: PatternRule | RateLimit | None, attack_type: str | None) -> bool:
-    if attack_type is None or _TYPE_PARTS.get(attack_type) != line_part:
+    kind = attacks.BY_ID.get(attack_type or "")
+    if kind is None or kind.defense_part != line_part:
         return False
-    endpoint = _TYPE_ENDPOINT.get(attack_type)
     endpoints = getattr(rule, "endpoints", None)
-    return endpoint is None or endpoints is None or endpoint in endpoints
+    return endpoints is None or kind.endpoint in endpoints
 
 
 def defense_code(config: DefenseConfig, attack_type: str | None = None) -> str:
@@ -317,7 +217,8 @@ def defense_code(config: DefenseConfig, attack_type: str | None = None) -> str:
     entries += [(_relevant("uploads", None, attack_type), line) for line in _upload_lines(config.uploads)]
     entries += [(_relevant("urls", None, attack_type), line) for line in _url_lines(config.urls)]
     ordered = [line for first, line in entries if first] + [line for first, line in entries if not first]
-    label = LABELS.get(attack_type or "", "")
+    kind = attacks.BY_ID.get(attack_type or "")
+    label = kind.label if kind else ""
     if not ordered:
         return f"# {label + ' defense: ' if label else ''}no rules - every request is let through (weak default)"
     counts = [

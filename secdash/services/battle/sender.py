@@ -25,8 +25,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from secdash.core.config import get_settings
-from secdash.services.battle.corpora import Corpus, DrillRequest, damage
+from secdash.services.battle.corpora import damage
 from secdash.services.battle.request_log import DRILL_HEADER, drill_header
+from secdash.services.battle.traffic import Corpus, DrillRequest
 
 log = logging.getLogger(__name__)
 BATCH_SIZE = 25
@@ -138,7 +139,7 @@ class _Pacer:
             await asyncio.sleep(start - now)
 
 
-async def _send_one(client: httpx.AsyncClient, slug: str, request: DrillRequest, header: str) -> Outcome:
+async def _send_one(client: httpx.AsyncClient, slug: str, attack_type: str, request: DrillRequest, header: str) -> Outcome:
     kwargs: dict[str, object] = {"headers": {DRILL_HEADER: header}}
     if request.params:
         kwargs["params"] = list(request.params)
@@ -153,7 +154,7 @@ async def _send_one(client: httpx.AsyncClient, slug: str, request: DrillRequest,
         log.info("drill request to %s %s failed: %s", slug, request.path, type(exc).__name__)
         status, body = 0, ""
     rule = blocked_rule(status, body, slug)
-    hurt = damage(request, status, body, slug) if rule is None else None
+    hurt = damage(attack_type, request, status, body, slug) if rule is None else None
     return Outcome(request=request, status=status, blocked=rule is not None, rule=rule, damage=hurt)
 
 
@@ -197,7 +198,7 @@ async def send_corpus(
 
     async def run_one(index: int) -> None:
         try:
-            results[index] = await _send_one(client, slug, requests[index], headers[index])
+            results[index] = await _send_one(client, slug, corpus.attack_type, requests[index], headers[index])
         finally:
             slots.release()
 

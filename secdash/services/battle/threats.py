@@ -27,7 +27,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, utcnow
-from secdash.services.battle import corpora, drills
+from secdash.services.battle import attacks, drills
 from secdash.services.errors import DomainError
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ async def latest_announcement(session: AsyncSession) -> dict[str, Any] | None:
 async def announce(session: AsyncSession, attack_type: str, source: str) -> dict[str, Any]:
     data = {
         "attackType": attack_type,
-        "label": corpora.LABELS[attack_type],
+        "label": attacks.label(attack_type),
         "source": source,
         "at": utcnow().isoformat().replace("+00:00", "Z"),
         "simulated": True,
@@ -110,7 +110,7 @@ async def tick(rng: random.Random, *, delay: float = START_DELAY_SECONDS) -> int
             return None  # only while idle
     if rng.random() >= CHANCE:
         return None
-    attack_type = rng.choice(corpora.ATTACK_TYPES)
+    attack_type = rng.choice(attacks.IDS)
     source = made_up_source(rng)
     async with session_scope() as session:
         await announce(session, attack_type, source)

@@ -11,12 +11,9 @@ from typing import Any
 import reflex as rx
 
 from secdash.core import notify
-from secdash.core.config import get_settings
 from secdash.models import UserPublic
 from secdash.services.errors import DomainError
-from secdash.services.monitoring import sites
 from secdash.services.reads import page_reads
-from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
@@ -70,9 +67,8 @@ class DashboardState(AuthState):
             state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))
 
     @protected
-    async def load(self, user: UserPublic):
-        """The dashboard appeared: create the default sites on the very first load, read the open tab."""
-        await in_session(sites.init_default_sites, settings=get_settings(), actor=user)
+    async def load(self):
+        """The dashboard appeared: read the open tab (the demo sites are seeded at start-up, `python -m secdash init`)."""
         await self._read_tab(self.tab, with_target=True)
         self.loading = False
         return DashboardState.follow_changes

@@ -5,6 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.core.config import get_settings
+from secdash.services.monitoring import sites
 from secdash.state.dashboard import DashboardState, DefenseTab, OverviewTab
 from tests.factories import make_user, sign_in
 
@@ -14,6 +16,7 @@ async def _dashboard(session, tab: type[DashboardState] = OverviewTab):
     root = rx.State(_reflex_internal_init=True)
     state = root.get_substate(DashboardState.get_full_name().split("."))
     state.auth_token = await sign_in(session, "ops@example.com")
+    await sites.init_default_sites(session=session, settings=get_settings())  # as `python -m secdash init` does
     await DashboardState.event_handlers["load"].fn(state)
     if tab is DefenseTab:
         await DashboardState.event_handlers["set_tab"].fn(state, "defense")

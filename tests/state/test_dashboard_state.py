@@ -5,6 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.core.config import get_settings
+from secdash.services.monitoring import sites
 from secdash.services.reads import page_reads
 from secdash.state.dashboard import (
     TAB_PARTS,
@@ -36,8 +38,9 @@ async def _refresh(state, cls, changed=None):
     state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))
 
 
-async def test_load_creates_default_sites_and_reads_the_open_tab(session):
+async def test_load_shows_the_demo_sites_seeded_at_start_up_and_reads_the_open_tab(session):
     root, state = await _dashboard(session)
+    await sites.init_default_sites(session=session, settings=get_settings())  # as `python -m secdash init` does
     follow_up = await DashboardState.event_handlers["load"].fn(state)
     assert follow_up is DashboardState.event_handlers["follow_changes"]
     overview = _substate(root, OverviewTab)
@@ -64,8 +67,18 @@ async def test_new_scan_stays_idle_when_a_refresh_reads_the_finished_job(session
     assert scan.scan_status == "idle"
 
 
+async def test_loading_the_dashboard_writes_nothing_not_even_the_demo_sites(session):
+    """The demo sites are seeded once at start-up; a page read never creates them (nor anything else)."""
+    root, state = await _dashboard(session)
+    await DashboardState.event_handlers["load"].fn(state)
+    overview = _substate(root, OverviewTab)
+    assert not state.loading and overview.sites_count == 0 and overview.sites == []
+    assert await sites.list_sites(session=session) == []
+
+
 async def test_limited_user_cannot_add_sites_and_sees_why(session):
     root, state = await _dashboard(session, role="limited")
+    await sites.init_default_sites(session=session, settings=get_settings())
     await DashboardState.event_handlers["load"].fn(state)
     overview = _substate(root, OverviewTab)
     result = await OverviewTab.event_handlers["save_site"].fn(overview, {"name": "X", "url": "https://x.example.com"})

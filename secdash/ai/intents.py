@@ -8,7 +8,7 @@ Five intents are answered from the live data rather than from one knowledge-base
 - `compare_sites`: two sites (or all of them) side by side;
 - `changes_since`: "what changed since yesterday?".
 
-`route` gives the intent, or else the topic retrieval finds (`offline.retrieve`), or "(no match)".
+`route` gives the intent, or else the topic retrieval finds (`retrieval.retrieve`), or "(no match)".
 Rules are phrase patterns over the lower-cased question, checked in the order above's reverse of
 generality: a pattern question first, then changes, comparisons, rankings, and a site + topic last.
 Tests: tests/ai/test_paraphrase.py (OPERATOR_QUESTIONS).
@@ -20,6 +20,7 @@ import re
 
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, AgentProfile
 from secdash.ai.knowledge import BY_ID
+from secdash.ai.retrieval import INDEX, retrieve, tokens
 from secdash.ai.situation import Situation
 
 # The knowledge-base topics a site can be drilled on and defended against (Battle Station's attack types).
@@ -106,8 +107,6 @@ def _named_topics(text: str) -> list[str]:
 
 def site_topic(question: str, agent: AgentProfile, situation: Situation | None = None) -> str | None:
     """The attack topic of a question that names a site, or None."""
-    from secdash.ai.offline import retrieve  # the knowledge base's retrieval (offline imports this module)
-
     if not sites_in(question, situation):
         return None
     text = _without_sites(question, situation)
@@ -124,9 +123,7 @@ def site_topic(question: str, agent: AgentProfile, situation: Situation | None =
 
 
 def _top_score(text: str) -> float:
-    from secdash.ai.offline import _INDEX, tokens
-
-    return max(_INDEX.scores(text, tokens(text)), default=0.0)
+    return max(INDEX.scores(text, tokens(text)), default=0.0)
 
 
 # Cue words (stemmed) for questions the phrase patterns miss: an intent wins when its cues add up to CUE_THRESHOLD.
@@ -200,8 +197,6 @@ _NOT_PRIORITY = re.compile(r"first (?:steps?|thing to do|response)|call first|\b
 
 
 def _cue_intent(question: str, lowered: str) -> str | None:
-    from secdash.ai.offline import tokens
-
     words = tokens(question)
     scores = {}
     for intent, cues in _CUES.items():
@@ -235,8 +230,6 @@ def classify(question: str, agent: AgentProfile, situation: Situation | None = N
 
 def route(question: str, agent: AgentProfile, situation: Situation | None = None) -> str:
     """The intent, else the knowledge-base topic, else "(no match)"."""
-    from secdash.ai.offline import retrieve
-
     intent = classify(question, agent, situation)
     if intent:
         return intent

@@ -6,7 +6,7 @@ keywords. At least 90% must reach their topic; the assertion lists every miss.""
 from __future__ import annotations
 
 from secdash.ai.agents import AGENTS
-from secdash.ai.offline import retrieve
+from secdash.ai.retrieval import retrieve
 
 QUESTIONS: tuple[tuple[str, str | tuple[str, ...]], ...] = (
     # brute force

@@ -20,7 +20,7 @@ import time
 import reflex as rx
 
 from secdash.core import notify
-from secdash.models import OperationStatus, UserPublic, as_utc, utcnow
+from secdash.models import OperationStatus, UserPublic, as_utc
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.services.battle import attacks, defense, drills, station, threats
@@ -126,11 +126,6 @@ def defense_row(site: SiteDefense) -> DefenseRow:
     )
 
 
-def still_running(drill: ActiveBattlePublic) -> bool:
-    """A running drill counts until its duration (from its start time) has run out (spec section 4)."""
-    return (utcnow() - as_utc(drill.start_time)).total_seconds() < drill.duration
-
-
 def threat_name(label: str) -> str:
     """The panel's "<label> Attack in Progress" without a doubled word ("DDoS Attack" reads "DDoS Attack in ...")."""
     return label.removesuffix(" Attack")
@@ -179,7 +174,7 @@ class BattleState(AuthState):
         out += self._announce(data.announcement)
         self.operations = [operation_view(op) for op in data.operations]
         self.defenses = [defense_row(site) for site in data.defenses]
-        live = [drill for drill in data.active if still_running(drill)]
+        live = [drill for drill in data.active if drills.still_running(drill.start_time)]
         for drill in live:  # a simulated drill's outcome is toasted like the user's own
             if drill.simulated and drill.operation_id not in self._watched:
                 self._watched = [*self._watched, drill.operation_id]
@@ -271,7 +266,7 @@ class BattleState(AuthState):
 
     @protected
     async def trigger(self, user: UserPublic, attack_type: str):
-        """Start a drill of `attack_type` with a random platform agent (the server checks role and conflicts)."""
+        """Start a drill of `attack_type` (the server picks its defender, checks the role and conflicts)."""
         if attack_type not in attacks.IDS:
             return toast.error("Error", description=f"attackType must be one of: {', '.join(attacks.IDS)}")
         if self.pending:  # this tab's request is still running (a double click)
@@ -286,7 +281,6 @@ class BattleState(AuthState):
                 actor=user,
                 attack_type=attack_type,
                 attack_source=threats.made_up_source(_rng),
-                agent_id=_rng.choice(defense.DEMO_SLUGS),
             )
         except PermissionDenied as exc:  # a limited user: nothing changes
             return toast.error("Access denied", description=exc.message)

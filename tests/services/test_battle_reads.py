@@ -4,12 +4,14 @@ they were until the job system's end hook closes it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlalchemy import event
 from sqlmodel import func, select
 
 from secdash.core.unit import commit
 from secdash.jobs import store
-from secdash.models import AgentRecord, AttackType, BattleOperation, HistoryLog, OperationStatus
+from secdash.models import AgentRecord, AttackType, BattleOperation, HistoryLog, OperationStatus, utcnow
 from secdash.models.jobs import JobStatus
 from secdash.services.battle import drills, station
 from tests.factories import make_user
@@ -75,3 +77,19 @@ async def test_a_drill_without_its_job_reads_as_stopped_without_a_write(session)
     assert [(o.id, o.status, o.error) for o in listed] == [(gone, OperationStatus.stopped, drills.INTERRUPTED)]
     assert await drills.active_drills(session=session) == []
     assert (await _stored(session, gone)).status == OperationStatus.running
+
+
+async def test_a_drill_runs_while_its_job_does_and_its_duration_lasts(session):
+    """The one "still running" rule (drills.still_running, 300 s from its start) for the active list and the page."""
+    job = await store.create(session, kind=drills.KIND, singleton_key="drill:gem", params={"site": "gem"})
+    op = BattleOperation(attack_type=AttackType.ddos, site="gem", agent_id="gem", job_id=job.id, mitre_technique="T1499.002")
+    session.add(op)
+    await commit(session)
+    assert [a.operation_id for a in await drills.active_drills(session=session)] == [op.id]
+    assert drills.still_running(op.started_at) and not drills.still_running(
+        op.started_at, now=op.started_at + timedelta(seconds=drills.DURATION_SECONDS)
+    )
+    op.started_at = utcnow() - timedelta(seconds=drills.DURATION_SECONDS + 1)  # its job still runs: out of time
+    session.add(op)
+    await commit(session)
+    assert await drills.active_drills(session=session) == []

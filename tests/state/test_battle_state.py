@@ -5,17 +5,19 @@ fallback and the System Alert)."""
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import reflex as rx
 
 import secdash.secdash  # noqa: F401
+from secdash.ai.agents import PLATFORM_AGENT_IDS
 from secdash.core.unit import commit
 from secdash.jobs import store
-from secdash.models import JobLevel, OperationStatus, utcnow
+from secdash.models import BattleOperation, JobLevel, OperationStatus, utcnow
 from secdash.models.battle_public import ActiveBattlePublic, MitreTechnique, OperationPublic, RunCounts
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services.battle import defense
+from secdash.services.battle import defense, drills
 from secdash.services.battle.station import SiteDefense, StationRead
 from secdash.state.battle import FALLBACK_CODE, BattleState
 from tests.factories import make_user, sign_in
@@ -197,3 +199,26 @@ async def test_an_open_battle_station_page_is_what_lets_the_threat_simulation_ru
         await asyncio.sleep(0.05)
     task.cancel()
     assert await threats.watched()
+
+
+async def test_the_button_leaves_the_defender_to_the_servers_rule(session, monkeypatch):
+    """Spec section 7: a random agent is chosen for a defend request. The page names none, so the server's one
+    rule (drills.defender) picks it, as for the API's defend request without aiAgentId."""
+    asked: list[dict] = []
+
+    async def start_drill(*, session, **kwargs):
+        asked.append(kwargs)
+        slug, agent = drills.defender(kwargs.get("agent_id"))
+        return BattleOperation(id=7, job_id=70, attack_type=kwargs["attack_type"], site=slug, agent_id=agent)
+
+    class Picks(random.Random):
+        def choice(self, seq):
+            assert tuple(seq) == PLATFORM_AGENT_IDS
+            return "gem"
+
+    monkeypatch.setattr(drills, "start_drill", start_drill)
+    monkeypatch.setattr(drills, "_rng", Picks())
+    await make_user(session, "admin@example.com", role="admin")
+    state = _state(await sign_in(session, "admin@example.com"))
+    await BattleState.event_handlers["trigger"].fn(state, attack_type="phishing")
+    assert [a.get("agent_id") for a in asked] == [None] and state.pending and state.active_site == "Gem"

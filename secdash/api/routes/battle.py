@@ -25,7 +25,7 @@ Limit = Annotated[
     Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default {drills.LIST_LIMIT}"),
     integer_text(1, drills.MAX_LIST_LIMIT),
 ]
-# The site a drill defends, by its agent (empty or null: the platform that specialises in the attack).
+# The site a drill defends, by its agent (empty or null: a random platform agent, drills.defender).
 AgentId = Annotated[str | None, choice_text([None, "", *PLATFORM_AGENT_IDS])]
 
 

@@ -20,6 +20,8 @@ records nothing that any counter reads. The site's agent is "fighting" while its
 from __future__ import annotations
 
 import logging
+import random
+from datetime import datetime
 from typing import Any
 
 from sqlmodel import col, select
@@ -46,6 +48,7 @@ from secdash.models import (
     Site,
     User,
     UserPublic,
+    as_utc,
     utcnow,
 )
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, MitreTechnique, OperationPublic, RunCounts
@@ -69,6 +72,7 @@ LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
 SITE_NAMES = {"stock": "Stock", "tour": "Tour", "gem": "Gem", "shares": "Shares"}
 PHASES = {"baseline": (0, 45), "defense": (45, 55), "after": (55, 100)}
+_rng = random.Random()  # the defender of a request that names none
 
 
 # --- starting, listing, reading --------------------------------------------------------------------------
@@ -92,14 +96,24 @@ def parse_source(value: Any) -> str:
     return value
 
 
-def target_of(attack_type: AttackType, agent_id: str | None) -> tuple[str, str | None]:
-    """(demo site slug, agent id): the agent's own platform, or the platform that specialises in the attack."""
+def defender(agent_id: Any = None, rng: random.Random | None = None) -> tuple[str, str]:
+    """(demo site slug, agent id) of a drill: the agent the request names, else a random platform agent (spec
+    section 7: "a random agent is chosen for a defend request"); a drill attacks its agent's own platform.
+
+    The one rule for the page's attack buttons, the API's defend request and the threat simulation."""
     if agent_id in (None, ""):
-        return attacks.get(attack_type.value).specialist, None
-    if not isinstance(agent_id, str) or agent_id.strip().lower() not in PLATFORM_AGENT_IDS:
+        agent = (rng or _rng).choice(PLATFORM_AGENT_IDS)
+    elif not isinstance(agent_id, str) or agent_id.strip().lower() not in PLATFORM_AGENT_IDS:
         raise Invalid(f"aiAgentId must be one of: {', '.join(PLATFORM_AGENT_IDS)}")
-    agent = agent_id.strip().lower()
+    else:
+        agent = agent_id.strip().lower()
     return defense.check_slug(agent), agent
+
+
+def still_running(start_time: datetime, now: datetime | None = None) -> bool:
+    """Whether a drill started at `start_time` still counts as running (its job running too): until its duration
+    has run out (spec section 4: 300 s from its start). The one rule for the active list and the page."""
+    return ((now or utcnow()) - as_utc(start_time)).total_seconds() < DURATION_SECONDS
 
 
 def _technique(attack_type: str) -> MitreTechnique:
@@ -195,7 +209,7 @@ async def start_drill(
         raise Invalid("a drill needs an admin or the threat simulation")
     kind = parse_attack_type(attack_type)
     source = parse_source(attack_source)
-    slug, agent = target_of(kind, agent_id)
+    slug, agent = defender(agent_id)
     technique = attacks.get(kind.value).technique
     op = BattleOperation(
         attack_type=kind,
@@ -301,7 +315,7 @@ async def get_operation(*, session: AsyncSession, operation_id: int) -> Operatio
 
 async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
     """Running drills (spec: attackType, defenseCode, startTime, duration), oldest first: a drill runs while its
-    job does (a job that ended without closing its operation leaves nothing running)."""
+    job does (a job that ended without closing its operation leaves nothing running) and `still_running` says so."""
     rows = list(
         await session.exec(
             select(BattleOperation).where(BattleOperation.status == OperationStatus.running).order_by(col(BattleOperation.id))
@@ -311,7 +325,7 @@ async def active_drills(*, session: AsyncSession) -> list[ActiveBattlePublic]:
     for op in rows:
         assert op.id is not None
         job = await store.get(session, op.job_id) if op.job_id else None
-        if job is None or not store.is_active(job):
+        if job is None or not store.is_active(job) or not still_running(op.started_at):
             continue
         progress = job.progress or {}
         out.append(

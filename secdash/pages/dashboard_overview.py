@@ -1,0 +1,329 @@
+"""The Dashboard's first tab: the monitored sites with their checks, the newest alerts (samples while there are
+none), AI activity and the figures; the add/edit site dialog and its removal confirmation."""
+
+import reflex as rx
+
+from secdash.components.badges import event_severity_badge, pill
+from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
+from secdash.components.focus import dialog_content
+from secdash.components.response_chart import response_chart
+from secdash.core.demo_sites import NAME_OF
+from secdash.state.auth import AuthState
+from secdash.state.dashboard import OverviewTab
+from secdash.state.dashboard_views import ActivityView, EventView, SiteView
+
+# Spec: sample alert rows shown, marked as samples, when there are no events yet.
+SAMPLE_ALERTS = (
+    ("high", "Brute-force login attempts blocked", NAME_OF["stock"]),
+    ("medium", "Suspicious API scraping pattern", NAME_OF["tour"]),
+    ("low", "Outdated TLS cipher offered", NAME_OF["gem"]),
+)
+
+
+def _header_test(test: rx.Var) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(test["title"], class_name="text-slate-200"),
+        rx.el.span(test["result"], class_name="text-slate-400 break-all"),
+        rx.el.span(
+            test["modifier"],
+            class_name=rx.cond(test["passed"] == "pass", "text-emerald-300 text-right", "text-red-300 text-right"),
+            title=test["passed"],
+        ),
+        class_name="grid grid-cols-[minmax(0,9rem)_1fr_2.5rem] gap-2 py-0.5",
+        data_testid="header-test",
+    )
+
+
+def _header_tests(site: SiteView) -> rx.Component:
+    """Every test of the header grade with its result and modifier, as the Observatory's own report lists them."""
+    return rx.el.details(
+        rx.el.summary(site.tests_summary, class_name="cursor-pointer text-xs text-cyan-300"),
+        rx.el.ul(rx.foreach(site.tests, _header_test), class_name="mt-1 text-[11px] divide-y divide-slate-800"),
+        class_name="mt-1",
+        data_testid="header-tests",
+    )
+
+
+def _site_row(site: SiteView) -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            rx.el.div(
+                rx.el.div(site.name, class_name="font-semibold text-slate-100"),
+                rx.el.div(site.address, class_name="text-xs text-slate-400 truncate"),
+                class_name="min-w-0",
+            ),
+            status_badge(site.status, site.status_label),
+            class_name="flex items-start justify-between gap-2",
+        ),
+        rx.el.dl(
+            rx.el.div(
+                rx.el.dt(
+                    "Response",
+                    class_name="text-slate-400",
+                    title="Total time: every redirect and the whole page, as a visitor waits for it",
+                ),
+                rx.el.dd(site.response_time, data_testid="site-response"),
+            ),
+            rx.el.div(
+                rx.el.dt("TLS", class_name="text-slate-400"), rx.el.dd(site.tls, title=site.tls_title, data_testid="site-tls")
+            ),
+            rx.el.div(rx.el.dt("Grade", class_name="text-slate-400"), rx.el.dd(site.grade, class_name="font-bold")),
+            rx.el.div(rx.el.dt("Checked", class_name="text-slate-400"), rx.el.dd(site.checked)),
+            class_name="mt-2 grid grid-cols-4 gap-2 text-xs text-slate-300",
+        ),
+        rx.cond(
+            site.timing != "",
+            rx.el.p(site.timing, class_name="mt-1 text-xs text-slate-400", data_testid="site-timing"),
+            rx.fragment(),
+        ),
+        rx.cond(site.error != "", rx.el.p(site.error, class_name="mt-1 text-xs text-red-300"), rx.fragment()),
+        rx.cond(
+            site.findings != "",
+            rx.el.p(site.findings, class_name="mt-1 text-xs text-slate-400 truncate", title=site.findings),
+            rx.fragment(),
+        ),
+        rx.cond(site.tests_summary != "", _header_tests(site), rx.fragment()),
+        rx.el.div(
+            response_chart(site.chart, height=90, data_testid="response-chart"),
+            class_name="mt-2",
+            role="img",
+            aria_label=f"Response times of {site.name}, most recent checks",
+        ),
+        rx.cond(
+            AuthState.is_admin,
+            rx.el.button(
+                "Edit", on_click=OverviewTab.open_site_dialog(site.id), class_name="mt-1 text-xs text-cyan-300 hover:underline"
+            ),
+            rx.fragment(),
+        ),
+        class_name="min-w-0 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
+        data_testid="site-row",
+    )
+
+
+def _activity_row(activity: ActivityView) -> rx.Component:
+    return rx.el.li(
+        rx.el.div(
+            pill(activity.activity_type, "bg-cyan-500/10 text-cyan-300 border-cyan-500/30"),
+            rx.el.span(activity.target, class_name="text-sm font-medium text-slate-200"),
+            rx.cond(activity.simulated, simulated_mark(), rx.fragment()),
+            rx.el.span(activity.created, class_name="ml-auto font-mono text-xs text-slate-400"),
+            class_name="flex flex-wrap items-center gap-2",
+        ),
+        rx.el.p(activity.description, class_name="mt-1 text-sm text-slate-400"),
+        class_name="border-b border-slate-800 py-2 last:border-0",
+    )
+
+
+def _alert_row(alert: EventView) -> rx.Component:
+    return rx.el.li(
+        rx.el.div(
+            event_severity_badge(alert.severity),
+            rx.el.span(alert.site, class_name="text-sm text-slate-300"),
+            rx.cond(alert.resolved, pill("Resolved", "bg-emerald-500/15 text-emerald-300 border-emerald-500/40"), rx.fragment()),
+            rx.el.span(alert.created, class_name="ml-auto font-mono text-xs text-slate-400"),
+            class_name="flex flex-wrap items-center gap-2",
+        ),
+        rx.el.p(alert.description, class_name="mt-1 text-sm text-slate-300"),
+        class_name="border-b border-slate-800 py-2 last:border-0",
+        data_testid="alert-row",
+    )
+
+
+def _sample_alerts() -> rx.Component:
+    return rx.el.ul(
+        *[
+            rx.el.li(
+                rx.el.div(
+                    event_severity_badge(sev),
+                    rx.el.span(site, class_name="text-sm text-slate-400"),
+                    sample_mark(),
+                    class_name="flex items-center gap-2",
+                ),
+                rx.el.p(text, class_name="mt-1 text-sm text-slate-400"),
+                class_name="border-b border-slate-800 py-2 last:border-0",
+            )
+            for sev, text, site in SAMPLE_ALERTS
+        ],
+    )
+
+
+def dashboard_tab() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            stat_card("Sites Monitored", OverviewTab.sites_count, "globe"),
+            stat_card(
+                "Threats Blocked",
+                OverviewTab.threats_blocked,
+                "shield-ban",
+                "text-emerald-300",
+                note=rx.el.p(
+                    "Real blocks only (simulated activity is not counted)",
+                    title="Requests a defense really blocked. Simulated AI activity is marked simulated and never counted.",
+                    class_name="mt-1 text-xs text-slate-400",
+                    data_testid="threats-blocked-note",
+                ),
+            ),
+            stat_card("Defense System", "ACTIVE", "shield-check", "text-emerald-300"),
+            stat_card("System Health", "99.9%", "heart-pulse", "text-cyan-300"),
+            class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
+        ),
+        rx.el.div(
+            card(
+                rx.cond(
+                    OverviewTab.sites.length() > 0,
+                    rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
+                    rx.el.p("No sites yet.", class_name="text-slate-400"),
+                ),
+                title="Monitored Sites",
+                extra=rx.cond(
+                    AuthState.is_admin,
+                    rx.el.button(
+                        rx.icon("plus", class_name="w-4 h-4"),
+                        "Add site",
+                        on_click=OverviewTab.open_site_dialog(0),
+                        class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
+                        "hover:bg-slate-800",
+                    ),
+                    rx.fragment(),
+                ),
+                class_name="min-w-0 rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2",
+            ),
+            card(
+                rx.cond(
+                    OverviewTab.activities.length() > 0,
+                    rx.el.ul(rx.foreach(OverviewTab.activities, _activity_row)),
+                    rx.el.p("No AI activity yet.", class_name="text-slate-400"),
+                ),
+                title="AI Activity",
+            ),
+            class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
+        ),
+        rx.el.div(
+            card(
+                rx.cond(
+                    OverviewTab.simulation_on,
+                    rx.el.div(
+                        rx.el.p(OverviewTab.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
+                        rx.el.p(
+                            OverviewTab.active_users,
+                            " active users · ",
+                            OverviewTab.bandwidth,
+                            " MB/s",
+                            class_name="text-sm text-slate-400",
+                        ),
+                    ),
+                    rx.el.p("Traffic simulation is off.", class_name="text-slate-400"),
+                ),
+                title="Traffic",
+                extra=simulated_mark(),
+            ),
+            card(
+                rx.el.div(
+                    rx.el.span(OverviewTab.user_clean, " clean", class_name="text-emerald-300"),
+                    rx.el.span(OverviewTab.user_suspicious, " suspicious", class_name="text-amber-300"),
+                    rx.el.span(OverviewTab.user_blocked, " blocked", class_name="text-red-300"),
+                    class_name="flex flex-wrap gap-4 text-sm",
+                ),
+                title="User Scan",
+                extra=simulated_mark(),
+            ),
+            card(
+                rx.cond(OverviewTab.alerts.length() > 0, rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)), _sample_alerts()),
+                title="Security Alerts",
+                extra=rx.el.span(
+                    OverviewTab.active_alerts,
+                    " active",
+                    class_name="text-xs text-red-300",
+                    title="Open (unresolved) events; the list shows the 5 newest",
+                    data_testid="active-alerts",
+                ),
+            ),
+            class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
+        ),
+    )
+
+
+def _remove_confirmation() -> rx.Component:
+    """Remove asks first, naming the site; only "Remove site" removes it."""
+    return rx.el.div(
+        rx.el.p("Remove ", OverviewTab.site_form_name, "?", class_name="font-semibold text-red-300"),
+        rx.el.p(
+            "Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
+            class_name="text-sm text-slate-300",
+        ),
+        rx.el.div(
+            rx.el.button(
+                "Keep site",
+                type="button",
+                on_click=OverviewTab.keep_site,
+                class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
+            ),
+            rx.el.button(
+                "Remove site",
+                type="button",
+                on_click=OverviewTab.delete_site(OverviewTab.editing_site_id),
+                class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500",
+            ),
+            class_name="flex gap-2",
+        ),
+        role="alert",
+        class_name="mt-3 flex flex-col gap-2 rounded-md border border-red-500/50 bg-red-500/10 p-3",
+    )
+
+
+def site_dialog() -> rx.Component:
+    return rx.dialog.root(
+        dialog_content(
+            rx.dialog.title(rx.cond(OverviewTab.editing_site_id > 0, "Edit site", "Add site")),
+            rx.el.form(
+                rx.el.label("Name", html_for="site-name", class_name="text-sm"),
+                rx.el.input(
+                    id="site-name",
+                    name="name",
+                    default_value=OverviewTab.site_form_name,
+                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                ),
+                rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
+                rx.el.input(
+                    id="site-url",
+                    name="url",
+                    default_value=OverviewTab.site_form_url,
+                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                ),
+                rx.el.label(
+                    rx.el.input(type="checkbox", name="allow_private"),
+                    " Allow a private or local address (only for hosts you own)",
+                    class_name="flex items-center gap-2 text-sm text-slate-300",
+                ),
+                rx.cond(
+                    OverviewTab.confirm_remove,
+                    _remove_confirmation(),
+                    rx.el.div(
+                        rx.cond(
+                            OverviewTab.editing_site_id > 0,
+                            rx.el.button(
+                                "Remove",
+                                type="button",
+                                on_click=OverviewTab.ask_remove_site,
+                                class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300",
+                            ),
+                            rx.fragment(),
+                        ),
+                        rx.el.button(
+                            "Cancel",
+                            type="button",
+                            on_click=OverviewTab.close_site_dialog,
+                            class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
+                        ),
+                        rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
+                        class_name="mt-3 flex gap-2",
+                    ),
+                ),
+                on_submit=OverviewTab.save_site,
+                class_name="flex flex-col gap-2",
+            ),
+        ),
+        open=OverviewTab.site_dialog_open,
+        on_open_change=lambda _open: OverviewTab.close_site_dialog(),
+    )

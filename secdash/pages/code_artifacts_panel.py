@@ -3,20 +3,15 @@ the version actions and the downloads. Everything a model wrote is shown as text
 
 import reflex as rx
 
+from secdash.components.diff import unified_diff
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
 from secdash.state.code_artifacts import CodeArtifactsState
-from secdash.state.code_artifacts_view import DiffRow, FindingRow
+from secdash.state.code_artifacts_view import FindingRow
 
 S = CodeArtifactsState
-DIFF_CLASSES = (
-    ("added", "bg-emerald-500/15 text-emerald-100"),
-    ("removed", "bg-red-500/15 text-red-100"),
-    ("hunk", "bg-slate-800/60 text-cyan-300"),
-)
-DIFF_MARKS = (("added", "+"), ("removed", "−"))
 _CODE_BOX = "rounded-md border border-slate-800 bg-slate-950/80 font-mono text-xs"
 _TAG = "inline-flex items-center whitespace-nowrap rounded-md border px-2 py-0.5 text-xs font-semibold"
 
@@ -146,19 +141,6 @@ def _preview() -> rx.Component:
     )
 
 
-def _diff_row(row: DiffRow) -> rx.Component:
-    number = "w-10 shrink-0 select-none pr-2 text-right text-slate-400"
-    return rx.el.div(
-        rx.el.span(row.old_line, class_name=number),
-        rx.el.span(row.new_line, class_name=number),
-        rx.el.span(rx.match(row.kind, *DIFF_MARKS, " "), class_name="w-4 shrink-0 select-none", aria_hidden="true"),
-        rx.el.span(row.text, class_name="whitespace-pre"),
-        class_name=rx.match(row.kind, *[(k, f"flex px-1 {v}") for k, v in DIFF_CLASSES], "flex px-1 text-slate-300"),
-        data_kind=row.kind,
-        data_testid="diff-row",
-    )
-
-
 def _version_select(id_: str, label: str, value, on_change) -> rx.Component:
     return rx.el.div(
         rx.el.label(label, html_for=id_, class_name="text-sm text-slate-300"),
@@ -182,14 +164,7 @@ def _compare() -> rx.Component:
             rx.el.span(S.diff_summary, class_name="text-sm text-slate-300", data_testid="diff-summary", aria_live="polite"),
             class_name="flex flex-wrap items-center gap-3",
         ),
-        rx.el.div(
-            rx.foreach(S.diff, _diff_row),
-            class_name=f"max-h-[60vh] overflow-auto py-2 {_CODE_BOX}",
-            data_testid="artifact-diff",
-            tab_index=0,
-            role="region",
-            aria_label="Line diff of the two versions",
-        ),
+        unified_diff(S.diff, label="Line diff of the two versions", data_testid="artifact-diff"),
         class_name="flex flex-col gap-2",
     )
 

@@ -1,7 +1,7 @@
 """Live Code Builder (/code-mode), as shared/SPEC.md section 2 lays it out: a header (Save, Preview, Download,
 Clear All, New Project, the status badge), the build log and the prompt on the left (Ctrl+Enter sends), the
-project card, the file list and the file viewer on the right; below them the list of the user's projects and saved
-snapshots (pages/code_projects.py); the preview dialog and the Clear All dialog.
+project card, the file list and the file viewer on the right (pages/code_builder_files.py); below them the list
+of the user's projects and saved snapshots (pages/code_projects.py); the preview dialog and the Clear All dialog.
 
 Everything a model wrote (file contents, log lines) is shown as text, never as markup; the preview is a frame
 with `sandbox="allow-scripts"` (no same-origin) on the isolated /preview/ route, whose own CSP makes it an opaque
@@ -17,24 +17,18 @@ from secdash.components.focus import alert_dialog_content, dialog_content
 from secdash.components.prompt_box import prompt_box
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import DANGER as _DANGER
-from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import PRIMARY as _PRIMARY
 from secdash.components.styles import QUIET as _QUIET
+from secdash.pages.code_builder_files import files, viewer
 from secdash.pages.code_projects import PROJECT_LIST_ID, STATUS_CLASSES, project_list
 from secdash.state.code_builder import CodeBuilderState
-from secdash.state.code_builder_view import BuildLine, DiffLine, FileRow
+from secdash.state.code_builder_view import BuildLine
 
 LOG_CLASSES = (
     ("error", "text-red-300"),
     ("success", "text-emerald-300"),
     ("code", "font-mono text-slate-200"),
 )
-DIFF_CLASSES = (
-    ("added", "bg-emerald-500/10 text-emerald-200"),
-    ("removed", "bg-red-500/10 text-red-200"),
-    ("hunk", "text-cyan-300"),
-)
-CHANGE_LABELS = (("created", "new"), ("updated", "changed"))
 _LOG_TEXT = "min-w-0 whitespace-pre-wrap break-words"
 EMPTY_LOG = "Connected to secure development environment..."
 
@@ -217,127 +211,6 @@ def _project_card() -> rx.Component:
     )
 
 
-def _file_row(row: FileRow) -> rx.Component:
-    selected = CodeBuilderState.selected_file == row.filename
-    return rx.el.li(
-        rx.el.button(
-            rx.el.div(
-                rx.el.span(row.filename, class_name="break-all font-mono text-sm text-cyan-200"),
-                rx.el.span(row.language, class_name="text-[11px] uppercase text-slate-400"),
-                rx.match(
-                    row.change,
-                    *[(k, rx.el.span(v, class_name="text-[11px] text-emerald-300")) for k, v in CHANGE_LABELS],
-                    rx.fragment(),
-                ),
-                rx.cond(row.writing, rx.el.span("writing...", class_name="text-[11px] text-yellow-300"), rx.fragment()),
-                rx.el.span(row.size, class_name="ml-auto text-[11px] text-slate-400"),
-                class_name="flex w-full flex-wrap items-center gap-2",
-            ),
-            rx.cond(
-                row.description != "", rx.el.p(row.description, class_name="text-left text-xs text-slate-400"), rx.fragment()
-            ),
-            on_click=CodeBuilderState.select_file(row.filename),
-            type="button",
-            aria_pressed=selected,
-            class_name=rx.cond(
-                selected,
-                f"w-full rounded-md bg-cyan-500/10 p-2 ring-1 ring-cyan-500/40 {_FOCUS}",
-                f"w-full rounded-md p-2 hover:bg-slate-800 {_FOCUS}",
-            ),
-        ),
-        data_testid="file-row",
-        data_file=row.filename,
-    )
-
-
-def _files() -> rx.Component:
-    return card(
-        rx.cond(
-            CodeBuilderState.has_files,
-            rx.el.ul(rx.foreach(CodeBuilderState.files, _file_row), class_name="flex flex-col gap-1"),
-            rx.el.p("No files yet.", class_name="text-sm text-slate-400"),
-        ),
-        title="Files",
-        data_testid="file-list",
-    )
-
-
-def _diff_line(line: DiffLine) -> rx.Component:
-    return rx.el.div(
-        line.text,
-        class_name=rx.match(line.kind, *[(k, f"{v} px-1") for k, v in DIFF_CLASSES], "text-slate-300 px-1"),
-        data_kind=line.kind,
-    )
-
-
-def _viewer() -> rx.Component:
-    mode = CodeBuilderState.viewer_mode
-    tabs = rx.el.div(
-        rx.cond(
-            CodeBuilderState.selected_changed,
-            rx.el.div(
-                rx.el.button(
-                    "Code",
-                    on_click=CodeBuilderState.set_viewer_mode("code"),
-                    type="button",
-                    aria_pressed=mode == "code",
-                    class_name=rx.cond(mode == "code", _PRIMARY, _QUIET),
-                ),
-                rx.el.button(
-                    "Changes",
-                    on_click=CodeBuilderState.set_viewer_mode("changes"),
-                    type="button",
-                    aria_pressed=mode == "changes",
-                    class_name=rx.cond(mode == "changes", _PRIMARY, _QUIET),
-                    data_testid="show-changes",
-                ),
-                class_name="flex gap-1",
-            ),
-            rx.fragment(),
-        ),
-        rx.cond(
-            CodeBuilderState.selected_file != "",
-            rx.el.button(
-                rx.icon("file-down", class_name="h-4 w-4"),
-                "Download file",
-                on_click=CodeBuilderState.download_file(CodeBuilderState.selected_file),
-                type="button",
-                class_name=_QUIET,
-                data_testid="download-file",
-            ),
-            rx.fragment(),
-        ),
-        class_name="flex flex-wrap gap-2",
-    )
-    body = rx.cond(
-        mode == "changes",
-        rx.el.div(
-            rx.foreach(CodeBuilderState.viewer_diff, _diff_line),
-            class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
-            "bg-slate-950/80 py-2 font-mono text-xs",
-            data_testid="file-diff",
-            tab_index=0,
-        ),
-        rx.el.pre(
-            CodeBuilderState.viewer_content,
-            class_name="max-h-[32rem] overflow-auto whitespace-pre rounded-md border border-slate-800 "
-            "bg-slate-950/80 p-2 font-mono text-xs text-slate-200",
-            data_testid="file-viewer",
-            tab_index=0,
-            aria_label="File content",
-        ),
-    )
-    return card(
-        rx.cond(
-            CodeBuilderState.selected_file != "",
-            rx.el.div(tabs, body, class_name="flex flex-col gap-2"),
-            rx.el.p("Select a file to see its content.", class_name="text-sm text-slate-400"),
-        ),
-        title="Viewer",
-        extra=rx.el.span(CodeBuilderState.selected_file, class_name="break-all font-mono text-xs text-slate-400"),
-    )
-
-
 # --- dialogs -----------------------------------------------------------------------------------------------------
 
 
@@ -409,7 +282,7 @@ def code_builder_content() -> rx.Component:
         _header(),
         rx.el.div(
             rx.el.div(_log(), _prompt(), class_name="flex min-w-0 flex-col gap-4"),
-            rx.el.div(_project_card(), _files(), _viewer(), class_name="flex min-w-0 flex-col gap-4"),
+            rx.el.div(_project_card(), files(), viewer(), class_name="flex min-w-0 flex-col gap-4"),
             class_name="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]",
         ),
         rx.el.div(project_list(), id=PROJECT_LIST_ID, tab_index=-1, class_name="mt-4 scroll-mt-20 outline-none"),

@@ -1,15 +1,16 @@
 """Parts of Fix Mode's panel: the state badge, the section frame, the progress bar, the live job log, the diff
-(unified and side by side) and a site fix's header change. Everything a model wrote is shown as text, never as
-markup."""
+(the patch's own text, or side by side in components/diff.py) and a site fix's header change. Everything a model
+wrote is shown as text, never as markup."""
 
 import reflex as rx
 from reflex_components_code.code import Theme
 
+from secdash.components.diff import side_by_side_diff
 from secdash.components.job_log import log_line
 from secdash.components.styles import BADGE as _BADGE
 from secdash.components.styles import FOCUS as _FOCUS
 from secdash.components.styles import QUIET as _QUIET
-from secdash.state.fix_mode import DiffRow, FixModeState
+from secdash.state.fix_mode import FixModeState
 from secdash.state.fix_mode_view import HeaderChange
 
 PRE = "overflow-x-auto whitespace-pre rounded-md border border-slate-800 bg-slate-950/80 p-2 font-mono text-xs text-slate-200"
@@ -96,50 +97,6 @@ def job_log() -> rx.Component:
     )
 
 
-def _diff_cell(number, text, kind) -> list[rx.Component]:
-    sign = rx.match(kind, ("removed", "-"), ("added", "+"), " ")
-    number_cell = "w-10 select-none whitespace-nowrap px-1.5 text-right text-slate-400"
-    text_cell = "whitespace-pre-wrap break-all px-1.5"
-    return [
-        rx.el.td(
-            number,
-            class_name=rx.match(
-                kind, ("removed", f"{number_cell} bg-red-500/10"), ("added", f"{number_cell} bg-emerald-500/10"), number_cell
-            ),
-        ),
-        rx.el.td(
-            rx.el.span(sign, class_name="mr-1 select-none text-slate-400", aria_hidden="true"),
-            text,
-            class_name=rx.match(
-                kind,
-                ("removed", f"{text_cell} bg-red-500/15 text-red-200"),
-                ("added", f"{text_cell} bg-emerald-500/15 text-emerald-200"),
-                ("empty", f"{text_cell} bg-slate-900/80"),
-                f"{text_cell} text-slate-300",
-            ),
-            data_kind=kind,
-        ),
-    ]
-
-
-def _diff_row(row: DiffRow) -> rx.Component:
-    return rx.match(
-        row.kind,
-        (
-            "file",
-            rx.el.tr(rx.el.td(row.new_text, col_span=4, class_name="bg-slate-800/80 px-2 py-1 font-semibold text-slate-100")),
-        ),
-        ("hunk", rx.el.tr(rx.el.td(row.new_text, col_span=4, class_name="bg-cyan-950/40 px-2 py-0.5 text-cyan-300"))),
-        ("note", rx.el.tr(rx.el.td(row.new_text, col_span=4, class_name="px-2 py-1 text-amber-300"))),
-        rx.el.tr(
-            *_diff_cell(row.old_number, row.old_text, row.old_kind),
-            *_diff_cell(row.new_number, row.new_text, row.new_kind),
-            class_name="align-top",
-            data_testid="diff-row",
-        ),
-    )
-
-
 def _diff_tab(key: str, label: str) -> rx.Component:
     active = FixModeState.diff_mode == key
     return rx.el.button(
@@ -157,25 +114,7 @@ def _diff_tab(key: str, label: str) -> rx.Component:
 
 
 def diff() -> rx.Component:
-    side_by_side = rx.el.div(
-        rx.el.table(
-            rx.el.thead(
-                rx.el.tr(
-                    rx.el.th(rx.el.span("Old line", class_name="sr-only"), class_name="w-10"),
-                    rx.el.th("Before", class_name="px-1.5 py-1 text-left font-medium text-slate-400"),
-                    rx.el.th(rx.el.span("New line", class_name="sr-only"), class_name="w-10"),
-                    rx.el.th("After", class_name="px-1.5 py-1 text-left font-medium text-slate-400"),
-                )
-            ),
-            rx.el.tbody(rx.foreach(FixModeState.diff_rows, _diff_row)),
-            class_name="w-full min-w-[36rem] table-fixed border-collapse font-mono text-xs",
-        ),
-        class_name="max-h-[28rem] overflow-auto rounded-md border border-slate-800 bg-slate-950/80",
-        tab_index=0,
-        role="region",
-        aria_label="Side-by-side diff",
-        data_testid="diff-side-by-side",
-    )
+    side_by_side = side_by_side_diff(FixModeState.diff_rows, data_testid="diff-side-by-side")
     unified = rx.el.div(
         rx.code_block(
             FixModeState.fix.diff,

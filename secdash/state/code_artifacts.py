@@ -20,6 +20,7 @@ from secdash.services.artifacts import artifacts, downloads, preview
 from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_PROMPT_CHARS
 from secdash.services.artifacts.overview import ArtifactsRead, read_artifacts
 from secdash.services.artifacts.records import topic_of
+from secdash.services.diff.rows import DiffRow
 from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
 from secdash.state import follow
@@ -29,7 +30,6 @@ from secdash.state.browser_actions import toast
 from secdash.state.code_artifacts_view import (
     ArtifactRow,
     ArtifactView,
-    DiffRow,
     FindingRow,
     VersionRow,
     artifact_row,

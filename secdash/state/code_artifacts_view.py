@@ -17,6 +17,7 @@ from secdash.models.artifacts_public import (
     ArtifactSummaryPublic,
     ArtifactVersionNotePublic,
 )
+from secdash.services.diff.rows import DiffRow
 from secdash.state.browser_actions import toast
 
 STOPPED = "Stopped"  # the error of a generation its user stopped (services/artifacts/generate_job.py)
@@ -45,14 +46,6 @@ class FindingRow:
     level: str = "warning"
     line: str = ""
     message: str = ""
-
-
-@dataclasses.dataclass
-class DiffRow:
-    kind: str = "context"  # added | removed | context | hunk
-    text: str = ""
-    old_line: str = ""
-    new_line: str = ""
 
 
 @dataclasses.dataclass
@@ -89,10 +82,7 @@ def finding_rows(findings: list[ArtifactFindingPublic]) -> list[FindingRow]:
 
 
 def diff_rows(diff: ArtifactDiffPublic) -> list[DiffRow]:
-    return [
-        DiffRow(kind=line.kind, text=line.text, old_line=str(line.old_line or ""), new_line=str(line.new_line or ""))
-        for line in diff.lines
-    ]
+    return [DiffRow.line(line.kind, line.text, line.old_line, line.new_line) for line in diff.lines]
 
 
 def artifact_view(artifact: ArtifactPublic) -> ArtifactView:

@@ -19,6 +19,7 @@ from secdash.services.builder import archive, preview, projects
 from secdash.services.builder.limits import MAX_PROMPT_CHARS
 from secdash.services.builder.overview import BuilderRead, read_builder
 from secdash.services.builder.records import topic_of
+from secdash.services.diff.rows import DiffRow
 from secdash.services.errors import DomainError
 from secdash.services.scoped import in_session
 from secdash.state import follow
@@ -27,7 +28,6 @@ from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.code_builder_view import (
     BuildLine,
-    DiffLine,
     FileRow,
     ProjectView,
     build_outcome_toast,
@@ -56,7 +56,7 @@ class CodeBuilderState(PromptComposer, AuthState):
     selected_file: str = ""
     viewer_content: str = ""
     viewer_mode: str = "code"  # code | changes
-    viewer_diff: list[DiffLine] = []
+    viewer_diff: list[DiffRow] = []
     selected_changed: bool = False  # the selected file was changed by the newest continue
     log: list[BuildLine] = []
     building: bool = False  # the server says a build or continue runs (planning, building, testing)

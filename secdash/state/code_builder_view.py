@@ -11,8 +11,9 @@ import reflex as rx
 from secdash.models import as_utc
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectFilePublic
 from secdash.services.builder.limits import size_text
+from secdash.services.diff.compute import line_diff
+from secdash.services.diff.rows import DiffRow
 from secdash.services.errors import DomainError
-from secdash.services.line_diff import line_diff
 from secdash.state.browser_actions import toast
 
 DIFF_KEPT = 400
@@ -38,12 +39,6 @@ class FileRow:
     size: str = ""
     change: str = ""  # created | updated | unchanged
     writing: bool = False  # still being written (or cut off)
-
-
-@dataclasses.dataclass
-class DiffLine:
-    kind: str = "context"  # added | removed | context | hunk
-    text: str = ""
 
 
 @dataclasses.dataclass
@@ -73,19 +68,13 @@ def log_position(line: BuildLogPublic) -> int:
     return line.id
 
 
-_MARK = {"added": "+", "removed": "-", "context": " "}
-
-
-async def diff_lines(before: str, after: str) -> list[DiffLine]:
+async def diff_lines(before: str, after: str) -> list[DiffRow]:
     """The viewer's rows (a bounded diff of the service's; a diff too large to compare says so in one row)."""
     try:
         found = await line_diff(before, after, context=2, max_rows=DIFF_KEPT)
     except DomainError as exc:
-        return [DiffLine(kind="hunk", text=exc.message)]
-    out = [DiffLine(kind=row.kind, text=row.text if row.kind == "hunk" else _MARK[row.kind] + row.text) for row in found.rows]
-    if found.truncated:
-        out.append(DiffLine(kind="hunk", text="... (diff cut here)"))
-    return out
+        return [DiffRow.line("note", exc.message)]
+    return [*found.rows, DiffRow.line("note", "... (diff cut here)")] if found.truncated else list(found.rows)
 
 
 def project_view(project: CodeProjectPublic) -> ProjectView:

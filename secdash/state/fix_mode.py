@@ -15,9 +15,9 @@ import reflex as rx
 from secdash.core import notify
 from secdash.models import Role, UserPublic
 from secdash.models.jobs_public import JobLogPublic
+from secdash.services.diff.rows import DiffRow, parse, side_by_side
 from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.fix import fixes
-from secdash.services.fix.diff_view import DiffRow, side_by_side
 from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
 from secdash.services.fix.overview import FixModeRead, read_fix_mode
 from secdash.services.problems import events
@@ -73,7 +73,7 @@ class FixModeState(AuthState):
     fix: FixView = FixView()
     has_fix: bool = False
     can_propose: bool = False  # the shown problem is open with no open fix
-    diff_rows: list[DiffRow] = []
+    diff_rows: list[DiffRow] = []  # the side-by-side view of the fix's diff
     headers: list[HeaderChange] = []
     still_seen: list[str] = []
     new_findings: list[str] = []
@@ -135,7 +135,7 @@ class FixModeState(AuthState):
                     out.append(toast_event)
             self._fix_status = fix.status.value
             if fix.diff != self.fix.diff or fix.id != self.fix.id:
-                self.diff_rows = side_by_side(fix.diff)
+                self.diff_rows = side_by_side(parse(fix.diff))
             panel = fix_panel(fix, data.progress, admin=self._admin)
             self.fix, self.headers, self.still_seen = panel.fix, panel.headers, panel.still_seen
             self.new_findings, self.broken = panel.new_findings, panel.broken

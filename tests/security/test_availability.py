@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from secdash.core import bounded
-from secdash.services import line_diff
 from secdash.services.battle import demo_db
 from secdash.services.builder import checks
+from secdash.services.diff import compute, rows
 from tests.api.conftest import signed_in
 from tests.factories import DEFAULT_PASSWORD
 from tests.support.plant_artifact import plant
@@ -93,8 +93,8 @@ async def test_a_diff_answer_is_capped_with_its_text(client, session, limited):
     artifact = await plant("user@example.com", "two versions", before)
     await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": after})
     body = (await client.get(f"/api/artifacts/{artifact}/diff?from=1&to=2", headers=limited)).json()
-    assert body["truncated"] and len(body["lines"]) == line_diff.DIFF_ROWS
-    assert len(body["unified"].splitlines()) == line_diff.DIFF_ROWS + 2  # the two headers and the rows kept
+    assert body["truncated"] and len(body["lines"]) == rows.DIFF_ROWS
+    assert len(body["unified"].splitlines()) == rows.DIFF_ROWS + 2  # the two headers and the rows kept
 
 
 async def test_a_diff_that_runs_out_of_its_budget_is_refused_clearly(client, session, limited, monkeypatch):
@@ -110,7 +110,7 @@ async def test_a_diff_that_runs_out_of_its_budget_is_refused_clearly(client, ses
     assert response.status_code == 400
     assert response.json() == {
         "message": "v1.html and v2.html are too large to compare (the comparison did not "
-        f"finish within {line_diff.DIFF_SECONDS:g} s)"
+        f"finish within {compute.DIFF_SECONDS:g} s)"
     }
 
 

@@ -47,8 +47,8 @@ from secdash.core.config import get_settings
 from secdash.demo_sites import routes as demo_site_routes
 from secdash.models import User
 from secdash.models.artifacts import Artifact, ArtifactVersion
-from secdash.services import line_diff
 from secdash.services.battle import sender
+from secdash.services.diff import compute as diff_compute
 from secdash.services.identity import quotas
 from secdash.services.scanning import code_roots
 from tests.factories import DEFAULT_PASSWORD, make_user
@@ -305,7 +305,7 @@ def test_a_diff_while_the_workers_are_busy_is_a_documented_503(fuzz_client, monk
         raise bounded.Busy(bounded.CODE)
 
     artifact_id = client.portal.call(artifact_with_two_versions)
-    monkeypatch.setattr(line_diff.bounded, "run", busy)
+    monkeypatch.setattr(diff_compute.bounded, "run", busy)
     operation = SCHEMA["/api/artifacts/{artifact_id}/diff"]["GET"]
     case = operation.Case(path_parameters={"artifact_id": artifact_id}, query={"from": 1, "to": 2})
     kwargs = case.as_transport_kwargs(base_url=BASE_URL, headers=headers["admin"])

@@ -85,8 +85,8 @@ async def test_an_admin_proposes_applies_and_sees_the_fix_verified(session, code
     assert "Fix proposed" in str(events)  # the step this tab watched ended
     assert state.fix.status == "proposed" and state.fix.can_apply and state.fix.can_reject and not state.fix.can_revert
     assert state.fix.patch_url == f"/api/fixes/{fix_id}/patch"
-    assert any(r.old_kind == "removed" and "eval(" in r.old_text for r in state.diff_rows)
-    assert any(r.new_kind == "added" and "(carats * 1200 + clarity * 300)" in r.new_text for r in state.diff_rows)
+    assert any(r.kind in ("removed", "changed") and "eval(" in r.old_text for r in state.diff_rows)
+    assert any(r.kind in ("added", "changed") and "(carats * 1200 + clarity * 300)" in r.new_text for r in state.diff_rows)
     assert any("Fix proposed" in line.message for line in state.log)
     assert _eval_row(state).busy and not state.can_propose
 

@@ -17,8 +17,8 @@ from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, 
 from secdash.models.artifacts_public import ArtifactDiffPublic, DiffLinePublic
 from secdash.services.artifacts.limits import MAX_CHANGES_CHARS, MAX_VERSIONS, NAME_CHARS
 from secdash.services.artifacts.records import topic_of
+from secdash.services.diff.compute import line_diff
 from secdash.services.errors import DomainError, Invalid
-from secdash.services.line_diff import line_diff
 
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 

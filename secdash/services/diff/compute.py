@@ -1,31 +1,30 @@
-"""The one line diff: two texts a user or a model wrote, compared line by line in a bounded worker.
+"""The line diff of two texts a user or a model wrote, computed in a bounded worker.
 
 The engine is git's own (`git diff --no-index`, Myers with git's cost heuristics, written in C): two ~300 KB pages
 with every other line changed take it about 10 ms, where Python's difflib took 6-30 s (and held the server that
 long when it ran in the server's process). Without git on the machine, difflib does the work. Either way every
 diff runs in a worker of core/bounded.py within DIFF_SECONDS; one that does not finish is refused as too large to
-compare (`TooLarge`), never left to stop the server. The answer is capped too: at most `max_rows` rows and the
-unified text of those rows only.
+compare (`TooLarge`), never left to stop the server. The engine's unified text is read with unidiff into the rows
+of diff/rows.py. The answer is capped too: at most `max_rows` rows and the unified text of those rows only.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from unidiff import PatchSet
+
 from secdash.core import bounded
+from secdash.services.diff.rows import DIFF_ROWS, DiffRow, hunk_rows
 from secdash.services.errors import Invalid, Unavailable
 
 DIFF_SECONDS = 10.0
-DIFF_ROWS = 2000  # rows of a diff kept; beyond them the diff is cut (`truncated`)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
 class TooLarge(Invalid):
@@ -33,25 +32,17 @@ class TooLarge(Invalid):
 
 
 @dataclass(frozen=True)
-class DiffRow:
-    kind: str  # "hunk" | "added" | "removed" | "context"
-    text: str  # the line without its +/-/space mark (a hunk row: the whole @@ line)
-    old_line: int | None
-    new_line: int | None
-
-
-@dataclass(frozen=True)
 class LineDiff:
     added: int  # lines added in all (not only in the rows kept)
     removed: int
     unified: str  # `git apply`-style text: the headers and the rows kept
-    rows: tuple[DiffRow, ...]
-    truncated: bool
+    rows: tuple[DiffRow, ...]  # hunk, context, removed and added rows (diff/rows.py)
+    truncated: bool  # more rows than `max_rows`
 
 
-def _git_hunks(git: str, before: str, after: str, context: int) -> Iterator[str]:
-    """The hunk lines of `git diff --no-index` of the two texts (no headers), with no configuration of the
-    machine's or a user's applied (no external diff, no text conversion, no pager)."""
+def _git_diff(git: str, before: str, after: str, context: int) -> str:
+    """The unified text of `git diff --no-index` of the two texts, with no configuration of the machine's or a
+    user's applied (no external diff, no text conversion, no pager)."""
     with tempfile.TemporaryDirectory(prefix="secdash-diff-") as folder:
         Path(folder, "a").write_bytes(before.encode("utf-8", errors="replace"))
         Path(folder, "b").write_bytes(after.encode("utf-8", errors="replace"))
@@ -84,11 +75,7 @@ def _git_hunks(git: str, before: str, after: str, context: int) -> Iterator[str]
         )
     if result.returncode not in (0, 1):
         raise RuntimeError(f"git diff failed: {result.stderr.decode(errors='replace')[:200]}")
-    started = False
-    for line in result.stdout.decode("utf-8", errors="replace").split("\n"):
-        started = started or line.startswith("@@")
-        if started and line and not line.startswith("\\"):  # "\ No newline at end of file"
-            yield line
+    return result.stdout.decode("utf-8", errors="replace")
 
 
 def _lines_for_git(text: str) -> str:
@@ -98,41 +85,26 @@ def _lines_for_git(text: str) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
 
-def _hunks(before: str, after: str, context: int) -> Iterator[str]:
+def _unified(before: str, after: str, context: int) -> str:
     git = shutil.which("git")
     if git is not None:
-        yield from _git_hunks(git, _lines_for_git(before), _lines_for_git(after), context)
-        return
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=context):
-        if not line.startswith(("---", "+++")):
-            yield line
+        return _git_diff(git, _lines_for_git(before), _lines_for_git(after), context)
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), "a", "b", lineterm="", n=context)
+    return "\n".join(lines) + "\n"
 
 
 def compute(before: str, after: str, from_name: str, to_name: str, context: int, max_rows: int) -> LineDiff:
     """The diff itself (runs in a worker)."""
-    added = removed = old = new = 0
     rows: list[DiffRow] = []
-    kept: list[str] = [f"--- {from_name}", f"+++ {to_name}"]
-    total = 0
-    for line in _hunks(before, after, context):
-        total += 1
-        if hunk := _HUNK.match(line):
-            old, new = int(hunk.group(1)), int(hunk.group(2))
-            row = DiffRow("hunk", line, None, None)
-        elif line.startswith("+"):
-            added += 1
-            row = DiffRow("added", line[1:], None, new)
-            new += 1
-        elif line.startswith("-"):
-            removed += 1
-            row = DiffRow("removed", line[1:], old, None)
-            old += 1
-        else:
-            row = DiffRow("context", line[1:], old, new)
-            old, new = old + 1, new + 1
-        if len(rows) < max_rows:
-            rows.append(row)
-            kept.append(line)
+    added = removed = total = 0
+    for patched in PatchSet(_unified(before, after, context)):  # one file (none when the lines are the same)
+        added, removed = added + patched.added, removed + patched.removed
+        for hunk in patched:
+            for row in hunk_rows(hunk):
+                total += 1
+                if len(rows) < max_rows:
+                    rows.append(row)
+    kept = [f"--- {from_name}", f"+++ {to_name}", *(row.unified for row in rows)]
     return LineDiff(added=added, removed=removed, unified="\n".join(kept), rows=tuple(rows), truncated=total > max_rows)
 
 

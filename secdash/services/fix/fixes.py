@@ -26,8 +26,14 @@ from secdash.models.fixes_public import FixPublic
 from secdash.services import audit, ids, private_work
 from secdash.services.builder import fix_link
 from secdash.services.errors import Conflict, NotFound
-from secdash.services.fix import patches, problems, scope, workspace
-from secdash.services.fix.jobs import KIND, TOPIC  # the job module registers the "fix" kind
+from secdash.services.fix import (
+    jobs,  # noqa: F401  (registers the "fix" job kind)
+    patches,
+    problems,
+    scope,
+    workspace,
+)
+from secdash.services.fix.job_kind import KIND, TOPIC
 from secdash.services.fix.problems import ProblemFacts
 from secdash.services.identity.permissions import require_admin
 from secdash.services.problems import events

@@ -28,6 +28,8 @@ from pathlib import Path, PurePosixPath
 
 from secdash.ai.files import safe_path
 from secdash.core import bounded
+from secdash.core.config import get_settings
+from secdash.core.files import make_private_dir
 from secdash.services.builder.check_types import (
     CHECKS,
     CSS_SUFFIXES,
@@ -157,7 +159,7 @@ def _check_javascript(
         ], 0
     findings = [finding for file in sources for finding in _node_check(node, timeout, file.path, file.relative, 1, "file")]
     checked, skipped = scripts[:MAX_INLINE_SCRIPTS], scripts[MAX_INLINE_SCRIPTS:]
-    with tempfile.TemporaryDirectory(prefix="secdash-inline-") as directory:
+    with tempfile.TemporaryDirectory(prefix="inline-", dir=make_private_dir(get_settings().scratch_dir)) as directory:
         for number, script in enumerate(checked, start=1):
             path = Path(directory) / f"inline-{number}{'.mjs' if script.module else '.js'}"
             path.write_text(script.source, encoding="utf-8")

@@ -28,6 +28,8 @@ from pathlib import Path
 import yaml
 
 from secdash.core import bounded
+from secdash.core.config import get_settings
+from secdash.core.files import make_private_dir
 
 RULES_DIR = Path(__file__).with_name("rules")
 ENGINES_DIR = Path(sys.prefix) / "engines"
@@ -263,7 +265,7 @@ def run(
     result = Run()
     if not wanted:
         return result
-    with tempfile.TemporaryDirectory(prefix="secdash-semgrep-") as work:
+    with tempfile.TemporaryDirectory(prefix="semgrep-", dir=make_private_dir(get_settings().scratch_dir)) as work:
         rule_files = configs(packs, Path(work), {path.suffix.lower() for path, _shown in wanted})
         by_target: dict[str, str] = {}
         for index, (path, shown) in enumerate(wanted):

@@ -19,13 +19,14 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import PROJECT_ROOT, get_settings
+from secdash.core.demo_sites import SLUGS
 from secdash.models import Site
 from secdash.models.scans import CodeRoot
 from secdash.services.builder import project_dir
 from secdash.services.once import insert_missing
 
 DEMO_SOURCES = PROJECT_ROOT / "secdash" / "demo_sites" / "sources"
-DEMO_SLUGS = ("stock", "tour", "gem", "shares")
+DEMO_SLUGS = SLUGS  # the four demo sites (core/demo_sites.py)
 
 
 def configured_roots() -> list[Path]:

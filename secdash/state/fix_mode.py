@@ -18,7 +18,7 @@ from secdash.models.jobs_public import JobLogPublic
 from secdash.services.diff.rows import DiffRow, parse, side_by_side
 from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.fix import fixes
-from secdash.services.fix.jobs import TOPIC as FIX_TOPIC
+from secdash.services.fix.job_kind import TOPIC as FIX_TOPIC
 from secdash.services.fix.overview import FixModeRead, read_fix_mode
 from secdash.services.problems import events
 from secdash.services.scoped import in_session

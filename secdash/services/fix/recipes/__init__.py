@@ -5,8 +5,8 @@ the new text, or None when it cannot be sure the rewrite is safe (then Fix Mode 
 guessing). Recipes change the flagged line and the few lines that must change with it (an import, the call that
 receives a query's parameters, a handler's new script), nothing else, so the diff stays small enough to review.
 
-One module per family of rules (credentials, javascript, handlers, commands, python_data, over the shared
-helpers in lines and python_source); this one holds the table of recipes and the diff a recipe proposes.
+One module per family of rules (credentials, javascript with js_eval, handlers, commands, python_data, over the
+shared helpers in lines and python_source); this one holds the table of recipes and the diff a recipe proposes.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from secdash.services.code_scan import Finding
-from secdash.services.fix import eval_recipe
+from secdash.services.fix.recipes import js_eval
 from secdash.services.fix.recipes.lines import STRING, line_at, replace_line
 
 
@@ -92,7 +92,7 @@ def fix_eval(text: str, finding: Finding) -> str | None:
     if found is None:
         return None
     lines, content, ending = found
-    new = eval_recipe.rewrite_line(text, content)
+    new = js_eval.rewrite_line(text, content)
     return replace_line(lines, finding.line, new, ending) if new is not None else None
 
 

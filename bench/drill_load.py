@@ -26,7 +26,7 @@ from bench.common import ADMIN_EMAIL, ADMIN_PASSWORD, prepare_environment, serve
 from bench.fanout import cpu_seconds
 from bench.overview_load import DURATION_SECONDS, FIXED_RATE, RATE_WORKERS, ensure_tool, hey_fixed_rate, seed
 
-DRILL_TIMEOUT_SECONDS = 300  # drills.DURATION_SECONDS: the server answers 503 after it
+DRILL_TIMEOUT_SECONDS = 300  # operations.DURATION_SECONDS: the server answers 503 after it
 OVERVIEW = "/api/dashboard/overview"
 EXTRA_DRILLS = (("ddos", "gem"),)  # reported separately: gem's pages take 2.5 s each
 

@@ -23,7 +23,7 @@ from secdash.core import notify
 from secdash.models import OperationStatus, UserPublic, as_utc
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services.battle import attacks, defense, drills, station, threats
+from secdash.services.battle import attacks, defense, drills, operations, station, threats
 from secdash.services.battle.station import SiteDefense, StationRead
 from secdash.services.errors import DomainError, PermissionDenied
 from secdash.services.scoped import in_session
@@ -34,12 +34,12 @@ from secdash.state.browser_actions import toast
 from secdash.state.job_log_view import LogLine, job_log_step
 
 PAGE = "battle-station"
-TOPICS = (drills.TOPIC,)
+TOPICS = (operations.TOPIC,)
 MAX_STALENESS_SECONDS = 3.0  # the spec's battle-list polling interval, as an upper bound
 LOG_KEPT = 60  # log lines a tab shows
 FALLBACK_RESET_SECONDS = 3.0  # spec section 9: fallback reset delay
 GREEN_ABOVE = 70
-SITE_NAMES = drills.SITE_NAMES
+SITE_NAMES = operations.SITE_NAMES
 SUCCESS_STATUSES = (OperationStatus.defended, OperationStatus.partial)
 _rng = random.Random()
 
@@ -174,7 +174,7 @@ class BattleState(AuthState):
         out += self._announce(data.announcement)
         self.operations = [operation_view(op) for op in data.operations]
         self.defenses = [defense_row(site) for site in data.defenses]
-        live = [drill for drill in data.active if drills.still_running(drill.start_time)]
+        live = [drill for drill in data.active if operations.still_running(drill.start_time)]
         for drill in live:  # a simulated drill's outcome is toasted like the user's own
             if drill.simulated and drill.operation_id not in self._watched:
                 self._watched = [*self._watched, drill.operation_id]

@@ -14,7 +14,7 @@ from secdash.jobs import runner
 from secdash.models import AgentRecord, BattleOperation, EventType, HistoryLog, SecurityEvent
 from secdash.models.ai import AiCall
 from secdash.services.agents import ai_calls
-from secdash.services.battle import attacks, defense, drills, request_log, scoring, sender, threats
+from secdash.services.battle import attacks, defense, drills, operations, request_log, scoring, sender, threats
 from secdash.services.errors import Conflict, Invalid, PermissionDenied
 from secdash.services.problems import events
 from tests.factories import make_user
@@ -70,7 +70,7 @@ async def test_the_agent_is_fighting_while_its_drill_runs_and_the_drill_is_liste
     op = await drills.start_drill(session=session, actor=admin, attack_type="xss", agent_id="gem")
     op_id, job_id = op.id, op.job_id
     assert op.site == "gem" and (await session.get(AgentRecord, "gem")).status == "fighting"
-    active = await drills.active_drills(session=session)
+    active = await operations.active_drills(session=session)
     assert [(a.attack_type, a.site, a.duration) for a in active] == [("xss", "gem", 300)]
     with pytest.raises(Conflict, match="already running against Gem"):
         await drills.start_drill(session=session, actor=admin, attack_type="malware", agent_id="gem")
@@ -78,8 +78,8 @@ async def test_the_agent_is_fighting_while_its_drill_runs_and_the_drill_is_liste
     other_id, other_job = other.id, other.job_id
     await runner.wait_for(job_id, timeout=120)
     await runner.wait_for(other_job, timeout=120)
-    assert await drills.active_drills(session=session) == []
-    listed = await drills.list_operations(session=session)
+    assert await operations.active_drills(session=session) == []
+    listed = await operations.list_operations(session=session)
     assert [o.id for o in listed] == [other_id, op_id]  # newest first; the refused one left nothing behind
 
 

@@ -13,7 +13,7 @@ from secdash.core.unit import commit
 from secdash.jobs import store
 from secdash.models import AgentRecord, AttackType, BattleOperation, HistoryLog, OperationStatus, utcnow
 from secdash.models.jobs import JobStatus
-from secdash.services.battle import drills, station
+from secdash.services.battle import operations, station
 from tests.factories import make_user
 
 
@@ -21,7 +21,7 @@ async def _orphan(session, *, job_status: JobStatus | None) -> int:
     """A running operation as a dead worker leaves it: its job ended (or is gone) and nobody closed it."""
     job_id = None
     if job_status is not None:
-        job = await store.create(session, kind=drills.KIND, singleton_key="drill:tour", params={"site": "tour"})
+        job = await store.create(session, kind=operations.KIND, singleton_key="drill:tour", params={"site": "tour"})
         job.status = job_status
         session.add(job)
         job_id = job.id
@@ -51,18 +51,18 @@ async def test_reading_drills_after_their_job_died_writes_nothing(session):
 
     event.listen(session.sync_session, "before_flush", flushed)
     try:
-        listed = await drills.list_operations(session=session)
-        active = await drills.active_drills(session=session)
-        one = await drills.get_operation(session=session, operation_id=interrupted)
+        listed = await operations.list_operations(session=session)
+        active = await operations.active_drills(session=session)
+        one = await operations.get_operation(session=session, operation_id=interrupted)
     finally:
         event.remove(session.sync_session, "before_flush", flushed)
     read = await station.read_station(viewer=admin)
 
     # What the users see: the drill stopped, with the reason, and nothing running (the page is SECURE).
-    assert [(o.id, o.status, o.error) for o in listed] == [(interrupted, OperationStatus.stopped, drills.INTERRUPTED)]
-    assert (one.status, one.error) == (OperationStatus.stopped, drills.INTERRUPTED)
+    assert [(o.id, o.status, o.error) for o in listed] == [(interrupted, OperationStatus.stopped, operations.INTERRUPTED)]
+    assert (one.status, one.error) == (OperationStatus.stopped, operations.INTERRUPTED)
     assert active == [] and read.active == []
-    assert [(o.status, o.error) for o in read.operations] == [(OperationStatus.stopped, drills.INTERRUPTED)]
+    assert [(o.status, o.error) for o in read.operations] == [(OperationStatus.stopped, operations.INTERRUPTED)]
     # What is stored: untouched by the reads.
     assert writes == []
     stored = await _stored(session, interrupted)
@@ -73,23 +73,23 @@ async def test_reading_drills_after_their_job_died_writes_nothing(session):
 
 async def test_a_drill_without_its_job_reads_as_stopped_without_a_write(session):
     gone = await _orphan(session, job_status=None)
-    listed = await drills.list_operations(session=session)
-    assert [(o.id, o.status, o.error) for o in listed] == [(gone, OperationStatus.stopped, drills.INTERRUPTED)]
-    assert await drills.active_drills(session=session) == []
+    listed = await operations.list_operations(session=session)
+    assert [(o.id, o.status, o.error) for o in listed] == [(gone, OperationStatus.stopped, operations.INTERRUPTED)]
+    assert await operations.active_drills(session=session) == []
     assert (await _stored(session, gone)).status == OperationStatus.running
 
 
 async def test_a_drill_runs_while_its_job_does_and_its_duration_lasts(session):
-    """The one "still running" rule (drills.still_running, 300 s from its start) for the active list and the page."""
-    job = await store.create(session, kind=drills.KIND, singleton_key="drill:gem", params={"site": "gem"})
+    """The one "still running" rule (operations.still_running, 300 s from its start) for the active list and the page."""
+    job = await store.create(session, kind=operations.KIND, singleton_key="drill:gem", params={"site": "gem"})
     op = BattleOperation(attack_type=AttackType.ddos, site="gem", agent_id="gem", job_id=job.id, mitre_technique="T1499.002")
     session.add(op)
     await commit(session)
-    assert [a.operation_id for a in await drills.active_drills(session=session)] == [op.id]
-    assert drills.still_running(op.started_at) and not drills.still_running(
-        op.started_at, now=op.started_at + timedelta(seconds=drills.DURATION_SECONDS)
+    assert [a.operation_id for a in await operations.active_drills(session=session)] == [op.id]
+    assert operations.still_running(op.started_at) and not operations.still_running(
+        op.started_at, now=op.started_at + timedelta(seconds=operations.DURATION_SECONDS)
     )
-    op.started_at = utcnow() - timedelta(seconds=drills.DURATION_SECONDS + 1)  # its job still runs: out of time
+    op.started_at = utcnow() - timedelta(seconds=operations.DURATION_SECONDS + 1)  # its job still runs: out of time
     session.add(op)
     await commit(session)
-    assert await drills.active_drills(session=session) == []
+    assert await operations.active_drills(session=session) == []

@@ -1,6 +1,6 @@
 """Battle Station (spec section 7): defense operations, active drills, the defend request, defense resets.
 
-Thin: each route calls secdash/services/battle/drills.py or defense.py, which check the role.
+Thin: each route calls secdash/services/battle/ (drills.py starts, operations.py reads, defense.py), which check the role.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import SIGNED_IN_ERRORS, PathId, RequestBody, choice_text, errors, integer_text
 from secdash.models.battle_public import ActiveBattlePublic, DefendReplyPublic, OperationPublic
 from secdash.models.public import PublicModel
-from secdash.services.battle import attacks, defense, drills, station
+from secdash.services.battle import attacks, defense, drills, operations, station
 
 router = APIRouter(prefix="/api", tags=["battle"], responses=SIGNED_IN_ERRORS)
 AttackTypeIn = Annotated[str, choice_text(attacks.IDS)]  # checked by the service (drills.parse_attack_type)
 SiteSlug = Annotated[str, Path(max_length=16, description="stock, tour, gem or shares"), choice_text(defense.DEMO_SLUGS)]
 Limit = Annotated[
     str | None,
-    Query(max_length=6, description=f"How many (1 to {drills.MAX_LIST_LIMIT}); default {drills.LIST_LIMIT}"),
-    integer_text(1, drills.MAX_LIST_LIMIT),
+    Query(max_length=6, description=f"How many (1 to {operations.MAX_LIST_LIMIT}); default {operations.LIST_LIMIT}"),
+    integer_text(1, operations.MAX_LIST_LIMIT),
 ]
 # The site a drill defends, by its agent (empty or null: a random platform agent, drills.defender).
 AgentId = Annotated[str | None, choice_text([None, "", *PLATFORM_AGENT_IDS])]
@@ -51,18 +51,18 @@ class DefenseStatePublic(PublicModel):
 @router.get("/battle-station", response_model=list[OperationPublic])
 async def list_operations(user: CurrentUser, session: DbSession, limit: Limit = None) -> list[OperationPublic]:
     """Defense operations the user may read, newest first, with both runs' counts and the MITRE ATT&CK technique."""
-    return await station.operations_for(session=session, viewer=user, limit=drills.parse_limit(limit))
+    return await station.operations_for(session=session, viewer=user, limit=operations.parse_limit(limit))
 
 
 @router.get("/battle-station/active", response_model=list[ActiveBattlePublic])
 async def list_active(user: CurrentUser, session: DbSession) -> list[ActiveBattlePublic]:
     """Running drills (attackType, defenseCode, startTime, duration in seconds)."""
-    return await drills.active_drills(session=session)
+    return await operations.active_drills(session=session)
 
 
 @router.get("/battle-station/operations/{operation_id}", response_model=OperationPublic, responses=errors(404))
 async def read_operation(operation_id: PathId, user: CurrentUser, session: DbSession) -> OperationPublic:
-    return await drills.get_operation(session=session, operation_id=operation_id)
+    return await operations.get_operation(session=session, operation_id=operation_id)
 
 
 @router.post("/battle-station/defend", response_model=DefendReplyPublic, responses=errors(403, 409, 503))

@@ -19,7 +19,7 @@ from secdash.jobs import store as jobs_store
 from secdash.models import LogCategory, UserPublic, as_utc
 from secdash.models.battle_public import ActiveBattlePublic, OperationPublic
 from secdash.models.jobs_public import JobLogPublic
-from secdash.services.battle import defense, drills, threats
+from secdash.services.battle import defense, operations, threats
 from secdash.services.identity import permissions
 
 LOG_LINES_PER_READ = 200  # a page keeps the newest few of these
@@ -50,23 +50,23 @@ async def operations_for(
     *,
     session: AsyncSession,
     viewer: UserPublic,
-    limit: int = drills.LIST_LIMIT,
+    limit: int = operations.LIST_LIMIT,
 ) -> list[OperationPublic]:
     """The operations the viewer may read (permissions.fully_readable: the rule History Logs uses too), newest first."""
     if not permissions.may_read_all(viewer, LogCategory.battle):
         return []
-    return await drills.list_operations(session=session, limit=limit)
+    return await operations.list_operations(session=session, limit=limit)
 
 
 async def read_station(
-    *, viewer: UserPublic, log_job: int = 0, log_after: int = 0, limit: int = drills.LIST_LIMIT
+    *, viewer: UserPublic, log_job: int = 0, log_after: int = 0, limit: int = operations.LIST_LIMIT
 ) -> StationRead:
     """Everything the page shows the viewer. `log_job`/`log_after`: the drill log the page holds and its last line;
     lines of that job are read after it. With no job given, the oldest running drill's log is read from its start."""
     async with session_scope() as session:
-        operations = await operations_for(session=session, viewer=viewer, limit=limit)
+        listed = await operations_for(session=session, viewer=viewer, limit=limit)
         readable = permissions.may_read_all(viewer, LogCategory.battle)
-        active = await drills.active_drills(session=session) if readable else []
+        active = await operations.active_drills(session=session) if readable else []
         defenses = []
         for slug in defense.DEMO_SLUGS:
             view = await defense.get_defense(session, slug)
@@ -93,11 +93,9 @@ async def read_station(
                 limit=LOG_LINES_PER_READ,
             )
             lines = [JobLogPublic.of(row) for row in rows]
-    return StationRead(
-        operations=operations, active=active, defenses=defenses, announcement=announcement, log_job=job_id, log=lines
-    )
+    return StationRead(operations=listed, active=active, defenses=defenses, announcement=announcement, log_job=job_id, log=lines)
 
 
 async def _is_drill(session, job_id: int) -> bool:
     job = await jobs_store.get(session, job_id)
-    return job is not None and job.kind == drills.KIND
+    return job is not None and job.kind == operations.KIND

@@ -27,7 +27,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, utcnow
-from secdash.services.battle import attacks, drills
+from secdash.services.battle import attacks, drills, operations
 from secdash.services.errors import DomainError
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ async def announce(session: AsyncSession, attack_type: str, source: str) -> dict
     row = await session.get(LiveSnapshot, SNAPSHOT) or LiveSnapshot(name=SNAPSHOT)
     row.data, row.updated_at = data, utcnow()
     session.add(row)
-    mark_changed(session, drills.TOPIC)
+    mark_changed(session, operations.TOPIC)
     await commit(session)
     return data
 
@@ -106,7 +106,7 @@ async def tick(rng: random.Random, *, delay: float = START_DELAY_SECONDS) -> int
     async with session_scope() as session:
         if not await drills.platform_sites_exist(session):
             return None  # a fresh install: the sites a drill attacks are not there yet
-        if await drills.active_drills(session=session):
+        if await operations.active_drills(session=session):
             return None  # only while idle
     if rng.random() >= CHANCE:
         return None

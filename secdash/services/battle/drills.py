@@ -15,6 +15,9 @@ Each drill writes History Logs entries (battle category) and, at the end, a clos
 the requests the defense really blocked (what "Threats Blocked" counts, on every screen). A drill opens no
 problem an operator must close: its outcome lives on Battle Station. A simulated drill (the threat simulation's)
 records nothing that any counter reads. The site's agent is "fighting" while its drill runs.
+
+This module starts drills (who may, against which site, defended by which agent); the job itself is
+drill_job.py, and operations.py reads operations and running drills.
 """
 
 from __future__ import annotations

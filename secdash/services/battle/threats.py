@@ -5,7 +5,7 @@ later, a real drill of that type starts, marked simulated.
 The spec makes this part of the Battle Station page's state: it runs only while at least one signed-in user
 has Battle Station open (each open page says so every WATCH_EVERY_SECONDS; a page silent for WATCH_SECONDS is
 gone), and never before the demo sites exist. What a simulated drill measures shows on Battle Station and in
-History; no counter reads it (services/battle/drills.py).
+History; no counter reads it (services/battle/drill_job.py).
 
 One producer per deployment (a leader lock), never one per browser tab. SECDASH_SIMULATION=off (or
 SECDASH_THREAT_SIMULATION=off for this producer alone) turns it off.

@@ -142,6 +142,7 @@ async def _state(project_id: int) -> ProjectState:
 
     from secdash.core.db import session_scope
     from secdash.models.builder import CodeProject, ProjectFile
+    from secdash.services.builder.records import job_of, shown
 
     async with session_scope() as session:
         project = await session.get(CodeProject, project_id)
@@ -149,7 +150,8 @@ async def _state(project_id: int) -> ProjectState:
             await session.exec(select(func.count()).select_from(ProjectFile).where(ProjectFile.project_id == project_id))
         ).one()
         assert project is not None
-        return ProjectState(project.status.value, int(count), project.job_id, project.engine)
+        status, _ = shown(project, await job_of(session, project))
+        return ProjectState(status.value, int(count), project.job_id, project.engine)
 
 
 async def _testing_ms(project_id: int) -> float:
@@ -157,10 +159,12 @@ async def _testing_ms(project_id: int) -> float:
     from sqlmodel import col, select
 
     from secdash.core.db import session_scope
-    from secdash.models.builder import BuildLog
+    from secdash.models.jobs import JobLog
+    from secdash.services.builder.records import jobs_of
 
     async with session_scope() as session:
-        rows = list(await session.exec(select(BuildLog).where(BuildLog.project_id == project_id).order_by(col(BuildLog.id))))
+        query = select(JobLog).where(col(JobLog.job_id).in_(jobs_of([project_id]))).order_by(col(JobLog.id))
+        rows = list(await session.exec(query))
     started = next((row.created_at for row in rows if row.message.startswith("Testing ")), None)
     ended = next((row.created_at for row in rows if row.message.startswith("Checks ")), None)
     return (ended - started).total_seconds() * 1000 if started and ended else float("nan")

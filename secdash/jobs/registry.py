@@ -37,6 +37,7 @@ class JobKind:
     requeue_on_interrupt: bool = False  # a job whose worker died runs again (up to max_attempts)
     max_attempts: int = 1
     on_end: EndHook | None = None
+    owner_topic: Callable[[int], str] | None = None  # every change of a job is also published on its owner's topic
 
 
 _KINDS: dict[str, JobKind] = {}
@@ -50,6 +51,7 @@ def register(
     requeue_on_interrupt: bool = False,
     max_attempts: int = 1,
     on_end: EndHook | None = None,
+    owner_topic: Callable[[int], str] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: `handler` runs the jobs of kind `name`."""
 
@@ -62,6 +64,7 @@ def register(
             requeue_on_interrupt=requeue_on_interrupt,
             max_attempts=max(1, max_attempts),
             on_end=on_end,
+            owner_topic=owner_topic,
         )
         return handler
 

@@ -29,16 +29,22 @@ class ActiveJobExists(Exception):
     """Another job with the same singleton key is queued or running."""
 
 
-def topics(kind: str, job_id: int | None) -> tuple[str, ...]:
+def topics(kind: str, job_id: int | None, owner_user_id: int | None = None) -> tuple[str, ...]:
+    """The kind's area topic, the job's keyed topic and, where the kind has one, its owner's topic."""
     try:
-        area = registry.kind(kind).topic
+        found: registry.JobKind | None = registry.kind(kind)
     except LookupError:
-        area = f"jobs:{kind}"
-    return (area, f"job:{job_id}") if job_id is not None else (area,)
+        found = None
+    out = [found.topic if found else f"jobs:{kind}"]
+    if job_id is not None:
+        out.append(f"job:{job_id}")
+    if found is not None and found.owner_topic is not None and owner_user_id is not None:
+        out.append(found.owner_topic(owner_user_id))
+    return tuple(out)
 
 
-def _mark(session: AsyncSession, kind: str, job_id: int | None) -> None:
-    for topic in topics(kind, job_id):
+def _mark(session: AsyncSession, kind: str, job_id: int | None, owner_user_id: int | None = None) -> None:
+    for topic in topics(kind, job_id, owner_user_id):
         mark_changed(session, topic)
 
 
@@ -71,7 +77,7 @@ async def create(
     except IntegrityError:
         await session.rollback()
         raise ActiveJobExists(singleton_key) from None
-    _mark(session, kind, job.id)
+    _mark(session, kind, job.id, owner_user_id)
     return job
 
 
@@ -107,7 +113,7 @@ async def claim(job_id: int, worker: str) -> Job | None:
             return None
         job = await session.get(Job, job_id)
         assert job is not None
-        _mark(session, job.kind, job_id)
+        _mark(session, job.kind, job_id, job.owner_user_id)
         await commit(session)
         return job
 
@@ -123,36 +129,52 @@ async def beat(job_id: int, progress: dict[str, Any] | None = None) -> bool:
             .execution_options(synchronize_session=False)
             .where(col(Job.id) == job_id, col(Job.status).in_([JobStatus.running.value, JobStatus.stopping.value]))
             .values(**values)
-            .returning(col(Job.stop_requested), col(Job.kind))
+            .returning(col(Job.stop_requested), col(Job.kind), col(Job.owner_user_id))
         )
         row = result.first()
         if row is None:  # no longer running (reaped as interrupted, or deleted): the handler should end
             await session.rollback()
             return True
         if progress is not None:
-            _mark(session, row.kind, job_id)
+            _mark(session, row.kind, job_id, row.owner_user_id)
         await commit(session)
         return bool(row.stop_requested)
 
 
-async def append_log(job_id: int, message: str, level: JobLevel | str = JobLevel.info) -> int:
-    """Add a line to the job's log; returns its sequence number."""
+async def add_log(
+    session: AsyncSession,
+    job_id: int,
+    message: str,
+    level: JobLevel | str = JobLevel.info,
+    *,
+    max_chars: int = MESSAGE_MAX,
+) -> int:
+    """Add a line (its first `max_chars` characters) to the job's log in the caller's unit of work; returns its
+    sequence number (0: no such job)."""
+    result = await session.exec(
+        update(Job)
+        .execution_options(synchronize_session=False)
+        .where(col(Job.id) == job_id)
+        .values(log_seq=Job.log_seq + 1)
+        .returning(col(Job.log_seq), col(Job.kind), col(Job.owner_user_id))
+    )
+    row = result.first()
+    if row is None:
+        return 0
+    session.add(JobLog(job_id=job_id, seq=row.log_seq, level=JobLevel(level), message=message[:max_chars]))
+    _mark(session, row.kind, job_id, row.owner_user_id)
+    return int(row.log_seq)
+
+
+async def append_log(job_id: int, message: str, level: JobLevel | str = JobLevel.info, *, max_chars: int = MESSAGE_MAX) -> int:
+    """Add a line to the job's log (committed now); returns its sequence number."""
     async with session_scope() as session:
-        result = await session.exec(
-            update(Job)
-            .execution_options(synchronize_session=False)
-            .where(col(Job.id) == job_id)
-            .values(log_seq=Job.log_seq + 1)
-            .returning(col(Job.log_seq), col(Job.kind))
-        )
-        row = result.first()
-        if row is None:
+        seq = await add_log(session, job_id, message, level, max_chars=max_chars)
+        if seq:
+            await commit(session)
+        else:
             await session.rollback()
-            return 0
-        session.add(JobLog(job_id=job_id, seq=row.log_seq, level=JobLevel(level), message=message[:MESSAGE_MAX]))
-        _mark(session, row.kind, job_id)
-        await commit(session)
-        return int(row.log_seq)
+        return seq
 
 
 async def finish(
@@ -186,7 +208,7 @@ async def finish(
         if job is None:
             return None
         if changed.rowcount:
-            _mark(session, job.kind, job_id)
+            _mark(session, job.kind, job_id, job.owner_user_id)
         await commit(session)
         return job
 
@@ -201,7 +223,7 @@ def request_stop(session: AsyncSession, job: Job) -> bool:
     else:
         return False
     session.add(job)
-    _mark(session, job.kind, job.id)
+    _mark(session, job.kind, job.id, job.owner_user_id)
     return True
 
 
@@ -242,7 +264,7 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
                 )
             )
             if result.rowcount:
-                _mark(session, job.kind, job.id)
+                _mark(session, job.kind, job.id, job.owner_user_id)
                 reaped.append((job.id, again))
         await commit(session)
     return reaped

@@ -16,7 +16,7 @@ from secdash.models.audit import HistoryLog, LogCategory, LogSeverity
 from secdash.models.auth import AuthSession, LoginAttempt, Role, User
 from secdash.models.base import as_utc, utcnow
 from secdash.models.battle import AttackType, BattleOperation, DemoDefense, DemoRequest, DrillTraffic, OperationStatus
-from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
 from secdash.models.events import (
     ActivityType,
     AiActivity,
@@ -91,7 +91,6 @@ __all__ = [
     "CodeProject",
     "ProjectFile",
     "ProjectStatus",
-    "BuildLog",
     "BuildLogType",
     "FileChange",
 ]

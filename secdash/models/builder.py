@@ -1,4 +1,4 @@
-"""The Live Code Builder's tables: a user's code projects, their files and their build log."""
+"""The Live Code Builder's tables: a user's code projects and their files (a build's log is its job's log)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from secdash.models.base import _enum, _ts, utcnow
 
 
 class ProjectStatus(StrEnum):
-    """A project's life as the spec colours it: planning -> building -> testing -> complete; failed on error."""
+    """A project's life as the spec colours it: planning -> building -> testing -> complete; failed on error.
+
+    The first three are the phases of its build job (the job's progress, shown while it runs); the row keeps only
+    the outcome, complete or failed (a row still holding its first value, planning, has had no outcome yet)."""
 
     planning = "planning"  # the model plans the files
     building = "building"  # files are being written
@@ -26,7 +29,8 @@ WORKING_STATUSES = (ProjectStatus.planning, ProjectStatus.building, ProjectStatu
 
 
 class BuildLogType(StrEnum):
-    """How a log line is shown: error red, success green, code monospace, info neutral."""
+    """How a build log line is shown: error red, success green, code monospace, info neutral (the job log's
+    levels of the same names)."""
 
     info = "info"
     success = "success"
@@ -85,16 +89,3 @@ class ProjectFile(SQLModel, table=True):
     change: FileChange = _enum(FileChange, name="ck_project_files_change", length=16, default=FileChange.created)
     complete: bool = True  # False while it is being written, or when the answer ended inside it
     updated_at: datetime = _ts(default_factory=utcnow)
-
-
-class BuildLog(SQLModel, table=True):
-    """A line of a project's build log (append-only; read from the last id a page has seen)."""
-
-    __tablename__ = "build_logs"
-    __table_args__ = (Index("ix_build_logs_project", "project_id", "id"),)
-
-    id: int | None = Field(default=None, primary_key=True)
-    project_id: int = Field(foreign_key="code_projects.id", ondelete="CASCADE")
-    type: BuildLogType = _enum(BuildLogType, name="ck_build_logs_type", length=8, default=BuildLogType.info)
-    message: str = Field(default="", sa_type=Text)  # type: ignore[call-overload]
-    created_at: datetime = _ts(default_factory=utcnow)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.builder import WORKING_STATUSES, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.jobs import JobLog
 from secdash.models.public import PublicModel, UtcDateTime
 
 
@@ -48,36 +49,43 @@ class CodeProjectPublic(PublicModel):
     checks: dict
 
     @classmethod
-    def of(cls, project: CodeProject, files: list[ProjectFile]) -> CodeProjectPublic:
+    def of(cls, project: CodeProject, files: list[ProjectFile], status: ProjectStatus, error: str | None) -> CodeProjectPublic:
+        """`status` and `error` as the project reads (services/builder/records.py `shown`: its job's phase while
+        one runs, else its outcome)."""
         assert project.id is not None
         return cls(
             id=project.id,
             name=project.name,
             description=project.description,
-            status=project.status,
+            status=status,
             created_at=project.created_at,
             updated_at=project.updated_at,
             files=[ProjectFilePublic.of(row) for row in files],
             current=project.current_of is not None,
-            building=project.status in (ProjectStatus.planning, ProjectStatus.building, ProjectStatus.testing),
+            building=status in WORKING_STATUSES,
             snapshot_of=project.snapshot_of,
             engine=project.engine,
             model=project.model,
-            error=project.error,
+            error=error,
             checks=project.checks or {},
         )
 
 
 class BuildLogPublic(PublicModel):
+    """A line of a project's build log: a line of one of its build jobs' logs (`id`: the line's id, increasing
+    across the project's jobs, so a page reads from the last one it has)."""
+
     id: int
     type: BuildLogType
     message: str
     timestamp: UtcDateTime
 
     @classmethod
-    def of(cls, row: BuildLog) -> BuildLogPublic:
+    def of(cls, row: JobLog) -> BuildLogPublic:
         assert row.id is not None
-        return cls(id=row.id, type=row.type, message=row.message, timestamp=row.created_at)
+        level = str(row.level)
+        kind = BuildLogType(level) if level in BuildLogType.__members__ else BuildLogType.info  # a warning: info
+        return cls(id=row.id, type=kind, message=row.message, timestamp=row.created_at)
 
 
 class ProjectSummaryPublic(PublicModel):

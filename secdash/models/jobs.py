@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint, text
+from sqlalchemy import JSON, Column, Index, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from secdash.models.base import _enum, _ts, utcnow
@@ -32,6 +32,7 @@ class JobLevel(StrEnum):
     success = "success"
     warning = "warning"
     error = "error"
+    code = "code"  # a block of code (the Live Code Builder's diffs), shown monospace
 
 
 class Job(SQLModel, table=True):
@@ -82,5 +83,5 @@ class JobLog(SQLModel, table=True):
     job_id: int = Field(foreign_key="jobs.id", ondelete="CASCADE")
     seq: int
     level: JobLevel = _enum(JobLevel, name="ck_job_logs_level", length=8, default=JobLevel.info)
-    message: str = Field(max_length=1000)
+    message: str = Field(sa_type=Text)  # type: ignore[call-overload]  # bounded by the writer (jobs/store.py MESSAGE_MAX)
     created_at: datetime = _ts(default_factory=utcnow)

@@ -12,6 +12,7 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
 from secdash.models.fixes import Fix
+from secdash.models.jobs import Job, JobStatus
 from secdash.services.builder import project_dir, projects
 from secdash.services.errors import Conflict
 from secdash.services.fix import fixes, problems
@@ -103,8 +104,9 @@ async def test_a_fix_waits_while_the_project_is_being_built(session, model, sett
     monkeypatch.setattr(settings, "LLM_BASE_URL", "")
     fix = await settle(session, (await fixes.propose(session=session, actor=admin, problem_id=problem.problem_id)).id)
     row = await session.get(CodeProject, project.id)
-    row.status = "building"
-    session.add(row)
+    job = await session.get(Job, row.job_id)
+    job.status, job.progress = JobStatus.running, {"phase": "building"}  # a build of the project runs
+    session.add(job)
     await session.commit()
     with pytest.raises(Conflict, match="being built"):
         await fixes.apply(session=session, actor=admin, fix_id=fix.id)

@@ -13,9 +13,12 @@ from sqlmodel import select
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
 from secdash.services.builder import archive, build_job, limits, preview, project_dir, projects
+from secdash.services.builder.overview import read_builder
+from secdash.services.builder.records import INTERRUPTED
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.identity import auth
 from tests.factories import make_user, sign_in
+from tests.support.dead_worker import Writes, worker_died
 from tests.support.fake_openai import BUILD_CSS, FakeOpenAI
 
 
@@ -310,15 +313,38 @@ async def test_a_build_interrupted_by_a_restart_reads_as_failed(session):
     user = await make_user(session, "builder@example.com")
     project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     row = await session.get(CodeProject, project.id)
-    row.status = "building"  # as a worker that died mid-build leaves it; its job has ended
-    session.add(row)
-    await session.commit()
+    await worker_died(session, row.job_id)  # a worker that died mid-build; the reaper has found it since
     read = await projects.get_project(session=session, viewer=user, project_id=project.id)
     assert read.status == "failed" and "interrupted" in read.error
     assert (
         await projects.continue_build(session=session, actor=user, project_id=project.id, prompt="make it dark")
     ).status == "planning"
     await settled(session, user, project.id)
+
+
+async def test_reading_a_project_whose_build_died_writes_nothing(session):
+    """Before the reaper closes it, a project whose job was interrupted reads as failed, derived from its job:
+    the project page, its list, the current project and its log are read without a single write."""
+    user = await make_user(session, "builder@example.com")
+    project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
+    row = await session.get(CodeProject, project.id)
+    job_id, updated_at = row.job_id, row.updated_at
+    log_lines = len(await projects.logs(session=session, viewer=user, project_id=project.id))
+    await worker_died(session, job_id, reaped=False)
+    with Writes(session) as writes:
+        read = await projects.get_project(session=session, viewer=user, project_id=project.id)
+        current = await projects.current(session=session, viewer=user)
+        listed = await projects.list_projects(session=session, viewer=user)
+        lines = await projects.logs(session=session, viewer=user, project_id=project.id)
+        builder = await read_builder(session=session, viewer=user)
+    assert read.status == "failed" and read.error == INTERRUPTED and not read.building
+    assert current is not None and (current.status, current.error) == ("failed", INTERRUPTED)
+    assert [(item.id, item.status) for item in listed] == [(project.id, "failed")]
+    assert builder.project is not None and builder.project.status == "failed"
+    assert writes == [] and len(lines) == log_lines
+    session.expire_all()
+    stored = await session.get(CodeProject, project.id)
+    assert (stored.status, stored.error, stored.updated_at) == ("complete", None, updated_at)
 
 
 async def test_a_projects_log_keeps_its_newest_lines(session, monkeypatch):

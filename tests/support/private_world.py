@@ -68,7 +68,6 @@ async def _project(session, owner: UserPublic) -> tuple[int, int]:
     files = {"app.js": APP_JS, "index.html": INDEX_HTML}
     for path, content in files.items():
         session.add(ProjectFile(project_id=project.id, filename=path, language=project_dir.language_of(path), content=content))
-    add_log(session, project, f"Updated app.js:\n{APP_JS}", BuildLogType.code)
     job = await store.create(
         session,
         kind=BUILD_KIND,
@@ -79,6 +78,7 @@ async def _project(session, owner: UserPublic) -> tuple[int, int]:
     )
     project.job_id = job.id
     session.add(project)
+    await add_log(session, project, f"Updated app.js:\n{APP_JS}", BuildLogType.code)
     project_id, job_id = project.id, job.id
     await session.commit()
     project_dir.write(project_id, files)

@@ -1,8 +1,9 @@
 """The "build" job: plan, write the files as the model streams them, run the checks (a build or a continue).
 
-Status follows the work: planning (the model plans the files), building (files are written: each appears in the
-project, and in every open page, while it is being written), testing (services/builder/checks.py over the files
-on disk), complete; failed with the reason in the log. A continue sends the current files as context and applies
+The job's progress follows the work: planning (the model plans the files), building (files are written: each
+appears in the project, and in every open page, while it is being written), testing (services/builder/checks.py
+over the files on disk); the project row gets the outcome, complete or failed with the reason, and the lines go
+to the job's log. A continue sends the current files as context and applies
 only the files the answer holds; a file the answer left unfinished, or one being rewritten when the build fails
 or is stopped, gets its previous content back, so nothing is half-written. A file that tools run by themselves
 (`.git/config`, `.vscode/tasks.json`, ...: secdash/ai/files.py `tool_file_reason`) is refused, the reason logged.
@@ -25,15 +26,23 @@ from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, JobEnding, register
+from secdash.jobs import JobContext, JobEnding, register, store
 from secdash.models import Role, User, UserPublic, utcnow
-from secdash.models.builder import BuildLog, BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
+from secdash.models.jobs import JobLevel, JobLog
 from secdash.services.agents import ai_calls
 from secdash.services.builder import checks, project_dir
-from secdash.services.builder.limits import MAX_FILE_BYTES, MAX_FILES, MAX_LOG_LINES, MAX_TOTAL_BYTES, size_text
-from secdash.services.builder.records import INTERRUPTED, KIND, TOPIC, add_log, file_of, topic_of
-from secdash.services.errors import DomainError
+from secdash.services.builder.limits import (
+    MAX_FILE_BYTES,
+    MAX_FILES,
+    MAX_LOG_CHARS,
+    MAX_LOG_LINES,
+    MAX_TOTAL_BYTES,
+    size_text,
+)
+from secdash.services.builder.records import CRASHED, INTERRUPTED, KIND, TOPIC, file_of, jobs_of, topic_of
 from secdash.services.diff.compute import line_diff
+from secdash.services.errors import DomainError
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +55,11 @@ class BuildFailed(Exception):
     """The build cannot go on; the message is shown in the log and as the project's error."""
 
 
-async def _log(project_id: int, message: str, kind: BuildLogType = BuildLogType.info) -> None:
+async def _log(job_id: int, project_id: int, message: str, kind: BuildLogType = BuildLogType.info) -> None:
+    """A line of the build job's log (none once the project is gone)."""
     async with session_scope() as session:
-        project = await session.get(CodeProject, project_id)
-        if project is not None:
-            add_log(session, project, message, kind)
+        if await session.get(CodeProject, project_id) is not None:
+            await store.add_log(session, job_id, message, JobLevel(kind.value), max_chars=MAX_LOG_CHARS)
             await commit(session)
 
 
@@ -78,8 +87,9 @@ class FileWriter:
     """Turns file events into project files: created or reset at FileStart, saved while written (at most every
     FLUSH_EVERY_SECONDS), finished at FileEnd; limits on count and size end the build with a clear reason."""
 
-    def __init__(self, project: CodeProject, existing: dict[str, str], plan: ProjectPlan | None) -> None:
+    def __init__(self, job_id: int, project: CodeProject, existing: dict[str, str], plan: ProjectPlan | None) -> None:
         assert project.id is not None
+        self.job_id = job_id
         self.project_id = project.id
         self.owner_id = project.owner_user_id
         self.existing = existing
@@ -128,12 +138,12 @@ class FileWriter:
         if self.path is not None:
             await self.end(self.path, complete=False)
         if (reason := tool_file_reason(path)) is not None:  # nothing is written: its content is dropped to its end
-            await _log(self.project_id, f"Refused {path}: {reason}", BuildLogType.error)
+            await _log(self.job_id, self.project_id, f"Refused {path}: {reason}", BuildLogType.error)
             return
         if path not in self.existing and path not in self.written and len({*self.existing, *self.written}) >= MAX_FILES:
             raise BuildFailed(f"The answer holds more than {MAX_FILES} files, the limit of a project")
         self.path, self.buffer, self.size = path, [], 0
-        await _log(self.project_id, f"Writing {path}...")
+        await _log(self.job_id, self.project_id, f"Writing {path}...")
         await self._save(complete=False)
 
     async def append(self, text: str) -> None:
@@ -155,27 +165,40 @@ class FileWriter:
         before = self.existing.get(path)
         if not complete and before is not None:  # an unfinished rewrite: the previous content stays
             await self.restore()
-            await _log(self.project_id, f"{path} was cut off before its end: its previous content is kept", BuildLogType.error)
+            await _log(
+                self.job_id,
+                self.project_id,
+                f"{path} was cut off before its end: its previous content is kept",
+                BuildLogType.error,
+            )
             return
         await self._save(complete=complete, final=True)
         self.written[path] = content
         self.path = None
         lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
         if not complete:
-            await _log(self.project_id, f"{path} was cut off before its end ({size_text(self.size)} written)", BuildLogType.error)
+            await _log(
+                self.job_id,
+                self.project_id,
+                f"{path} was cut off before its end ({size_text(self.size)} written)",
+                BuildLogType.error,
+            )
         elif before is None:
-            await _log(self.project_id, f"Created {path} ({lines} lines, {size_text(self.size)})", BuildLogType.success)
+            await _log(
+                self.job_id, self.project_id, f"Created {path} ({lines} lines, {size_text(self.size)})", BuildLogType.success
+            )
         elif before == content:
-            await _log(self.project_id, f"{path} unchanged")
+            await _log(self.job_id, self.project_id, f"{path} unchanged")
         else:
             try:
                 diff = await line_diff(before, content, from_name=f"a/{path}", to_name=f"b/{path}", max_rows=DIFF_LINES_LOGGED)
             except DomainError as exc:  # too large to compare, or busy
-                await _log(self.project_id, f"Updated {path}: {exc.message}", BuildLogType.success)
+                await _log(self.job_id, self.project_id, f"Updated {path}: {exc.message}", BuildLogType.success)
                 return
-            await _log(self.project_id, f"Updated {path} (+{diff.added} -{diff.removed})", BuildLogType.success)
+            await _log(self.job_id, self.project_id, f"Updated {path} (+{diff.added} -{diff.removed})", BuildLogType.success)
             more = diff.added + diff.removed - sum(1 for row in diff.rows if row.kind in ("added", "removed"))
             await _log(
+                self.job_id,
                 self.project_id,
                 diff.unified + (f"\n... and {more} more changed lines" if diff.truncated else ""),
                 BuildLogType.code,
@@ -200,19 +223,20 @@ class FileWriter:
 
 
 async def _plan(ctx: JobContext, calls: ai_calls.AICalls, project_id: int, prompt: str) -> ProjectPlan | None:
-    await _set(project_id, status=ProjectStatus.planning)
-    await ctx.progress(force=True, phase="planning")
-    await _log(project_id, "Planning the project's files...")
+    await ctx.progress(force=True, phase=ProjectStatus.planning.value)
+    await _log(ctx.job_id, project_id, "Planning the project's files...")
     try:
         plan = await calls.structured(PlanProjectTask(prompt=prompt), ProjectPlan)
     except LLMError as exc:
         if exc.kind != "format":
             raise
-        await _log(project_id, "The model gave no usable plan; building without one", BuildLogType.error)
+        await _log(ctx.job_id, project_id, "The model gave no usable plan; building without one", BuildLogType.error)
         return None
     await _set(project_id, name=plan.name[:100], description=plan.description[:500])
     listed = ", ".join(item.path for item in plan.files)
-    await _log(project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} ({listed})")
+    await _log(
+        ctx.job_id, project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} ({listed})"
+    )
     return plan
 
 
@@ -226,9 +250,8 @@ async def _write(
 ) -> FileWriter:
     assert project.id is not None
     project_id = project.id
-    await _set(project_id, status=ProjectStatus.building)
-    await ctx.progress(force=True, phase="building")
-    writer = FileWriter(project, existing, plan)
+    await ctx.progress(force=True, phase=ProjectStatus.building.value)
+    writer = FileWriter(ctx.job_id, project, existing, plan)
     notes: list[str] = []
     logged = 0
 
@@ -237,7 +260,7 @@ async def _write(
         nonlocal logged
         said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
         for line in said[: max(0, NOTE_LINES_LOGGED - logged)]:
-            await _log(project_id, line[:300])
+            await _log(ctx.job_id, project_id, line[:300])
             logged += 1
         notes.clear()
 
@@ -263,13 +286,13 @@ async def _write(
 
 
 async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, Any]:
-    await _set(project_id, status=ProjectStatus.testing)
-    await ctx.progress(force=True, phase="testing")
+    await ctx.progress(force=True, phase=ProjectStatus.testing.value)
     files = await _current_files(project_id)
-    await _log(project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
+    await _log(ctx.job_id, project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
     root = await asyncio.to_thread(project_dir.write, project_id, files)
     if project_dir.mark_code_root(project_id, code_root) and code_root:
         await _log(
+            ctx.job_id,
             project_id,
             "This project is now a code root of the Security Scan: its findings reach the Problem Database and Fix Mode",
         )
@@ -277,13 +300,16 @@ async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, 
     for finding in report.findings:
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
         kind = BuildLogType.error if finding.level == "error" else BuildLogType.info
-        await _log(project_id, f"[{finding.check}] {where}: {finding.message}", kind)
+        await _log(ctx.job_id, project_id, f"[{finding.check}] {where}: {finding.message}", kind)
     warnings = len(report.findings) - report.errors
     summary = {"errors": report.errors, "warnings": warnings, "counts": dict(report.counts)}
     if report.ok:
-        await _log(project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})", BuildLogType.success)
+        await _log(
+            ctx.job_id, project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})", BuildLogType.success
+        )
     else:
         await _log(
+            ctx.job_id,
             project_id,
             f"Checks found {report.errors} error{'s' if report.errors != 1 else ''} and "
             f"{warnings} warning{'s' if warnings != 1 else ''}",
@@ -309,7 +335,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
     calls = ai_calls.for_user(settings=get_settings(), user=owner, feature="code_builder", agent="general")
     engine = "the offline template engine" if calls.name == "offline" else f"{calls.name} ({calls.model})"
     await _set(project_id, engine=calls.name[:32], model=calls.model[:100])
-    await _log(project_id, f"Engine: {engine}")
+    await _log(ctx.job_id, project_id, f"Engine: {engine}")
     existing = await _current_files(project_id) if mode == "continue" else {}
     if mode == "continue":
         await _reset_changes(project_id)
@@ -318,7 +344,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
     if not writer.written:
         if mode == "build":
             raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a file name)")
-        await _log(project_id, "No file changed")
+        await _log(ctx.job_id, project_id, "No file changed")
     summary = await _test(ctx, project_id, code_root=owner.role == Role.admin and project.snapshot_of is None)
     await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
     count = len(writer.written)
@@ -327,8 +353,8 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
         if mode == "build"
         else f"Continue complete: {count} file{'s' if count != 1 else ''} changed"
     )
-    await _log(project_id, done, BuildLogType.success)
-    await ctx.progress(force=True, phase="complete")
+    await _log(ctx.job_id, project_id, done, BuildLogType.success)
+    await ctx.progress(force=True, phase=ProjectStatus.complete.value)
     return {"projectId": project_id, "files": sorted(writer.written), **summary}
 
 
@@ -340,47 +366,43 @@ async def _reset_changes(project_id: int) -> None:
         await commit(session)
 
 
-async def _fail(project_id: int, reason: str) -> None:
-    await _log(project_id, f"Build failed: {reason}", BuildLogType.error)
+async def _fail(job_id: int, project_id: int, reason: str) -> None:
+    await _log(job_id, project_id, f"Build failed: {reason}", BuildLogType.error)
     await _set(project_id, status=ProjectStatus.failed, error=reason[:1000])
 
 
 async def trim_log(project_id: int) -> None:
-    """Keep the project's newest MAX_LOG_LINES log lines (a project continued many times grows no further)."""
+    """Keep the newest MAX_LOG_LINES lines of the project's log, its build jobs' lines (a project continued many
+    times grows no further)."""
     async with session_scope() as session:
-        query = (
-            select(BuildLog.id)
-            .where(BuildLog.project_id == project_id)
-            .order_by(col(BuildLog.id).desc())
-            .offset(MAX_LOG_LINES)
-            .limit(1)
-        )
+        mine = col(JobLog.job_id).in_(jobs_of([project_id]))
+        query = select(JobLog.id).where(mine).order_by(col(JobLog.id).desc()).offset(MAX_LOG_LINES).limit(1)
         oldest_dropped = (await session.exec(query)).first()
         if oldest_dropped is not None:
-            await session.exec(delete(BuildLog).where(col(BuildLog.project_id) == project_id, col(BuildLog.id) <= oldest_dropped))
+            await session.exec(delete(JobLog).where(mine, col(JobLog.id) <= oldest_dropped))
             await commit(session)
 
 
 async def _ended(ending: JobEnding) -> None:
     """The job ended without the build closing its project (a crash, the server stopping, a vanished worker)."""
-    reason = INTERRUPTED if ending.status == "interrupted" else "The build failed on the server (see the server log)"
-    await _fail(int(ending.params["projectId"]), reason)
+    reason = INTERRUPTED if ending.status == "interrupted" else CRASHED
+    await _fail(ending.job_id, int(ending.params["projectId"]), reason)
 
 
-@register(KIND, topic=TOPIC, on_end=_ended)
+@register(KIND, topic=TOPIC, owner_topic=topic_of, on_end=_ended)
 async def run_build(ctx: JobContext) -> dict[str, Any]:
     project_id = int(ctx.params["projectId"])
     prompt, mode = str(ctx.params.get("prompt", "")), str(ctx.params.get("mode", "build"))
     try:
         return await _run(ctx, project_id, prompt, mode)
     except BuildFailed as exc:
-        await _fail(project_id, str(exc))
+        await _fail(ctx.job_id, project_id, str(exc))
         return {"projectId": project_id, "error": str(exc)}
     except LLMError as exc:
-        await _fail(project_id, f"The model failed: {exc.message}")
+        await _fail(ctx.job_id, project_id, f"The model failed: {exc.message}")
         return {"projectId": project_id, "error": exc.message}
     except DomainError as exc:  # the user's AI budget
-        await _fail(project_id, exc.message)
+        await _fail(ctx.job_id, project_id, exc.message)
         return {"projectId": project_id, "error": exc.message}
     finally:
         await asyncio.shield(trim_log(project_id))

@@ -10,16 +10,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.unit import mark_changed
 from secdash.models.base import utcnow
-from secdash.models.builder import (
-    WORKING_STATUSES,
-    BuildLogType,
-    CodeProject,
-    FileChange,
-    ProjectFile,
-    ProjectStatus,
-)
+from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile
 from secdash.services.builder import project_dir
-from secdash.services.builder.records import add_log, topic_of
+from secdash.services.builder.records import add_log, job_of, shown, topic_of, working
 from secdash.services.errors import Conflict
 
 
@@ -31,10 +24,10 @@ async def _project(session: AsyncSession, root: Path) -> CodeProject | None:
 async def before_fix(session: AsyncSession, root: Path) -> None:
     """Conflict while the project a fix would write is being built (the build rewrites its directory)."""
     project = await _project(session, root)
-    if project is not None and project.status in WORKING_STATUSES:
-        raise Conflict(
-            f"Project #{project.id} is being built ({ProjectStatus(project.status).value}): apply the fix when it is done"
-        )
+    job = await job_of(session, project) if project is not None else None
+    if project is not None and working(job):
+        status, _ = shown(project, job)
+        raise Conflict(f"Project #{project.id} is being built ({status.value}): apply the fix when it is done")
 
 
 async def after_fix(session: AsyncSession, root: Path, files: dict[str, bytes], message: str) -> None:
@@ -50,5 +43,5 @@ async def after_fix(session: AsyncSession, root: Path, files: dict[str, bytes], 
         file.previous, file.content = file.content, data.decode("utf-8", errors="replace")
         file.change, file.complete, file.updated_at = FileChange.updated, True, utcnow()
         session.add(file)
-    add_log(session, project, message, BuildLogType.success)
+    await add_log(session, project, message, BuildLogType.success)
     mark_changed(session, topic_of(project.owner_user_id))

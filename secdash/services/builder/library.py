@@ -14,11 +14,12 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.unit import commit, mark_changed
 from secdash.jobs import store
 from secdash.models import LogCategory, UserPublic, utcnow
-from secdash.models.builder import WORKING_STATUSES, BuildLog, CodeProject, ProjectFile
+from secdash.models.builder import CodeProject, ProjectFile
 from secdash.models.builder_public import CodeProjectPublic
+from secdash.models.jobs import JobLog
 from secdash.services import audit
 from secdash.services.builder import project_dir, projects
-from secdash.services.builder.records import topic_of
+from secdash.services.builder.records import job_of, jobs_of, topic_of, working
 from secdash.services.errors import Invalid
 
 MAX_NAME_CHARS = 100
@@ -61,12 +62,11 @@ async def delete(*, session: AsyncSession, actor: UserPublic, project_id: object
     Its saved snapshots stay, as projects of their own."""
     project = await projects.owned(session, actor, project_id)
     assert project.id is not None
-    if project.job_id is not None and project.status in WORKING_STATUSES:
-        job = await store.get(session, project.job_id)
-        if job is not None:
-            store.request_stop(session, job)
+    job = await job_of(session, project)
+    if job is not None and working(job):
+        store.request_stop(session, job)
     wanted = project.id
-    await session.exec(sql_delete(BuildLog).where(col(BuildLog.project_id) == wanted))  # type: ignore[call-overload]
+    await session.exec(sql_delete(JobLog).where(col(JobLog.job_id).in_(jobs_of([wanted]))))  # type: ignore[call-overload]
     await session.exec(sql_delete(ProjectFile).where(col(ProjectFile.project_id) == wanted))  # type: ignore[call-overload]
     await session.exec(  # type: ignore[call-overload]
         update(CodeProject)

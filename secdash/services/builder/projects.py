@@ -3,7 +3,8 @@
 A project belongs to one user; anyone else (admins included) is told it does not exist. The writing itself (plan,
 files, checks) happens in the "build" job (services/builder/build_job.py); a user runs one build at a time (the
 job's singleton key, so the database decides, not a prior read). Each user has at most one current project
-(`CodeProject.current_of`, unique).
+(`CodeProject.current_of`, unique). Whether a project is being built, and in which phase, is its newest job's
+state (records.shown); reads never write. Its log is the log of its build jobs.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.unit import commit, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, UserPublic
-from secdash.models.builder import WORKING_STATUSES, BuildLog, BuildLogType, CodeProject, ProjectFile, ProjectStatus
+from secdash.models.builder import WORKING_STATUSES, BuildLogType, CodeProject, ProjectFile, ProjectStatus
 from secdash.models.builder_public import BuildLogPublic, CodeProjectPublic, ProjectSummaryPublic
+from secdash.models.jobs import Job, JobLog
 from secdash.services import audit, storage
 from secdash.services.builder import build_job, project_dir  # noqa: F401  (build_job registers the "build" kind)
 from secdash.services.builder.limits import LOG_PAGE, MAX_PROJECTS, parse_after, parse_id, parse_prompt
-from secdash.services.builder.records import INTERRUPTED, KIND, add_log, topic_of
+from secdash.services.builder.records import KIND, add_log, job_of, jobs_of, shown, topic_of, working
 from secdash.services.errors import Conflict, Invalid, NotFound
 
 NAME_CHARS = 60
@@ -32,26 +34,13 @@ def provisional_name(prompt: str) -> str:
     return words if len(words) <= NAME_CHARS else words[: NAME_CHARS - 1].rsplit(" ", 1)[0] + "…"
 
 
-async def _settled(session: AsyncSession, project: CodeProject) -> CodeProject:
-    """The project, marked failed if it says a build runs but its job has ended (the server stopped mid-build)."""
-    if project.status in WORKING_STATUSES:
-        job = await store.get(session, project.job_id) if project.job_id else None
-        if job is None or not store.is_active(job):
-            project.status, project.error = ProjectStatus.failed, INTERRUPTED
-            session.add(project)
-            add_log(session, project, f"Build failed: {INTERRUPTED}", BuildLogType.error)
-            await commit(session)
-            await session.refresh(project)
-    return project
-
-
 async def owned(session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProject:
-    """The viewer's project (NotFound for anyone else's, admins included), settled if its build was cut off."""
+    """The viewer's project (NotFound for anyone else's, admins included)."""
     wanted = parse_id(project_id)
     project = await session.get(CodeProject, wanted)
     if project is None or project.owner_user_id != viewer.id:
         raise NotFound(f"Project #{wanted} not found")
-    return await _settled(session, project)
+    return project
 
 
 async def _files(session: AsyncSession, project_id: int) -> list[ProjectFile]:
@@ -61,7 +50,17 @@ async def _files(session: AsyncSession, project_id: int) -> list[ProjectFile]:
 
 async def public(session: AsyncSession, project: CodeProject) -> CodeProjectPublic:
     assert project.id is not None
-    return CodeProjectPublic.of(project, await _files(session, project.id))
+    status, error = shown(project, await job_of(session, project))
+    return CodeProjectPublic.of(project, await _files(session, project.id), status, error)
+
+
+async def _refuse_while_building(session: AsyncSession, project: CodeProject, then: str) -> ProjectStatus:
+    """The project's status as it reads; Conflict while a build of it runs."""
+    job = await job_of(session, project)
+    status, _ = shown(project, job)
+    if working(job) and status in WORKING_STATUSES:
+        raise Conflict(f"Project #{project.id} is still {status.value}: {then}")
+    return status
 
 
 async def _make_current(session: AsyncSession, owner_id: int, project: CodeProject | None) -> None:
@@ -97,9 +96,7 @@ async def _start_job(session: AsyncSession, actor: UserPublic, project: CodeProj
     except store.ActiveJobExists:
         raise Conflict("A build is already running: wait for it to finish or stop it") from None
     assert job.id is not None
-    project.job_id = job.id
-    project.status = ProjectStatus.planning
-    project.error = None
+    project.job_id = job.id  # its status reads from the job now; the row keeps the last outcome until a new one
     session.add(project)
     return job.id
 
@@ -110,7 +107,7 @@ async def _launch(
     """Start the project's build job (a build or a continue), make it current, log and audit it, then run it."""
     job_id = await _start_job(session, actor, project, text, mode)
     await _make_current(session, actor.id, project)
-    add_log(session, project, f"{line}: {provisional_name(text)}")
+    await add_log(session, project, f"{line}: {provisional_name(text)}")
     audit.record(
         session,
         category=LogCategory.ai,
@@ -140,8 +137,7 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
     """Change an existing project (the current files go to the model as context); it becomes the current one."""
     text = parse_prompt(prompt)
     project = await owned(session, actor, project_id)
-    if project.status in WORKING_STATUSES:
-        raise Conflict(f"Project #{project.id} is still {project.status.value}: wait for it to finish")
+    await _refuse_while_building(session, project, "wait for it to finish")
     if not await _files(session, project.id or 0):
         raise Invalid(f"Project #{project.id} has no files yet: start a new build instead")
     return await _launch(session, actor, project, text, "continue", "Continue", "Code project continued", "asked for changes to")
@@ -150,8 +146,7 @@ async def continue_build(*, session: AsyncSession, actor: UserPublic, project_id
 async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
     """A named snapshot of the project as it is now (a copy that later changes leave alone)."""
     project = await owned(session, actor, project_id)
-    if project.status in WORKING_STATUSES:
-        raise Conflict(f"Project #{project.id} is still {project.status.value}: save it when the build is done")
+    status = await _refuse_while_building(session, project, "save it when the build is done")
     files = await _files(session, project.id or 0)
     if not files:
         raise Invalid(f"Project #{project.id} has no files to save yet")
@@ -164,7 +159,7 @@ async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) 
         name=f"{project.name[:70]} (saved {stamp})",
         description=project.description,
         prompt=project.prompt,
-        status=project.status,
+        status=status,
         engine=project.engine,
         model=project.model,
         checks=dict(project.checks or {}),
@@ -183,7 +178,7 @@ async def save(*, session: AsyncSession, actor: UserPublic, project_id: object) 
                 complete=row.complete,
             )
         )
-    add_log(session, project, f"Saved as project #{snapshot.id}: {snapshot.name}", BuildLogType.success)
+    await add_log(session, project, f"Saved as project #{snapshot.id}: {snapshot.name}", BuildLogType.success)
     audit.record(
         session,
         category=LogCategory.ai,
@@ -218,13 +213,12 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
     """Delete every project of the user (files, logs, directories); a running build is asked to stop first."""
     rows = list(await session.exec(select(CodeProject).where(CodeProject.owner_user_id == actor.id)))
     for project in rows:
-        if project.job_id is not None and project.status in WORKING_STATUSES:
-            job = await store.get(session, project.job_id)
-            if job is not None:
-                store.request_stop(session, job)
+        job = await job_of(session, project)
+        if job is not None and working(job):
+            store.request_stop(session, job)
     ids = [project.id for project in rows if project.id is not None]
     if ids:
-        await session.exec(delete(BuildLog).where(col(BuildLog.project_id).in_(ids)))
+        await session.exec(delete(JobLog).where(col(JobLog.job_id).in_(jobs_of(ids))))
         await session.exec(delete(ProjectFile).where(col(ProjectFile.project_id).in_(ids)))
         await session.exec(
             update(CodeProject)
@@ -271,14 +265,17 @@ async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[Pr
         ).all()
     )
     rows = await session.exec(
-        select(CodeProject).where(CodeProject.owner_user_id == viewer.id).order_by(col(CodeProject.id).desc())
+        select(CodeProject, Job)
+        .outerjoin(Job, col(Job.id) == CodeProject.job_id)
+        .where(CodeProject.owner_user_id == viewer.id)
+        .order_by(col(CodeProject.id).desc())
     )
     return [
         ProjectSummaryPublic(
             id=row.id,
             name=row.name,
             description=row.description,
-            status=row.status,
+            status=shown(row, job)[0],
             created_at=row.created_at,
             current=row.current_of is not None,
             snapshot_of=row.snapshot_of,
@@ -286,13 +283,13 @@ async def list_projects(*, session: AsyncSession, viewer: UserPublic) -> list[Pr
             snapshot_count=snapshots.get(row.id, 0),
             updated_at=row.updated_at,
         )
-        for row in rows
+        for row, job in rows
     ]
 
 
 async def current(*, session: AsyncSession, viewer: UserPublic) -> CodeProjectPublic | None:
     row = (await session.exec(select(CodeProject).where(CodeProject.current_of == viewer.id))).first()
-    return await public(session, await _settled(session, row)) if row is not None else None
+    return await public(session, row) if row is not None else None
 
 
 async def get_project(*, session: AsyncSession, viewer: UserPublic, project_id: object) -> CodeProjectPublic:
@@ -300,12 +297,13 @@ async def get_project(*, session: AsyncSession, viewer: UserPublic, project_id: 
 
 
 async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object, after: object = None) -> list[BuildLogPublic]:
-    """The project's log lines after id `after`, oldest first (a page at a time)."""
+    """The project's log lines (its build jobs' lines) after id `after`, oldest first (a page at a time)."""
     project = await owned(session, viewer, project_id)
+    assert project.id is not None
     query = (
-        select(BuildLog)
-        .where(BuildLog.project_id == project.id, col(BuildLog.id) > parse_after(after))
-        .order_by(col(BuildLog.id))
+        select(JobLog)
+        .where(col(JobLog.job_id).in_(jobs_of([project.id])), col(JobLog.id) > parse_after(after))
+        .order_by(col(JobLog.id))
         .limit(LOG_PAGE)
     )
     return [BuildLogPublic.of(row) for row in await session.exec(query)]
@@ -314,9 +312,9 @@ async def logs(*, session: AsyncSession, viewer: UserPublic, project_id: object,
 async def stop(*, session: AsyncSession, actor: UserPublic, project_id: object) -> CodeProjectPublic:
     """Ask the project's running build to stop (its job ends the build as failed: "Stopped")."""
     project = await owned(session, actor, project_id)
-    job = await store.get(session, project.job_id) if project.job_id else None
-    if job is None or project.status not in WORKING_STATUSES or not store.request_stop(session, job):
+    job = await job_of(session, project)
+    if job is None or not working(job) or not store.request_stop(session, job):
         raise Conflict(f"Project #{project.id} has no build running")
-    add_log(session, project, "Stop requested", BuildLogType.error)
+    await add_log(session, project, "Stop requested", BuildLogType.error)
     await commit(session)
     return await public(session, project)

@@ -41,9 +41,13 @@ class ArtifactPublic(PublicModel):
     findings: list[ArtifactFindingPublic]  # of the newest version
 
     @classmethod
-    def of(cls, row: Artifact, findings: list[dict[str, Any]] | None = None) -> ArtifactPublic:
+    def of(
+        cls, row: Artifact, status: ArtifactStatus, error: str | None, findings: list[dict[str, Any]] | None = None
+    ) -> ArtifactPublic:
+        """`status` and `error` as the artifact reads (services/artifacts/records.py `shown`: generating while its
+        job runs, else its outcome)."""
         assert row.id is not None
-        generating = row.status == ArtifactStatus.generating
+        generating = status == ArtifactStatus.generating
         return cls(
             id=row.id,
             name=row.name,
@@ -51,11 +55,11 @@ class ArtifactPublic(PublicModel):
             html_content=row.html_content,
             updated_at=row.updated_at,
             created_at=row.created_at,
-            status=row.status,
+            status=status,
             generating=generating,
             draft=row.draft if generating else None,
             prompt=row.prompt,
-            error=row.error,
+            error=error,
             engine=row.engine,
             model=row.model,
             current=row.current_of is not None,
@@ -74,14 +78,14 @@ class ArtifactSummaryPublic(PublicModel):
     current: bool
 
     @classmethod
-    def of(cls, row: Artifact) -> ArtifactSummaryPublic:
+    def of(cls, row: Artifact, status: ArtifactStatus) -> ArtifactSummaryPublic:
         assert row.id is not None
         return cls(
             id=row.id,
             name=row.name,
             version=row.version,
             updated_at=row.updated_at,
-            status=row.status,
+            status=status,
             current=row.current_of is not None,
         )
 

@@ -22,11 +22,14 @@ from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion
 from secdash.models.builder import CodeProject
 from secdash.services import preview_files, preview_links
 from secdash.services.artifacts import artifacts, downloads, generate_job, limits, preview, versions
+from secdash.services.artifacts.overview import read_artifacts
+from secdash.services.artifacts.records import INTERRUPTED
 from secdash.services.builder import preview as project_preview
 from secdash.services.builder import project_dir, projects
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.identity import auth
 from tests.factories import make_user, sign_in
+from tests.support.dead_worker import Writes, worker_died
 from tests.support.fake_openai import ARTIFACT_NOTE, ARTIFACT_PAGE, ARTIFACT_TITLE, FakeOpenAI
 
 LANDING = "a landing page for a coffee shop called Bean There"
@@ -527,13 +530,14 @@ async def test_a_generation_interrupted_by_a_restart_reads_as_failed(session):
     user = await make_user(session, "artist@example.com")
     artifact = await created(session, user)
     row = await session.get(Artifact, artifact.id)
-    row.status, row.draft = ArtifactStatus.generating, "<!doctype html><p>half"  # as a worker that died leaves it
+    row.draft = "<!doctype html><p>half"  # as a worker that died mid-generation leaves it
     session.add(row)
     job = await session.get(Job, row.job_id)
     assert job is not None and job.status == "done"
     await session.commit()
+    await worker_died(session, row.job_id)  # its job still said running; the reaper has found it since
     read = await artifacts.get_artifact(session=session, viewer=user, artifact_id=artifact.id)
-    assert read.status == "failed" and read.error == artifacts.INTERRUPTED and not read.generating
+    assert read.status == "failed" and read.error == INTERRUPTED and not read.generating
     assert read.version == 1 and read.html_content == artifact.html_content
     assert (await row_of(artifact.id)).draft is None
     row = await session.get(Artifact, artifact.id)
@@ -541,9 +545,36 @@ async def test_a_generation_interrupted_by_a_restart_reads_as_failed(session):
     session.add(row)
     await session.commit()
     current = await artifacts.current(session=session, viewer=user)
-    assert current is not None and current.status == "failed" and current.error == artifacts.INTERRUPTED
+    assert current is not None and current.status == "failed" and current.error == INTERRUPTED
     again = await updated(session, user, artifact.id, "make it dark")
     assert again.status == "ready" and again.version == 2
+
+
+async def test_reading_an_artifact_whose_generation_died_writes_nothing(session):
+    """Before the reaper closes it, an artifact whose job was interrupted reads as failed, derived from its job:
+    the artifact, the open one, the lists and the page's read happen without a single write."""
+    user = await make_user(session, "artist@example.com")
+    artifact = await created(session, user)
+    row = await session.get(Artifact, artifact.id)
+    row.draft = "<!doctype html><p>half"
+    session.add(row)
+    await session.commit()
+    updated_at = row.updated_at
+    await worker_died(session, row.job_id, reaped=False)
+    with Writes(session) as writes:
+        read = await artifacts.get_artifact(session=session, viewer=user, artifact_id=artifact.id)
+        current = await artifacts.current(session=session, viewer=user)
+        listed = await artifacts.list_artifacts(session=session, viewer=user)
+        recent = await artifacts.summaries(session=session, viewer=user)
+        page = await read_artifacts(session=session, viewer=user)
+    assert (read.status, read.error, read.generating, read.draft) == ("failed", INTERRUPTED, False, None)
+    assert read.version == 1 and read.html_content == artifact.html_content
+    assert current is not None and (current.status, current.error) == ("failed", INTERRUPTED)
+    assert [item.status for item in listed] == ["failed"] and [item.status for item in recent] == ["failed"]
+    assert page.current is not None and page.current.status == "failed"
+    assert writes == []
+    stored = await row_of(artifact.id)
+    assert (stored.status, stored.draft, stored.updated_at) == ("ready", "<!doctype html><p>half", updated_at)
 
 
 # --- downloads ---------------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ hand edits, restore and the diff of two versions.
 An artifact belongs to one user; anyone else (admins included) is told it does not exist. Generation happens in
 the "artifact" job (services/artifacts/generate_job.py); a user runs one generation at a time (the job's
 singleton key, so the database decides, not a prior read). Each user has at most one open artifact
-(`Artifact.current_of`, unique). Versions are only ever added: an update, a hand edit and a restore each make a
+(`Artifact.current_of`, unique). Whether an artifact is being generated is its newest job's state
+(records.shown); reads never write. Versions are only ever added: an update, a hand edit and a restore each make a
 new one, so history is never lost.
 """
 
@@ -17,7 +18,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core.unit import commit, end_read, mark_changed
 from secdash.jobs import runner, store
 from secdash.models import LogCategory, UserPublic, utcnow
-from secdash.models.artifacts import Artifact, ArtifactStatus, ArtifactVersion, VersionSource
+from secdash.models.artifacts import Artifact, ArtifactVersion, VersionSource
 from secdash.models.artifacts_public import (
     ArtifactDiffPublic,
     ArtifactPublic,
@@ -25,6 +26,7 @@ from secdash.models.artifacts_public import (
     ArtifactVersionNotePublic,
     ArtifactVersionPublic,
 )
+from secdash.models.jobs import Job
 from secdash.services import audit, storage
 from secdash.services.artifacts import generate_job, review, versions  # noqa: F401  (generate_job registers its kind)
 from secdash.services.artifacts.limits import (
@@ -35,30 +37,17 @@ from secdash.services.artifacts.limits import (
     parse_prompt,
     parse_version,
 )
-from secdash.services.artifacts.records import INTERRUPTED, KIND, topic_of
+from secdash.services.artifacts.records import KIND, job_of, shown, topic_of, working
 from secdash.services.errors import Conflict, Invalid, NotFound
 
 
-async def _settled(session: AsyncSession, artifact: Artifact) -> Artifact:
-    """The artifact, marked failed if it says it is generating but its job has ended (the server stopped)."""
-    if artifact.status == ArtifactStatus.generating:
-        job = await store.get(session, artifact.job_id) if artifact.job_id else None
-        if job is None or not store.is_active(job):
-            artifact.status, artifact.error, artifact.draft = ArtifactStatus.failed, INTERRUPTED, None
-            session.add(artifact)
-            mark_changed(session, topic_of(artifact.owner_user_id))
-            await commit(session)
-            await session.refresh(artifact)
-    return artifact
-
-
 async def owned(session: AsyncSession, viewer: UserPublic, artifact_id: object) -> Artifact:
-    """The viewer's artifact (NotFound for anyone else's, admins included), settled if its job was cut off."""
+    """The viewer's artifact (NotFound for anyone else's, admins included)."""
     wanted = parse_id(artifact_id)
     artifact = await session.get(Artifact, wanted)
     if artifact is None or artifact.owner_user_id != viewer.id:
         raise NotFound(f"Artifact #{wanted} not found")
-    return await _settled(session, artifact)
+    return artifact
 
 
 async def _findings(session: AsyncSession, artifact: Artifact) -> list[dict]:
@@ -69,7 +58,12 @@ async def _findings(session: AsyncSession, artifact: Artifact) -> list[dict]:
 
 
 async def public(session: AsyncSession, artifact: Artifact) -> ArtifactPublic:
-    return ArtifactPublic.of(artifact, await _findings(session, artifact))
+    status, error = shown(artifact, await job_of(session, artifact))
+    return ArtifactPublic.of(artifact, status, error, await _findings(session, artifact))
+
+
+async def _generating(session: AsyncSession, artifact: Artifact) -> bool:
+    return working(await job_of(session, artifact))
 
 
 async def _make_current(session: AsyncSession, owner_id: int, artifact: Artifact | None) -> None:
@@ -100,8 +94,8 @@ async def _start(session: AsyncSession, actor: UserPublic, artifact: Artifact, p
     except store.ActiveJobExists:
         raise Conflict("An HTML artifact is already being generated: wait for it to finish or stop it") from None
     assert job.id is not None
-    artifact.job_id, artifact.status, artifact.prompt = job.id, ArtifactStatus.generating, prompt
-    artifact.draft, artifact.error, artifact.updated_at = "", None, utcnow()
+    # It reads as generating from its job now; the row keeps the last outcome until the job writes the next one.
+    artifact.job_id, artifact.prompt, artifact.draft, artifact.updated_at = job.id, prompt, "", utcnow()
     session.add(artifact)
     await _make_current(session, actor.id, artifact)
     verb = "created" if mode == "create" else "asked for a new version of"
@@ -136,7 +130,7 @@ async def update_artifact(*, session: AsyncSession, actor: UserPublic, artifact_
     generated afresh)."""
     text = parse_prompt(prompt)
     artifact = await owned(session, actor, artifact_id)
-    if artifact.status == ArtifactStatus.generating:
+    if await _generating(session, artifact):
         raise Conflict(f"Artifact #{artifact.id} is still being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
     await storage.ensure_room(session, actor.id)
@@ -147,8 +141,8 @@ async def update_artifact(*, session: AsyncSession, actor: UserPublic, artifact_
 async def stop(*, session: AsyncSession, actor: UserPublic, artifact_id: object) -> ArtifactPublic:
     """Ask the artifact's running generation to stop (it ends without a new version: "Stopped")."""
     artifact = await owned(session, actor, artifact_id)
-    job = await store.get(session, artifact.job_id) if artifact.job_id else None
-    if job is None or artifact.status != ArtifactStatus.generating or not store.request_stop(session, job):
+    job = await job_of(session, artifact)
+    if job is None or not working(job) or not store.request_stop(session, job):
         raise Conflict(f"Artifact #{artifact.id} has no generation running")
     await commit(session)
     return await public(session, artifact)
@@ -172,7 +166,7 @@ async def close(*, session: AsyncSession, actor: UserPublic) -> None:
 async def delete(*, session: AsyncSession, actor: UserPublic, artifact_id: object) -> None:
     """Delete an artifact and all its versions (refused while it is being generated)."""
     artifact = await owned(session, actor, artifact_id)
-    if artifact.status == ArtifactStatus.generating:
+    if await _generating(session, artifact):
         raise Conflict(f"Artifact #{artifact.id} is being generated: stop it before deleting it")
     for row in await session.exec(select(ArtifactVersion).where(ArtifactVersion.artifact_id == artifact.id)):
         await session.delete(row)
@@ -191,8 +185,10 @@ async def delete(*, session: AsyncSession, actor: UserPublic, artifact_id: objec
 
 
 def _newest_first(owner_id: int):  # noqa: ANN202
+    """The user's artifacts, each with its newest job (None without one), most recently updated first."""
     return (
-        select(Artifact)
+        select(Artifact, Job)
+        .outerjoin(Job, col(Job.id) == Artifact.job_id)
         .where(Artifact.owner_user_id == owner_id)
         .order_by(col(Artifact.updated_at).desc(), col(Artifact.id).desc())
     )
@@ -200,17 +196,17 @@ def _newest_first(owner_id: int):  # noqa: ANN202
 
 async def list_artifacts(*, session: AsyncSession, viewer: UserPublic) -> list[ArtifactPublic]:
     """The user's artifacts with their newest HTML, most recently updated first (GET /api/artifacts)."""
-    return [await public(session, row) for row in await session.exec(_newest_first(viewer.id))]
+    return [await public(session, row) for row, _job in await session.exec(_newest_first(viewer.id))]
 
 
 async def summaries(*, session: AsyncSession, viewer: UserPublic) -> list[ArtifactSummaryPublic]:
     """The user's artifacts without their HTML, most recently updated first (the Recent Artifacts list)."""
-    return [ArtifactSummaryPublic.of(row) for row in await session.exec(_newest_first(viewer.id))]
+    return [ArtifactSummaryPublic.of(row, shown(row, job)[0]) for row, job in await session.exec(_newest_first(viewer.id))]
 
 
 async def current(*, session: AsyncSession, viewer: UserPublic) -> ArtifactPublic | None:
     row = (await session.exec(select(Artifact).where(Artifact.current_of == viewer.id))).first()
-    return await public(session, await _settled(session, row)) if row is not None else None
+    return await public(session, row) if row is not None else None
 
 
 async def get_artifact(*, session: AsyncSession, viewer: UserPublic, artifact_id: object) -> ArtifactPublic:
@@ -277,7 +273,7 @@ async def _new_version(
     changes: str,
     action: str,
 ) -> ArtifactPublic:
-    if artifact.status == ArtifactStatus.generating:
+    if await _generating(session, artifact):
         raise Conflict(f"Artifact #{artifact.id} is being generated: wait for it to finish or stop it")
     await versions.room_for_one_more(session, artifact)
     await storage.ensure_room(session, actor.id, len(page.encode()))

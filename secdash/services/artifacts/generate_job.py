@@ -27,7 +27,7 @@ from secdash.services import storage
 from secdash.services.agents import ai_calls
 from secdash.services.artifacts import review, versions
 from secdash.services.artifacts.limits import MAX_HTML_BYTES, size_text
-from secdash.services.artifacts.records import INTERRUPTED, KIND, TOPIC, topic_of
+from secdash.services.artifacts.records import CRASHED, INTERRUPTED, KIND, TOPIC, topic_of
 from secdash.services.errors import DomainError, Invalid
 
 log = logging.getLogger(__name__)
@@ -189,11 +189,11 @@ async def _fail(artifact_id: int, reason: str) -> None:
 
 async def _ended(ending: JobEnding) -> None:
     """The job ended without the generation closing its artifact (a crash, the server stopping, a lost worker)."""
-    reason = INTERRUPTED if ending.status == "interrupted" else "The generation failed on the server (see the server log)"
+    reason = INTERRUPTED if ending.status == "interrupted" else CRASHED
     await _fail(int(ending.params["artifactId"]), reason)
 
 
-@register(KIND, topic=TOPIC, on_end=_ended)
+@register(KIND, topic=TOPIC, owner_topic=topic_of, on_end=_ended)
 async def run_generation(ctx: JobContext) -> dict[str, Any]:
     artifact_id = int(ctx.params["artifactId"])
     prompt, mode = str(ctx.params.get("prompt", "")), str(ctx.params.get("mode", "create"))

@@ -15,6 +15,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.agents import PLATFORM_AGENT_IDS
+from secdash.core.demo_sites import NAME_OF
 from secdash.core.unit import mark_changed
 from secdash.jobs import store
 from secdash.models import AgentRecord, AgentStatus, BattleOperation, OperationStatus, Site, as_utc, utcnow
@@ -28,7 +29,7 @@ DURATION_SECONDS = 300  # spec section 9: default battle duration
 INTERRUPTED = "The drill's worker stopped before it finished (the server stopped during it)"
 LIST_LIMIT = 50
 MAX_LIST_LIMIT = 200
-SITE_NAMES = {"stock": "Stock", "tour": "Tour", "gem": "Gem", "shares": "Shares"}
+SITE_NAMES = NAME_OF  # slug -> the name users see (core/demo_sites.py)
 
 
 def still_running(start_time: datetime, now: datetime | None = None) -> bool:

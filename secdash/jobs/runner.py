@@ -244,19 +244,18 @@ async def enqueue(
 async def reap_once() -> list[tuple[int, bool]]:
     """Jobs of silent workers: interrupted or queued again; queued jobs nobody took: handed out again."""
     reaped = await store.reap_stale(STALE_AFTER)
-    for job_id, again in reaped:
-        log.warning("job %s: worker silent for %ss, %s", job_id, STALE_AFTER.seconds, "queued again" if again else "interrupted")
-        if again:
-            await dispatch(job_id)
+    for job in reaped:
+        log.warning(
+            "job %s: worker silent for %ss, %s", job.job_id, STALE_AFTER.seconds, "queued again" if job.again else "interrupted"
+        )
+        if job.again:
+            await dispatch(job.job_id)
             continue
-        async with session_scope() as session:
-            job = await store.get(session, job_id)
-        if job is not None:
-            await _end(job.kind, job_id, job.params, JobStatus.interrupted, job.error or "Interrupted")
+        await _end(job.kind, job.job_id, job.params, JobStatus.interrupted, job.error or "Interrupted")
     for job_id in await store.requeue_forgotten(FORGOTTEN_AFTER):
         log.warning("job %s: queued for over %ss without a worker, handed out again", job_id, FORGOTTEN_AFTER.seconds)
         await dispatch(job_id)
-    return reaped
+    return [(job.job_id, job.again) for job in reaped]
 
 
 async def wait_for(job_id: int, timeout: float = 60.0, poll: float = 0.05) -> JobStatus:

@@ -7,6 +7,7 @@ newest), so a page reads only the lines after the last one it has seen.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -227,13 +228,25 @@ def request_stop(session: AsyncSession, job: Job) -> bool:
     return True
 
 
-async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list[tuple[int, bool]]:
+@dataclass(frozen=True)
+class Reaped:
+    """A job the reaper took from a silent worker, as it read it: queued again, or interrupted with its error."""
+
+    job_id: int
+    again: bool  # queued again (the caller dispatches it); else interrupted
+    kind: str
+    params: dict[str, Any]
+    error: str | None
+
+
+async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list[Reaped]:
     """Jobs whose worker went silent for `timeout`: interrupted, or queued again where their kind allows.
 
-    Returns (job id, requeued) pairs; the caller dispatches the requeued ones.
+    Returns what the caller needs of each (dispatch the requeued ones, end the record of the others) from this
+    one read: nothing of them has to be read again.
     """
     cutoff = (now or utcnow()) - timeout
-    reaped: list[tuple[int, bool]] = []
+    reaped: list[Reaped] = []
     async with session_scope() as session:
         stale = list(
             await session.exec(
@@ -251,6 +264,7 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
             again = bool(
                 kind and kind.requeue_on_interrupt and job.status == JobStatus.running and job.attempts < kind.max_attempts
             )
+            error = None if again else f"Interrupted: worker {job.worker or '?'} stopped responding"
             result = await session.exec(
                 update(Job)
                 .execution_options(synchronize_session=False)
@@ -259,13 +273,13 @@ async def reap_stale(timeout: timedelta, *, now: datetime | None = None) -> list
                     status=(JobStatus.queued if again else JobStatus.interrupted).value,
                     finished_at=None if again else utcnow(),
                     heartbeat_at=utcnow(),
-                    error=None if again else f"Interrupted: worker {job.worker or '?'} stopped responding",
+                    error=error,
                     worker="" if again else job.worker,
                 )
             )
             if result.rowcount:
                 _mark(session, job.kind, job.id, job.owner_user_id)
-                reaped.append((job.id, again))
+                reaped.append(Reaped(job.id, again, job.kind, dict(job.params or {}), error))
         await commit(session)
     return reaped
 

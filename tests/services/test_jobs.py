@@ -329,3 +329,37 @@ async def test_the_kind_closes_its_record_when_its_job_crashes_or_its_worker_van
     await runner.reap_once()
     assert endings == [("first", "failed", "Failed: RuntimeError"), ("second", "interrupted", endings[1][2])]
     assert "gone:1" in endings[1][2]
+
+
+async def test_the_reaper_reads_the_jobs_of_silent_workers_once(session):
+    """One query finds the jobs of silent workers; ending their records (the kind's hook) reads none of them again."""
+    from sqlalchemy import event
+
+    from secdash.core.db import get_engine
+
+    kind, endings = _kind(), []
+
+    async def ended(ending: JobEnding) -> None:
+        endings.append((ending.job_id, ending.params.get("record"), ending.error))
+
+    @register(kind, on_end=ended)
+    async def never(ctx: JobContext) -> None:
+        raise AssertionError("not run: its worker is gone")
+
+    first, second = await _stale_job(kind, params={"record": "a"}), await _stale_job(kind, params={"record": "b"})
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        statements.append(" ".join(statement.split()).lower())
+
+    engine = get_engine().sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert dict(await runner.reap_once()) == {first: False, second: False}
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert sorted(endings) == [
+        (first, "a", "Interrupted: worker gone:1 stopped responding"),
+        (second, "b", "Interrupted: worker gone:1 stopped responding"),
+    ]
+    assert len([s for s in statements if s.startswith("select") and " from jobs" in s]) == 1

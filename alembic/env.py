@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 import secdash.models  # noqa: F401  (registers every table on SQLModel.metadata)
 from alembic import context
+from secdash.core import data_dir
 from secdash.core.config import get_settings
 
 config = context.config
@@ -37,7 +38,12 @@ def run_migrations_online() -> None:
         config.get_section(config.config_ini_section, {}), prefix="sqlalchemy.", poolclass=pool.NullPool
     )
     with connectable.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+        context.configure(
+            connection=connection,
+            target_metadata=target_metadata,
+            render_as_batch=True,
+            include_object=data_dir.compared_by_autogenerate,
+        )
         with context.begin_transaction():
             context.run_migrations()
 

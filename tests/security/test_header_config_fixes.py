@@ -21,6 +21,7 @@ from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
 from secdash.models import EventSeverity, EventSource, EventType, SecurityEvent
 from secdash.models.fixes import Fix, FixKind, FixStatus
+from secdash.services.diff import patch
 from secdash.services.errors import Conflict
 from secdash.services.fix import fixes, patches, scope
 from secdash.services.monitoring import headers_file
@@ -60,7 +61,7 @@ def _cookie_diff(workspace) -> str:
     """Fix B: a diff of Tour's headers file that adds Set-Cookie (and nothing a site fix could not check)."""
     before = (workspace / HEADERS).read_text()
     after = headers_file.render_headers(json.loads(before) | {"Set-Cookie": PLANTED})
-    return patches.unified_diff(HEADERS, before, after)
+    return patch.unified_diff(HEADERS, before, after)
 
 
 def test_a_code_fix_of_a_page_may_not_reach_the_headers_file_it_loads(workspace):

@@ -4,8 +4,8 @@ dropped, several files and hunks."""
 
 from __future__ import annotations
 
+from secdash.services.diff.patch import unified_diff
 from secdash.services.diff.rows import CUT_NOTE, DIFF_ROWS, DiffRow, parse, side_by_side
-from secdash.services.fix.patches import unified_diff
 
 
 def _cells(rows: list[DiffRow]) -> list[tuple]:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from secdash.services.diff.patch import unified_diff
 from secdash.services.fix.patches import (
     MAX_CHANGED_LINES,
     MAX_PATCH_BYTES,
     PatchRefused,
     apply_patch,
-    unified_diff,
     validate_patch,
 )
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from secdash.services.code_scan import Finding, ScanTarget, collect_targets, scan_file
-from secdash.services.fix.patches import split_lines, validate_patch
+from secdash.services.diff.patch import split_lines
+from secdash.services.fix.patches import validate_patch
 from secdash.services.fix.recipes import RECIPES, propose, recipe_for
 from secdash.services.scanning.code_roots import DEMO_SOURCES
 

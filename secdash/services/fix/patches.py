@@ -8,7 +8,6 @@ exactly, so the `before` bytes returned here are what a revert writes back.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -17,10 +16,11 @@ from unidiff import PatchedFile, PatchSet
 from unidiff.constants import DEV_NULL, LINE_TYPE_ADDED, LINE_TYPE_CONTEXT, LINE_TYPE_NO_NEWLINE, LINE_TYPE_REMOVED
 from unidiff.errors import UnidiffParseError
 
+from secdash.services.diff.patch import split_lines
+
 MAX_PATCH_BYTES = 64 * 1024
 MAX_CHANGED_LINES = 400
 MAX_FILES = 20
-NO_NEWLINE_MARKER = "\\ No newline at end of file\n"
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -37,32 +37,6 @@ class FilePatch:
     after: bytes
     added: int
     removed: int
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines split on "\\n" only, each keeping its ending ("\\r\\n" stays whole; a last line may have none).
-
-    `str.splitlines` also splits on form feeds, "\\r" alone and Unicode separators, which a diff does not.
-    """
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def unified_diff(path: str, before: str, after: str) -> str:
-    """A unified diff of one file with a/ and b/ prefixes (what `git apply` and `patch -p1` expect).
-
-    difflib leaves a last line without newline unmarked; the "\\ No newline at end of file" marker is added so the
-    diff says exactly which bytes change.
-    """
-    body = []
-    for line in difflib.unified_diff(split_lines(before), split_lines(after), f"a/{path}", f"b/{path}"):
-        body.append(line)
-        if not line.endswith("\n"):
-            body.append("\n" + NO_NEWLINE_MARKER)
-    return "".join(body)
 
 
 def _relative_path(patched: PatchedFile) -> str:

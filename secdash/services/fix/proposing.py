@@ -18,6 +18,7 @@ from secdash.models import UserPublic
 from secdash.models.fixes import Fix, FixKind, FixStatus
 from secdash.models.jobs import JobLevel
 from secdash.services.agents import ai_calls
+from secdash.services.diff import patch
 from secdash.services.errors import DomainError, Invalid
 from secdash.services.fix import patches, recipes, scope, site_fixes
 from secdash.services.fix.job_kind import FixFailed, update
@@ -78,7 +79,7 @@ def _check(facts: ProblemFacts, answer: CodeFixProposal | SiteFixProposal) -> tu
     before = (code_roots.source_of(facts.root) / facts.file).read_text() if current else ""
     if after == before:
         raise Invalid("the site already sends these headers; the change would do nothing")
-    return patches.unified_diff(facts.file, before, after), {"headers": headers}
+    return patch.unified_diff(facts.file, before, after), {"headers": headers}
 
 
 async def propose(ctx: JobContext, fix: Fix, facts: ProblemFacts, owner: UserPublic | None) -> None:

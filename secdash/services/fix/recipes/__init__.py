@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from secdash.services.code_scan import Finding
-from secdash.services.fix.patches import unified_diff
+from secdash.services.diff.patch import unified_diff
 from secdash.services.fix.recipes.commands import (
     fix_import_subprocess_reviewed,
     fix_partial_path,

@@ -12,7 +12,7 @@ import shutil
 import tokenize
 
 from secdash.services.code_scan import Finding
-from secdash.services.fix.patches import split_lines
+from secdash.services.diff.patch import split_lines
 from secdash.services.fix.recipes.lines import PY_SUFFIXES, line_at, replace_line, suffix_of
 from secdash.services.fix.recipes.python_source import LITERAL, call_name, parse, same_literal, segment, splice, text_offset
 

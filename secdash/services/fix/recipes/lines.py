@@ -6,7 +6,7 @@ import re
 from pathlib import PurePosixPath
 
 from secdash.services.code_scan import Finding
-from secdash.services.fix.patches import split_lines
+from secdash.services.diff.patch import split_lines
 
 PY_SUFFIXES = {".py", ".pyw"}
 JS_SUFFIXES = {".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx"}

@@ -6,7 +6,7 @@ import ast
 import re
 
 from secdash.services.code_scan import Finding
-from secdash.services.fix.patches import split_lines
+from secdash.services.diff.patch import split_lines
 from secdash.services.fix.recipes.lines import PY_SUFFIXES, suffix_of
 from secdash.services.fix.recipes.python_source import LITERAL, ensure_import, parse, same_literal, segment, splice
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from secdash.services.fix.patches import split_lines
+from secdash.services.diff.patch import split_lines
 
 
 def ensure_import(text: str, module: str) -> str | None:

@@ -3,10 +3,14 @@ rename and delete one project, the owner's only (anyone else, admins included, i
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
 
 from secdash.core.unit import commit
 from secdash.models.builder import CodeProject, ProjectFile, ProjectStatus
+from secdash.services import workspaces
 from secdash.services.builder import library, project_dir, projects
 from secdash.services.errors import Invalid, NotFound
 from tests.factories import make_user
@@ -75,3 +79,33 @@ async def test_someone_elses_project_cannot_be_renamed_or_deleted(session):
         await library.delete(session=session, actor=admin, project_id=project_id)
     assert await projects.list_projects(session=session, viewer=admin) == []
     assert (await projects.get_project(session=session, viewer=owner, project_id=project_id)).name == "Bean There"
+
+
+async def test_delete_waits_for_a_write_in_progress_and_the_server_keeps_answering(session):
+    """A Fix Mode write holding the project's workspace lock finishes before the folder goes; meanwhile the
+    event loop keeps serving other work (the deletion waits in a worker thread)."""
+    user = await make_user(session, "builder@example.com")
+    project_id = await _project(session, user, "Bean There")
+    root = project_dir.dir_of(project_id)
+    root.mkdir(parents=True, exist_ok=True)
+    held, release = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with workspaces.locked(root):
+            held.set()
+            release.wait(10)
+            (root / "index.html").write_text("<h1>fixed</h1>")
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert await asyncio.to_thread(held.wait, 10)
+    deleting = asyncio.create_task(library.delete(session=session, actor=user, project_id=project_id))
+    ticks = 0
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert ticks == 20 and not deleting.done() and root.exists()
+    release.set()
+    await asyncio.wait_for(deleting, 10)
+    thread.join(10)
+    assert not root.exists()

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from sqlalchemy import delete as sql_delete
@@ -85,4 +86,4 @@ async def delete(*, session: AsyncSession, actor: UserPublic, project_id: object
     )
     mark_changed(session, topic_of(actor.id))
     await commit(session)
-    project_dir.remove(wanted)
+    await asyncio.to_thread(project_dir.remove, wanted)

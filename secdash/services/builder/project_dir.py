@@ -123,7 +123,12 @@ def _write(root: Path, files: Mapping[str, str]) -> None:
             raise
 
 
-def remove(project_id: int) -> None:
-    mark_code_root(project_id, False)
-    shutil.rmtree(dir_of(project_id), ignore_errors=True)
-    dir_of(project_id).with_name(f"{int(project_id)}.lock").unlink(missing_ok=True)
+def remove(*project_ids: int) -> None:
+    """Delete the projects' directories, each under its workspace lock (a Fix Mode write in progress finishes
+    first). Blocking file work: call it through `asyncio.to_thread`."""
+    for project_id in project_ids:
+        mark_code_root(project_id, False)
+        root = dir_of(project_id)
+        with workspaces.locked(root):
+            shutil.rmtree(root, ignore_errors=True)
+        workspaces.lock_file(root).unlink(missing_ok=True)

@@ -9,6 +9,8 @@ state (records.shown); reads never write. Its log is the log of its build jobs.
 
 from __future__ import annotations
 
+import asyncio
+
 from sqlalchemy import delete, func, update
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -237,8 +239,7 @@ async def clear_all(*, session: AsyncSession, actor: UserPublic) -> int:
     )
     mark_changed(session, topic_of(actor.id))
     await commit(session)
-    for project_id in ids:
-        project_dir.remove(project_id)
+    await asyncio.to_thread(project_dir.remove, *ids)
     return len(ids)
 
 

@@ -18,7 +18,6 @@ from secdash.core.files import make_private_dir, remove_stale_state_files, restr
 from secdash.services.alerting import rules as alerting_rules
 from secdash.services.errors import DomainError
 from secdash.services.identity import users
-from secdash.services.monitoring import sites
 from secdash.services.probe import cli as probe_cli
 
 
@@ -50,8 +49,6 @@ async def _init() -> None:
     async with session_scope() as session:  # the default notification rules of a new install
         await alerting_rules.ensure_defaults(session)
         await session.commit()
-    async with session_scope() as session:  # the four demo sites, seeded here once: a page read never writes them
-        await sites.init_default_sites(session=session, settings=settings)
     if created is None:
         password_file = settings.DATA_DIR / "admin-password.txt"
         hint = f" (the first admin's generated password is in {password_file})" if password_file.exists() else ""
@@ -87,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m secdash", description="SecDash administration")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("migrate", help="apply database migrations")
-    sub.add_parser("init", help="migrate, create the secret key, the first admin and the demo sites if there are none")
+    sub.add_parser("init", help="migrate, create the secret key and the first admin if no user exists")
     user_parser = sub.add_parser("users", help="manage user accounts")
     user_sub = user_parser.add_subparsers(dest="action", required=True)
     create = user_sub.add_parser("create", help="create a user; password read from stdin")

@@ -29,6 +29,7 @@ from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the 
 from secdash.services.housekeeping import run_housekeeping
 from secdash.services.monitoring.monitor import run_monitor
 from secdash.services.monitoring.simulation import run_simulation
+from secdash.services.monitoring.sites import seed_default_sites
 from secdash.services.scanning import scans  # noqa: F401  (registers the "scan" job kind in every worker)
 from secdash.state import follow
 from secdash.state.auth import AuthState
@@ -124,6 +125,7 @@ app.add_page(
 app.add_page(not_found, route="404", title="404 Page Not Found")
 app.add_middleware(EventShapeGuard())
 follow.use_app(app)  # follow loops ask its socket.io server whether their tab is still connected
+app.register_lifespan_task(seed_default_sites)  # the demo sites of a new install, once per start
 app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
 app.register_lifespan_task(run_threat_simulation)

@@ -68,7 +68,7 @@ class DashboardState(AuthState):
 
     @protected
     async def load(self):
-        """The dashboard appeared: read the open tab (the demo sites are seeded at start-up, `python -m secdash init`)."""
+        """The dashboard appeared: read the open tab (the demo sites are created at server start-up)."""
         await self._read_tab(self.tab, with_target=True)
         self.loading = False
         return DashboardState.follow_changes

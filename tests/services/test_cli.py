@@ -58,21 +58,3 @@ def test_generated_secret_file_is_private_and_stable(tmp_path):
     second = read_or_create_secret_file(path, lambda: "two")
     assert first == second == "one"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-
-
-async def test_init_seeds_the_four_demo_sites_once(session):
-    """`python -m secdash init` (make run's first step) creates the demo sites on a new install; running it again
-    adds none."""
-    from secdash import cli
-    from secdash.services.monitoring import sites
-
-    await cli._init()
-    seeded = await sites.list_sites(session=session)
-    assert [(site.name, site.default_slug) for site in seeded] == [
-        ("Stock", "stock"),
-        ("Tour", "tour"),
-        ("Gem", "gem"),
-        ("Shares", "shares"),
-    ]
-    await cli._init()
-    assert [site.id for site in await sites.list_sites(session=session)] == [site.id for site in seeded]

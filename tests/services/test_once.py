@@ -39,6 +39,18 @@ async def test_concurrent_first_loads_create_the_default_sites_once(session, set
     assert len(created) == 1
 
 
+async def test_workers_starting_together_create_the_demo_sites_once_at_this_servers_port(session, settings, monkeypatch):
+    """Each worker process seeds the demo sites as it starts (where this server serves them); together, once."""
+    monkeypatch.setattr(settings, "PORT", 4711)
+    monkeypatch.setattr(settings, "DEMO_BASE_URL", "")
+    await asyncio.gather(*(sites.seed_default_sites() for _ in range(3)))
+    await sites.seed_default_sites()  # a restart: nothing more
+    seeded = (await session.exec(select(Site).order_by(Site.id))).all()
+    assert [(site.name, site.url) for site in seeded] == [
+        (name, f"http://127.0.0.1:4711/demo/{name.lower()}/") for name in ("Stock", "Tour", "Gem", "Shares")
+    ]
+
+
 async def test_default_sites_come_back_when_all_were_removed(session, settings):
     first = await sites.init_default_sites(session=session, settings=settings)
     for site in first:

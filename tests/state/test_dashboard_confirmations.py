@@ -16,7 +16,7 @@ async def _dashboard(session, tab: type[DashboardState] = OverviewTab):
     root = rx.State(_reflex_internal_init=True)
     state = root.get_substate(DashboardState.get_full_name().split("."))
     state.auth_token = await sign_in(session, "ops@example.com")
-    await sites.init_default_sites(session=session, settings=get_settings())  # as `python -m secdash init` does
+    await sites.init_default_sites(session=session, settings=get_settings())  # as the server does when it starts
     await DashboardState.event_handlers["load"].fn(state)
     if tab is DefenseTab:
         await DashboardState.event_handlers["set_tab"].fn(state, "defense")

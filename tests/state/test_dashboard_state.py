@@ -40,7 +40,7 @@ async def _refresh(state, cls, changed=None):
 
 async def test_load_shows_the_demo_sites_seeded_at_start_up_and_reads_the_open_tab(session):
     root, state = await _dashboard(session)
-    await sites.init_default_sites(session=session, settings=get_settings())  # as `python -m secdash init` does
+    await sites.init_default_sites(session=session, settings=get_settings())  # as the server does when it starts
     follow_up = await DashboardState.event_handlers["load"].fn(state)
     assert follow_up is DashboardState.event_handlers["follow_changes"]
     overview = _substate(root, OverviewTab)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from urllib.parse import urlsplit
 
 from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.core.config import Settings
+from secdash.core.config import Settings, get_settings
+from secdash.core.db import session_scope
 from secdash.core.demo_sites import DEMO_SITES
 from secdash.core.unit import commit, end_read, mark_changed
 from secdash.models import LogCategory, Site, SiteStatus, UserPublic, utcnow
@@ -20,6 +22,8 @@ from secdash.services.identity.permissions import require_admin
 from secdash.services.once import insert_missing
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.problems import events
+
+log = logging.getLogger(__name__)
 
 TOPIC = "sites"
 # Published when a site is added or changed: the monitor probes it at once (monitor.probe_on_request), in its own
@@ -90,6 +94,16 @@ async def init_default_sites(*, session: AsyncSession, settings: Settings, actor
     )
     await commit(session)
     return await list_sites(session=session)
+
+
+async def seed_default_sites() -> None:
+    """Lifespan task: create the four demo sites when there are none, once per server start. It runs in the
+    server's own process, which knows where it serves them (its port); a page read never creates them."""
+    try:
+        async with session_scope() as session:
+            await init_default_sites(session=session, settings=get_settings())
+    except Exception:
+        log.exception("could not create the default sites")
 
 
 def _clean(name: str, url: str) -> tuple[str, str]:

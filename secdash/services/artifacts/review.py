@@ -23,7 +23,7 @@ def _write(folder: Path, html: str) -> None:
 
 async def review_html(html: str, *, owner: int | None = None) -> list[dict[str, Any]]:
     """The findings, as stored on the version: [{check, level, line, message}], errors first."""
-    base = get_settings().DATA_DIR / "tmp"
+    base = get_settings().scratch_dir
     await asyncio.to_thread(make_private_dir, base)
     with tempfile.TemporaryDirectory(prefix="artifact-", dir=base) as folder:
         await asyncio.to_thread(_write, Path(folder), html)

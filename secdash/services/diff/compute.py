@@ -21,6 +21,8 @@ from pathlib import Path
 from unidiff import PatchSet
 
 from secdash.core import bounded
+from secdash.core.config import get_settings
+from secdash.core.files import make_private_dir
 from secdash.services.diff.rows import DIFF_ROWS, DiffRow, hunk_rows
 from secdash.services.errors import Invalid, Unavailable
 
@@ -43,7 +45,9 @@ class LineDiff:
 def _git_diff(git: str, before: str, after: str, context: int) -> str:
     """The unified text of `git diff --no-index` of the two texts, with no configuration of the machine's or a
     user's applied (no external diff, no text conversion, no pager)."""
-    with tempfile.TemporaryDirectory(prefix="secdash-diff-") as folder:
+    scratch = get_settings().scratch_dir  # the data directory's, never the system's shared temp directory
+    make_private_dir(scratch)
+    with tempfile.TemporaryDirectory(prefix="diff-", dir=scratch) as folder:
         Path(folder, "a").write_bytes(before.encode("utf-8", errors="replace"))
         Path(folder, "b").write_bytes(after.encode("utf-8", errors="replace"))
         environment = {

@@ -134,4 +134,5 @@ def history_content() -> rx.Component:
             ),
             class_name="rounded-xl border border-slate-800 bg-slate-900/40 p-4",
         ),
+        on_unmount=HistoryState.stop_following,
     )

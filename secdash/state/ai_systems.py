@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta
+from typing import ClassVar
 
 from secdash.core import notify
 from secdash.models import UserPublic, as_utc, utcnow
@@ -16,6 +17,7 @@ from secdash.services.scoped import in_session
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
+from secdash.state.followed_page import FollowedPage
 
 PAGE = "ai-systems"
 TOPICS = (sites.TOPIC, events.TOPIC, activities.TOPIC, ai_calls.TOPIC)
@@ -155,8 +157,10 @@ async def read_page() -> AiSystemsPublic:
     return await in_session(ai_systems.read)
 
 
-class AiSystemsState(AuthState):
+class AiSystemsState(FollowedPage, AuthState):
     """State of /ai-systems."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     operational: bool = False
@@ -195,12 +199,6 @@ class AiSystemsState(AuthState):
     async def load(self, user: UserPublic):
         self._apply(await read_page())
         return AiSystemsState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        """The page left the screen: end its follow loop."""
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):

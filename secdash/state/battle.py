@@ -16,6 +16,7 @@ import asyncio
 import dataclasses
 import random
 import time
+from typing import ClassVar
 
 import reflex as rx
 
@@ -31,6 +32,7 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.followed_page import FollowedPage
 from secdash.state.job_log_view import LogLine, job_log_step
 
 PAGE = "battle-station"
@@ -140,8 +142,10 @@ async def read_page(viewer: UserPublic, log_job: int = 0, log_after: int = 0) ->
     return await station.read_station(viewer=viewer, log_job=log_job, log_after=log_after)
 
 
-class BattleState(AuthState):
+class BattleState(FollowedPage, AuthState):
     """State of /battle-station."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     operations: list[OperationView] = []
@@ -257,12 +261,6 @@ class BattleState(AuthState):
         self._announcement_known = False  # an announcement older than this visit is not toasted
         self._apply(await read_page(user, self._log_job, self._log_seq))
         return BattleState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        """The page left the screen: end its follow loop."""
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected
     async def trigger(self, user: UserPublic, attack_type: str):

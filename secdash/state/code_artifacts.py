@@ -9,6 +9,8 @@ topic (rows, the draft as it streams, new versions) and re-reads at least every 
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import reflex as rx
 
 from secdash.core import notify
@@ -41,6 +43,7 @@ from secdash.state.code_artifacts_view import (
     mode_after_read,
     version_row,
 )
+from secdash.state.followed_page import FollowedPage
 from secdash.state.prompt_composer import PromptComposer
 
 PAGE = "code-artifacts"
@@ -49,8 +52,10 @@ MODES = ("edit", "preview", "compare")
 SOURCE_LABELS = {"model": "model", "offline": "offline engine", "edit": "edited by hand", "restore": "restored"}
 
 
-class CodeArtifactsState(PromptComposer, AuthState):
+class CodeArtifactsState(FollowedPage, PromptComposer, AuthState):
     """State of /code-artifacts."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     has_artifact: bool = False
@@ -188,11 +193,6 @@ class CodeArtifactsState(PromptComposer, AuthState):
         self._clear()
         await self._refresh(user)
         return CodeArtifactsState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected
     async def submit(self, user: UserPublic):

@@ -10,6 +10,7 @@ MAX_STALENESS_SECONDS; the log is read from the last line this tab has.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 import reflex as rx
 
@@ -37,6 +38,7 @@ from secdash.state.code_builder_view import (
     project_view,
     selected_after_read,
 )
+from secdash.state.followed_page import FollowedPage
 from secdash.state.job_log_view import fresh_lines
 from secdash.state.prompt_composer import PromptComposer
 
@@ -46,8 +48,10 @@ LOG_KEPT = 300  # log lines a tab shows
 VIEWER_CHARS = 200_000
 
 
-class CodeBuilderState(PromptComposer, AuthState):
+class CodeBuilderState(FollowedPage, PromptComposer, AuthState):
     """State of /code-mode."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     has_project: bool = False
@@ -161,11 +165,6 @@ class CodeBuilderState(PromptComposer, AuthState):
         self._apply(await self._read(user))
         await self._show_diff()
         return CodeBuilderState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected
     async def submit(self, user: UserPublic):

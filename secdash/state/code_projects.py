@@ -9,6 +9,7 @@ change in another tab shows here too.
 from __future__ import annotations
 
 import dataclasses
+from typing import ClassVar
 
 from secdash.core import notify
 from secdash.models import UserPublic, as_utc
@@ -22,6 +23,7 @@ from secdash.state.auth import AuthState
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.code_builder import CodeBuilderState
+from secdash.state.followed_page import FollowedPage
 
 PAGE = "code-mode-projects"
 MAX_STALENESS_SECONDS = 15.0
@@ -59,8 +61,10 @@ def project_item(row: ProjectSummaryPublic) -> ProjectItem:
     )
 
 
-class ProjectListState(AuthState):
+class ProjectListState(FollowedPage, AuthState):
     """State of the project list on /code-mode."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     items: list[ProjectItem] = []
     loaded: bool = False
@@ -89,11 +93,6 @@ class ProjectListState(AuthState):
         self.renaming, self.deleting = 0, 0
         await self._read(user)
         return ProjectListState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected
     async def open_project(self, user: UserPublic, project_id: int):

@@ -6,7 +6,7 @@ substates: state/dashboard.py (and dashboard_scan.py, dashboard_problems.py) def
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
@@ -18,7 +18,9 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.followed_page import FollowedPage
 
+PAGE = "dashboard"  # the follow loop's key
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 # What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
 TAB_PARTS: dict[str, frozenset[str]] = {
@@ -38,8 +40,10 @@ def parts_to_read(tab: str, changed: Mapping[str, Any] | None) -> set[str]:
     return page_reads.stale_parts(TAB_PARTS[tab], changed or None)
 
 
-class DashboardState(AuthState):
+class DashboardState(FollowedPage, AuthState):
     """The dashboard's shared bits: the open tab, the first load and the follow loop."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     tab: str = "dashboard"
     loading: bool = True
@@ -81,17 +85,11 @@ class DashboardState(AuthState):
             await self._read_tab(tab, with_target=True)
         return None
 
-    @protected(reads_only=True)
-    async def stop_following(self):
-        """The dashboard left the screen: end its follow loop."""
-        follow.stop_following(self.router.session.client_token, "dashboard")
-        return None
-
     @protected(reads_only=True, background=True)
     async def follow_changes(self):
         """Re-read the open tab's parts a change touches (and all of them at least every few seconds)."""
         async for out in follow.signed_in_rounds(
-            self, "dashboard", *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+            self, PAGE, *page_reads.DASHBOARD_TOPICS, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
         ):
             yield out
 

@@ -8,7 +8,7 @@ and re-reads at least every MAX_STALENESS_SECONDS; the open fix's job log is rea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
@@ -43,6 +43,7 @@ from secdash.state.fix_mode_view import (
     site_options,
     state_label,
 )
+from secdash.state.followed_page import FollowedPage
 from secdash.state.job_log_view import LogLine, job_log_step
 
 PAGE = "fix-mode"
@@ -56,8 +57,10 @@ DIFF_MODES = ("unified", "split")
 PATCH_URL = "/api/fixes/{id}/patch"
 
 
-class FixModeState(AuthState):
+class FixModeState(FollowedPage, AuthState):
     """State of /fix-mode."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     groups: list[SiteGroup] = []
@@ -170,12 +173,6 @@ class FixModeState(AuthState):
             self.filter_site = self.filter_severity = self.filter_kind = "all"
             return toast.error("Error", description=exc.message)
         return FixModeState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        """The page left the screen: end its follow loop."""
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     async def _set_filter(self, user: UserPublic, name: str, value: Any, allowed: tuple[str, ...] | None):
         text = str(value).strip()[:MAX_FILTER_CHARS] if value is not None else ""

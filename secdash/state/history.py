@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import ClassVar
 
 import reflex as rx
 
@@ -16,6 +17,7 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.followed_page import FollowedPage
 
 TABS = ("all", "security", "ai", "battle")
 # The spec's polling interval for the full list, kept as the upper bound on staleness.
@@ -45,6 +47,7 @@ def to_view(log: HistoryLogPublic) -> LogEntryView:
     )
 
 
+PAGE = "history"  # the follow loop's key
 PAGE_SIZE = audit.DEFAULT_LIMIT
 MAX_LOADED = audit.MAX_LIMIT  # entries one tab keeps on the page; beyond that, narrow with the filter
 
@@ -69,8 +72,10 @@ async def read_page(user: UserPublic, tab: str, before: int, search: str) -> lis
     ]
 
 
-class HistoryState(AuthState):
+class HistoryState(FollowedPage, AuthState):
     """State of /history."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     active_tab: str = "all"
     loading: bool = True
@@ -147,7 +152,7 @@ class HistoryState(AuthState):
         """Re-read the trail whenever an entry is written (or at least every few seconds), keeping
         as many entries per tab as the page shows and the current filter."""
         async for out in follow.signed_in_rounds(
-            self, "history", audit.TOPIC, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
+            self, PAGE, audit.TOPIC, timeout=MAX_STALENESS_SECONDS, each_round=self._follow_round
         ):
             yield out
 

@@ -15,7 +15,7 @@ SettingsDeliveriesState (settings_deliveries.py: the delivery log). The display 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from secdash.core import notify
 from secdash.models import UserPublic
@@ -30,6 +30,7 @@ from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
+from secdash.state.followed_page import FollowedPage
 from secdash.state.settings_view import ChannelRow, channel_row
 
 if TYPE_CHECKING:
@@ -41,8 +42,10 @@ MAX_STALENESS_SECONDS = 15.0
 LOG_ROWS = 100
 
 
-class SettingsState(AuthState):
+class SettingsState(FollowedPage, AuthState):
     """State of /settings (administrators): what every part of the page shares."""
+
+    _follow_page: ClassVar[str] = PAGE
 
     loading: bool = True
     denied: bool = False  # the server refused this user (limited): nothing is loaded
@@ -111,11 +114,6 @@ class SettingsState(AuthState):
         (await self._rules_part())._apply_rules(data)
         self.loading = False
         return SettingsState.follow_changes
-
-    @protected(reads_only=True)
-    async def stop_following(self):
-        follow.stop_following(self.router.session.client_token, PAGE)
-        return None
 
     @protected(reads_only=True, background=True)
     async def follow_changes(self):

@@ -19,15 +19,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
-from secdash.ai import threat
+from secdash.ai import fix_steps, threat
 from secdash.ai.agents import AGENTS, PLATFORM_AGENT_IDS, AgentProfile
 from secdash.ai.base import Done, Event, Structured, TextDelta
 from secdash.ai.files import FileStreamParser
 from secdash.ai.knowledge import (
     BY_ID,
     CONTAINMENT,
-    FINDING_FIXES,
-    HEADER_FIXES,
 )
 from secdash.ai.retrieval import retrieve
 from secdash.ai.situation import (
@@ -54,33 +52,6 @@ MAX_ACTIONS = 8
 
 
 # --- live facts in answers ------------------------------------------------------------------------
-
-
-def _header_fix(finding: str) -> str:
-    return next((fix for prefix, fix in HEADER_FIXES if finding.startswith(prefix)), "send the recommended security headers")
-
-
-def _finding_fix(finding: EventFact, agent: AgentProfile) -> str:
-    rule = finding.rule or ""
-    for prefix, _entry_id, fix in FINDING_FIXES:
-        if rule.startswith(prefix):
-            return fix
-    found = retrieve(f"{finding.description} {rule}", agent)
-    if found:
-        return found[0].mitigations[0][0].lower() + found[0].mitigations[0][1:]
-    return "review the code there and fix it, then run the Security Scan again"
-
-
-def _event_fix(event: EventFact, site: SiteFact | None, agent: AgentProfile) -> str:
-    if event.event_type == "site_status_changed":
-        if site is not None and site.status == "secure":
-            return "the site is SECURE again: resolve this event on the Dashboard"
-        return "follows the site's status: fix the cause above, then resolve it once the site is SECURE"
-    found = retrieve(event.description, agent)
-    if found:
-        step = CONTAINMENT.get(found[0].id) or found[0].mitigations[0]
-        return step[0].lower() + step[1:]
-    return "investigate it on the Dashboard's Security Alerts and resolve it when handled"
 
 
 def _status_fix(site: SiteFact) -> str | None:
@@ -165,15 +136,15 @@ def _site_actions(site: SiteFact, situation: Situation, agent: AgentProfile) -> 
     if status:
         actions.append(status)
     for finding in site.findings:
-        actions.append(f"{finding.rsplit(' (-', 1)[0]}: {_header_fix(finding)}")
+        actions.append(f"{finding.rsplit(' (-', 1)[0]}: {fix_steps.header_fix(finding)}")
     for code_finding in sorted(
         situation.findings_of(site),
         key=lambda f: ("high", "medium", "low").index(f.severity) if f.severity in ("high", "medium", "low") else 3,
     ):
         where = f"{code_finding.file}:{code_finding.line}" if code_finding.file else event_label(code_finding)
-        actions.append(f"{where} ({clip(finding_text(code_finding), 80)}): {_finding_fix(code_finding, agent)}")
+        actions.append(f"{where} ({clip(finding_text(code_finding), 80)}): {fix_steps.finding_fix(code_finding, agent)}")
     for event in situation.events_of(site):
-        actions.append(f"{event_label(event).capitalize()}: {_event_fix(event, site, agent)}")
+        actions.append(f"{event_label(event).capitalize()}: {fix_steps.event_fix(event, site, agent)}")
     return actions
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from secdash.ai import fix_steps
 from secdash.ai.agents import AGENTS
 from secdash.ai.situation import (
     CheckFact,
@@ -95,14 +96,12 @@ class Ranked:
 
 def default_fix(problem: EventFact, site: SiteFact | None) -> str:
     """What to do when no fix is ready: the knowledge base's step for its header, rule or kind of event."""
-    from secdash.ai.offline import _event_fix, _finding_fix, _header_fix  # noqa: PLC0415 (offline imports this)
-
     agent = AGENTS["general"]
     if problem.source == "monitor" and problem.event_type == "vulnerability_detected":
-        return _header_fix(problem.description.split(": ", 1)[-1])
+        return fix_steps.header_fix(problem.description.split(": ", 1)[-1])
     if problem.source == "scanner" or problem.event_type == "vulnerability_detected":
-        return _finding_fix(problem, agent)
-    return _event_fix(problem, site, agent)
+        return fix_steps.finding_fix(problem, agent)
+    return fix_steps.event_fix(problem, site, agent)
 
 
 def rank(situation: Situation, site_names: Sequence[str] = ()) -> list[Ranked]:

@@ -43,6 +43,7 @@ from starlette.datastructures import UploadFile
 from secdash.core.client_address import client_address
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
+from secdash.core.demo_sites import SLUGS
 from secdash.demo_sites import site_headers
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.demo_app import RequestFacts
@@ -121,7 +122,7 @@ async def demo_other_method(slug: str, name: str = "") -> Response:
 
 
 async def _demo_response(slug: str, name: str) -> Response:
-    if slug not in {"stock", "tour", "gem", "shares"}:
+    if slug not in SLUGS:
         return JSONResponse({"message": "Not found"}, status_code=404)
     headers = site_headers.headers_of(slug)
     if slug == "gem":

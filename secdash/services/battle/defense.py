@@ -26,6 +26,7 @@ import regex
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from secdash.core.demo_sites import SLUGS
 from secdash.core.unit import commit, mark_changed
 from secdash.models import DemoDefense, LogCategory, LogSeverity, UserPublic, as_utc, utcnow
 from secdash.services import audit
@@ -38,7 +39,7 @@ except ImportError:  # pragma: no cover
     import sre_parse as re_parser  # type: ignore[no-redef]
 
 TOPIC = "battle"
-DEMO_SLUGS = ("stock", "tour", "gem", "shares")
+DEMO_SLUGS = SLUGS  # the four demo sites (core/demo_sites.py)
 Endpoint = Literal["pages", "login", "search", "comment", "upload", "report"]
 ENDPOINTS: tuple[str, ...] = ("pages", "login", "search", "comment", "upload", "report")
 

@@ -134,6 +134,7 @@ _subscribers = _Subscribers()
 _sequences: dict[str, int] = {}  # the newest sequence this process has seen, per topic
 _redis = None
 _listener: asyncio.Task | None = None
+_listening = False  # the Redis listener is subscribed to the channel now (see `listening`)
 
 
 def sequence(topic: str) -> int:
@@ -201,11 +202,13 @@ def _decode(data: bytes | str) -> tuple[str, int, str]:
 
 
 async def _listen(client) -> None:
+    global _listening
     first = True
     while True:
         try:
             pubsub = client.pubsub()
             await pubsub.subscribe(_channel(client))
+            _listening = True
             if not first:
                 _fan_out_everything()  # messages published while disconnected are gone
             first = False
@@ -215,8 +218,10 @@ async def _listen(client) -> None:
                     if sender != origin():  # this process fanned its own publishes out when it made them
                         _fan_out(topic, seq)
         except asyncio.CancelledError:
+            _listening = False
             raise
         except Exception as exc:  # connection lost: retry, never kill the worker
+            _listening = False
             log.warning("change feed: redis listener failed (%s); retrying", type(exc).__name__)
             first = False
             await asyncio.sleep(1)
@@ -235,6 +240,17 @@ def ensure_listener() -> bool:
 
 def listener_running() -> bool:
     return _listener is not None and not _listener.done()
+
+
+async def listening(timeout: float) -> bool:
+    """Wait until this process's Redis listener is subscribed (changes other workers publish from then on reach
+    it); False when it is not within `timeout` seconds, or changes are in memory only."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not (_listening and listener_running()):
+        if _redis_client() is None or asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
 
 
 async def publish(*topics: str, seq: int | None = None) -> dict[str, int]:
@@ -331,7 +347,8 @@ async def follow_stream(
 
 async def reset() -> None:
     """Forget connections, subscribers and sequences (tests)."""
-    global _redis, _listener
+    global _redis, _listener, _listening
+    _listening = False
     if _listener is not None:
         _listener.cancel()
         try:

@@ -55,7 +55,7 @@ async def test_a_flood_of_follow_requests_leaves_one_loop_per_tab_and_page():
 
 async def test_stop_following_ends_the_loop_at_once():
     task = asyncio.create_task(_loop("tab-9", "dashboard", []))
-    await asyncio.sleep(0.1)
+    await _until(lambda: follow.running_loops() == 1, timeout=5)
     follow.stop_following("tab-9", "dashboard")
     await asyncio.wait_for(task, timeout=2)
     assert follow.running_loops() == 0

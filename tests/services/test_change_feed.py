@@ -122,7 +122,9 @@ async def test_following_a_stream_reads_only_new_lines_and_pages_a_long_gap():
                 return
 
     follower = asyncio.create_task(page_follows())
-    await asyncio.sleep(0.1)
+    async with asyncio.timeout(5):  # the follower has read what was there (and waits for more)
+        while sum(map(len, batches)) < 5:
+            await asyncio.sleep(0.01)
     assert [[seq for seq, _ in batch] for batch in batches] == [[3, 4, 5], [6, 7]]  # from seq 2, in pages of 3
     for i in range(10):  # a busy producer: ten lines, ten announcements
         await notify.publish("job:41", seq=log.append(f"late {i}"))
@@ -160,7 +162,7 @@ async def test_on_redis_every_worker_shares_the_sequence_and_hears_the_others(re
     topic = f"job:{secrets.randbelow(10**9)}"
     redis_feed.append(topic)
     async with notify.subscribe(topic) as changes:
-        await asyncio.sleep(0.3)  # the listener subscribes to the channel
+        assert await notify.listening(10)  # the listener has subscribed to the channel
         assert await notify.publish(topic) == {topic: 1}
         assert await changes.wait(2) == {topic: 1}  # heard once, though Redis also sends it back
         await asyncio.to_thread(_other_worker, topic, topic)  # another worker: the count goes on
@@ -177,7 +179,7 @@ async def test_on_redis_a_prefix_follower_hears_other_workers_keys(redis_feed):
     area = f"battle{secrets.token_hex(3)}"
     redis_feed.extend([f"{area}:7", f"{area}:8"])
     async with notify.subscribe(f"{area}:*") as changes:
-        await asyncio.sleep(0.3)
+        assert await notify.listening(10)
         await asyncio.to_thread(_other_worker, f"{area}:7", f"{area}:8")
         heard: dict[str, int] = {}
         for _ in range(3):
@@ -185,3 +187,7 @@ async def test_on_redis_a_prefix_follower_hears_other_workers_keys(redis_feed):
             if len(heard) == 2:
                 break
     assert heard == {f"{area}:7": 1, f"{area}:8": 1}
+
+
+async def test_without_redis_there_is_no_listener_to_wait_for():
+    assert await notify.listening(5) is False  # at once: changes stay in this process

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from sqlalchemy import event
 
+from secdash.core import notify
 from secdash.core.db import get_engine
 from secdash.core.unit import commit
 from secdash.models import EventSeverity, EventType, Site, SiteCheck, utcnow
@@ -173,10 +174,10 @@ async def test_on_redis_another_workers_change_makes_this_worker_read_again(sess
     try:
         await _sites_with_checks(session, 2, 1)
         await read_models.sites_with_history()
-        await asyncio.sleep(0.3)  # the listener has subscribed
         loads = read_models.SITES.loads
         await read_models.sites_with_history()
         assert read_models.SITES.loads == loads  # nothing changed: served from the read
+        assert await notify.listening(10)  # the read started this worker's listener, and it has subscribed
         await asyncio.to_thread(_other_worker, sites.TOPIC)  # another worker's monitor round
         for _ in range(50):
             await asyncio.sleep(0.1)

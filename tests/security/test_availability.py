@@ -88,6 +88,23 @@ async def test_saving_and_diffing_large_versions_leaves_the_server_answering(cli
     assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
 
 
+async def test_a_hand_edit_with_thousands_of_inline_scripts_leaves_the_server_answering(client, session, limited):
+    """Item 3: each inline <script> was its own `node --check` process (a 36 KB edit with 2,000 held both cores for
+    137 s). The review checks at most MAX_INLINE_SCRIPTS of them, in a bounded worker, and names the rest."""
+    artifact = await plant("user@example.com", "scripts", "<!doctype html><title>t</title><p>first</p>")
+    page = "<!doctype html><title>t</title>" + "<script>let a=1;</script>\n" * 2000
+    async with health_watch(client) as times:
+        response = await client.post(f"/api/artifacts/{artifact}/versions", headers=limited, json={"htmlContent": page})
+    assert response.status_code == 201, response.text
+    messages = [finding["message"] for finding in response.json()["findings"]]
+    skipped = 2000 - checks.MAX_INLINE_SCRIPTS
+    assert (
+        f"{skipped} more inline <script> blocks were not syntax-checked (at most {checks.MAX_INLINE_SCRIPTS} per check)"
+        in messages
+    )
+    assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
+
+
 async def test_a_diff_answer_is_capped_with_its_text(client, session, limited):
     before, after = _two_versions(4000)
     artifact = await plant("user@example.com", "two versions", before)

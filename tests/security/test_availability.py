@@ -18,7 +18,9 @@ import pytest
 from secdash.core import bounded
 from secdash.services.battle import demo_db
 from secdash.services.builder import checks
+from secdash.services.code_scan import Finding
 from secdash.services.diff import compute, rows
+from secdash.services.fix import recipes
 from tests.api.conftest import signed_in
 from tests.factories import DEFAULT_PASSWORD
 from tests.support.plant_artifact import plant
@@ -103,6 +105,22 @@ async def test_a_hand_edit_with_thousands_of_inline_scripts_leaves_the_server_an
         in messages
     )
     assert len(times) >= 2 and max(times) < HEALTH_BOUND, times
+
+
+@pytest.mark.parametrize(
+    "hostile", ["<a" * 20_000, "\n" + "<script" * 10_000], ids=["unclosed-tags-on-the-handler-line", "unclosed-script-tags"]
+)
+def test_the_offline_inline_handler_fix_is_linear_in_a_hostile_page(hostile):
+    """Fix Mode's offline recipe reads a page a model may have written (an administrator's builder project is a code
+    root of the Security Scan), in the fix job on the server's event loop. Its tag searches retried the rest of the
+    text from every '<' they could not close: a 70 KB page of '<script' took 4.75 s, a 2 MB file about an hour."""
+    page = "<html><body>\n" + '<button onclick="go()">Go</button>' + hostile + "\n</body></html>\n"
+    finding = Finding("index.html", 2, "html:inline-event-handler", "medium", "inline handler", "semgrep")
+    started = time.perf_counter()
+    diff = recipes.propose_files(page, finding, path="index.html", read=lambda _path: None)
+    took = time.perf_counter() - started
+    assert diff is not None and "addEventListener" in diff
+    assert took < HEALTH_BOUND, took
 
 
 async def test_a_diff_answer_is_capped_with_its_text(client, session, limited):

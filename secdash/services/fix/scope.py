@@ -16,7 +16,9 @@ from secdash.services.fix.patches import PatchRefused
 from secdash.services.monitoring.headers_file import is_headers_file
 
 HTML_SUFFIXES = {".html", ".htm"}
-_SCRIPT_SRC = re.compile(r"""<script\b[^>]*?\bsrc\s*=\s*["']([^"'#?]+)["'][^>]*>""", re.IGNORECASE)
+# The attributes before src hold no '<', and the search stops at the text's last '>' (page_scripts): a search from
+# each '<script' that cannot end would read the rest of the page again (quadratic in a model-written page).
+_SCRIPT_SRC = re.compile(r"""<script\b[^<>]*?\bsrc\s*=\s*["']([^"'#?]+)["'][^>]*>""", re.IGNORECASE)
 
 
 def page_scripts(path: str, text: str) -> list[tuple[str, int]]:
@@ -25,7 +27,7 @@ def page_scripts(path: str, text: str) -> list[tuple[str, int]]:
         return []
     base = PurePosixPath(path).parent.as_posix()
     found = []
-    for match in _SCRIPT_SRC.finditer(text):
+    for match in _SCRIPT_SRC.finditer(text, 0, text.rfind(">") + 1):
         src = match.group(1).strip()
         if not src or ":" in src or src.startswith(("/", "\\")) or "\\" in src:
             continue  # another origin, an absolute path or a scheme: not a file of this code root

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from secdash.services.code_scan import Finding
 from secdash.services.fix.recipes.lines import line_at
 
+_TAG = re.compile(r"<([a-zA-Z][\w-]*)([^>]*)>")
+
 
 def _moved_handler(text: str, finding: Finding) -> tuple[list[str], list[str], str, str] | None:
     """(the page's lines with the handler attributes gone, the listener statements, the element's id, the line
@@ -18,8 +20,10 @@ def _moved_handler(text: str, finding: Finding) -> tuple[list[str], list[str], s
     if found is None:
         return None
     lines, content, ending = found
+    # Only up to the line's last '>': past it no tag closes, and a search from each '<' there would read the rest of
+    # the line again (quadratic in a model-written line of unclosed tags; this runs on the server's event loop).
     tags = [
-        m for m in re.finditer(r"<([a-zA-Z][\w-]*)([^>]*)>", content) if re.search(r"\son[a-z]+\s*=", m.group(2), re.IGNORECASE)
+        m for m in _TAG.finditer(content, 0, content.rfind(">") + 1) if re.search(r"\son[a-z]+\s*=", m.group(2), re.IGNORECASE)
     ]
     if len(tags) != 1:
         return None

@@ -29,15 +29,23 @@ def prompt_box(
     prefix = field_id.removesuffix("-prompt")
     return card(
         rx.el.label(label, html_for=field_id, class_name="mb-1 block text-sm text-slate-300"),
-        rx.el.textarea(
-            id=field_id,
-            value=state.prompt,
-            on_change=state.set_prompt,
-            on_key_down=state.key_down,
-            placeholder=placeholder,
-            class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
-            f"text-slate-100 {_FOCUS}",
-            data_testid=field_id,
+        # Buffered in the browser (react-debounce-input), as the chat composers are: a controlled box re-rendered
+        # from the server's copy lost what was typed during a round trip on a busy server. Enter (Ctrl+Enter sends)
+        # and leaving the box (a click on the send button) send the typed text first.
+        rx.debounce_input(
+            rx.el.textarea(
+                id=field_id,
+                value=state.prompt,
+                on_change=state.set_prompt,
+                on_key_down=state.key_down,
+                placeholder=placeholder,
+                class_name="min-h-[6rem] w-full resize-y rounded-md border border-slate-700 bg-slate-950 p-2 text-sm "
+                f"text-slate-100 {_FOCUS}",
+                data_testid=field_id,
+            ),
+            debounce_timeout=150,
+            force_notify_by_enter=True,
+            force_notify_on_blur=True,
         ),
         rx.el.div(
             rx.el.span("Ctrl+Enter to send", class_name="text-xs text-slate-400"),

@@ -34,25 +34,28 @@ MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_r
 	tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
 	tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
 
-# Every test, and the lint. The in-process tests use both cores (pytest-xdist) while, beside them, `make lint` runs
-# and then the browser tests, which mostly wait on a live server and Chromium: first against the offline engine,
-# then against the test model. That output is printed after the in-process run's; the schemathesis fuzz runs once
+# Every test, and the lint. The in-process tests use both cores (pytest-xdist, work-stealing so neither core idles
+# at the end) while, beside them, the browser tests run, which mostly wait on a live server and Chromium: first
+# against the offline engine, then against the test model (their output is printed after the in-process run's).
+# `make lint` runs when the in-process tests end, beside the browser tests' end. The schemathesis fuzz runs once
 # in CI (make fuzz).
 test: install browser
 	@status=0; browser_log=$$(mktemp); \
-	( $(MAKE) --no-print-directory lint; lint=$$?; $(PY) -m pytest -m e2e -q; offline=$$?; \
+	( $(PY) -m pytest -m e2e -q; offline=$$?; \
 	  SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
-	  test $$lint -eq 0 -a $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
+	  test $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
 	browser=$$!; \
 	echo "== in-process tests (2 workers); the browser tests run beside them =="; \
-	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q || status=1; \
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 --dist worksteal -q || status=1; \
+	echo "== lint =="; \
+	$(MAKE) --no-print-directory lint || status=1; \
 	wait $$browser || status=1; \
-	echo "== lint, then the browser tests: offline engine, then the chat surfaces and drills against the test model =="; \
+	echo "== the browser tests: offline engine, then the chat surfaces and drills against the test model =="; \
 	cat $$browser_log; rm -f $$browser_log; \
 	exit $$status
 
 test-fast: install
-	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 -q
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 --dist worksteal -q
 
 fuzz: install
 	$(PY) -m pytest -m fuzz -q

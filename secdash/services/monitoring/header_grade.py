@@ -57,6 +57,10 @@ def grade_headers(
     url: str | None = None,
     redirects: Sequence[tuple[str, int]] | None = None,
     certificate_valid: bool = True,
+    http_redirects: Sequence[tuple[str, int]] | None = None,
+    http_verified: bool = True,
+    cors_origin: str | None = None,
+    cors_headers: Mapping[str, str] | Iterable[tuple[str, str]] | object | None = None,
 ) -> HeaderGrade:
     """Grade the final response of a probe.
 
@@ -66,13 +70,22 @@ def grade_headers(
     body: the final response's body as read (up to the probe's cap), for `<meta http-equiv>` policies and scripts.
     url: the final URL (its host and path: cookie domains, script origins).
     redirects: (url, status) of every request of the fetch, the final answer included. Used as the http->https
-        redirection chain when it starts at an http:// URL; otherwise (None, or a fetch that began at https://)
-        the site is taken to redirect http to https on its own host when it is on HTTPS.
+        redirection chain when it starts at an http:// URL; otherwise (None, or a fetch that began at https://) and
+        without `http_redirects`, the site is taken to redirect http to https on its own host when it is on HTTPS.
     certificate_valid: False when the HTTPS answer was only had with certificate checks off.
+    http_redirects: the chain of a separate fetch of an https site's http:// URL, as the reference makes it
+        ((url, status) of every request, its final answer included); () when http:// did not answer (the
+        reference's "no http listener"). Takes the place of `redirects` for the redirection test.
+    http_verified: False when that fetch met a certificate it could not verify on the way (the reference's
+        session goes on without verification and the redirection test reads redirection-invalid-cert).
+    cors_origin, cors_headers: the Origin a CORS preflight (OPTIONS) sent and its answer's headers (() when it was
+        not answered), which the CORS test reads as the reference does; None: the CORS test reads `headers`.
     """
     parts = urlsplit(url) if url else None
     chain = None
-    if redirects and urlsplit(redirects[0][0]).scheme.lower() == "http":
+    if http_redirects is not None:
+        chain = tuple(Hop(hop_url, status) for hop_url, status in http_redirects)
+    elif redirects and urlsplit(redirects[0][0]).scheme.lower() == "http":
         chain = tuple(Hop(hop_url, status) for hop_url, status in redirects)
     pairs = tuple(
         (name, value)
@@ -86,6 +99,9 @@ def grade_headers(
         host=parts.hostname if parts else None,
         path=(parts.path or "/") if parts else "/",
         http_redirects=chain,
+        http_verified=http_verified,
+        origin_sent=cors_origin,
+        cors_headers=None if cors_headers is None else headers_from(cors_headers),
         certificate_valid=certificate_valid,
     )
     report = grade(exchange)

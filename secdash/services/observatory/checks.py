@@ -81,7 +81,7 @@ def redirection_test(exchange: Exchange) -> tuple[str, bool]:
     if not route:
         return "redirection-not-needed-no-http", True
     parsed = [(absolute_url(hop.url) or ("", "")) for hop in route]
-    if not exchange.certificate_valid and any(scheme == "https" for scheme, _ in parsed):
+    if not exchange.http_verified or (not exchange.certificate_valid and any(scheme == "https" for scheme, _ in parsed)):
         return "redirection-invalid-cert", False
     if all(preloaded(exchange, host) is not None for _, host in parsed):
         result = "redirection-all-redirects-preloaded"
@@ -157,10 +157,11 @@ def corp_test(exchange: Exchange) -> tuple[str, bool]:
 
 
 def cors_test(exchange: Exchange) -> tuple[str, bool]:
-    allow_origin = exchange.first("access-control-allow-origin")
+    answer = exchange if exchange.cors_headers is None else Exchange(headers=exchange.cors_headers)
+    allow_origin = answer.first("access-control-allow-origin")
     if not allow_origin:
         return "cross-origin-resource-sharing-not-implemented", True
-    credentials = exchange.first("access-control-allow-credentials")
+    credentials = answer.first("access-control-allow-credentials")
     if allow_origin[:256].strip().lower() == "*":
         return "cross-origin-resource-sharing-implemented-with-public-access", True
     if exchange.origin_sent and allow_origin == exchange.origin_sent and credentials and credentials.lower().strip() == "true":

@@ -41,6 +41,10 @@ class Exchange:
         unknown: an https site is then taken to redirect http to https on its own host, an http site not to redirect.
     origin_sent: the Origin a CORS request sent, when one was made (an answer that echoes it with credentials
         gives universal access); None: no such request.
+    http_verified: False when the fetch of http_redirects only went through with certificate checks off (the
+        reference's session retries that way after a certificate error: redirection-invalid-cert).
+    cors_headers: the headers of the answer to that CORS request (the reference's preflight OPTIONS), () when it
+        was sent and not answered; None: the CORS test reads `headers`.
     preloaded: host -> includeSubDomains of HSTS preload entries to use instead of Chromium's list (the one the
         hstspreload package ships); None: that list.
     certificate_valid: False when the HTTPS answer came only with certificate checks off.
@@ -53,6 +57,8 @@ class Exchange:
     path: str = "/"
     http_redirects: tuple[Hop, ...] | None = None
     origin_sent: str | None = None
+    cors_headers: tuple[tuple[str, str], ...] | None = None
+    http_verified: bool = True
     preloaded: Mapping[str, bool] | None = None
     certificate_valid: bool = True
 

@@ -25,6 +25,12 @@ from secdash.services.probe.result import Hop, ProbeResult
 
 REDIRECT_BODY_CAP = 64_000  # a redirect's body is read (as curl does) so its connection can serve the next hop
 USER_AGENT = "SecDash-Monitor/1.0"
+# The Observatory's retriever also fetches an https site's http:// URL (the redirection test) and sends a CORS
+# preflight with an Origin of its own (the CORS test): the probe makes both requests, with their own small limits.
+CORS_ORIGIN = "https://monitor.secdash.invalid"  # the reference's CONFIG.retriever.corsOrigin, SecDash's own
+SIDE_BODY_CAP = 64_000
+SIDE_TIMEOUT = 5.0  # each connect and read of those requests (at most the probe's own timeout)
+SIDE_MAX_REDIRECTS = 10  # the reference's MAX_REDIRECTS
 
 
 class _Trace:
@@ -117,6 +123,99 @@ async def _tls_failure(error: str, url: str, timeout: float, client: ProbeClient
     return error
 
 
+class _SideFailed(Exception):
+    """A request of the http chain or the preflight that got no answer (refused, blocked, timed out...)."""
+
+
+async def _side_fetch(
+    http: ProbeClient,
+    method: str,
+    url: str,
+    headers: dict[str, str],
+    *,
+    timeout: float,
+    deadline: float,
+    record: list[tuple[str, int]] | None = None,
+    own: tuple[str, dict[str, str]] | None = None,
+) -> httpx.Headers:
+    """One of the reference's extra requests: `method` to `url`, redirects followed by hand (each hop validated and
+    sent through the probe's pinned, address-checked client), bodies read up to SIDE_BODY_CAP. Every answer's
+    (url, status) goes into `record`; returns the last answer's headers, or raises _SideFailed. `own`: (the site's
+    URL, headers) that go with requests to that URL's origin only."""
+    current = url
+    for _hop in range(SIDE_MAX_REDIRECTS + 1):
+        try:
+            current = validate_target(current)
+            sent = headers | own[1] if own is not None and _same_origin(current, own[0]) else headers
+            request = http.build_request(method, current, headers=sent, timeout=timeout)
+            async with asyncio.timeout_at(deadline):
+                response = await http.send(request, stream=True, follow_redirects=False)
+                try:
+                    body = bytearray()
+                    async for chunk in response.aiter_bytes():
+                        body += chunk[: SIDE_BODY_CAP - len(body)]
+                        if len(body) >= SIDE_BODY_CAP:
+                            break
+                finally:
+                    await response.aclose()
+        except (ProbeRefused, TimeoutError, httpx.HTTPError, OSError, ssl.SSLError) as exc:
+            raise _SideFailed(str(exc)) from exc
+        if record is not None:
+            record.append((current, response.status_code))
+        location = response.headers.get("location") if response.is_redirect else None
+        if location is None:
+            return response.headers
+        current = urljoin(current, location)
+    return response.headers  # the reference stops following after its MAX_REDIRECTS and keeps the last answer
+
+
+def _http_url(url: str, http_port: int | None) -> str:
+    """The http:// URL the reference fetches for an https site: its host and path, on port 80 unless told."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{http_port}" if http_port is not None else ""
+    return f"http://{host}{port}{parts.path or '/'}"
+
+
+async def _http_chain(
+    http: ProbeClient, url: str, http_port: int | None, timeout: float, deadline: float
+) -> tuple[tuple[tuple[str, int], ...] | None, bool]:
+    """The redirect chain of the https site's http:// URL (final answer included) and whether it met only
+    certificates it could verify. The chain is () when it did not answer or a hop could not be followed (the
+    reference's session then has no response: "no http listener"); None when the probe's budget left no time for
+    it (the redirection test then keeps its assumption). A certificate refused on the way is what the reference
+    retries without verification and scores redirection-invalid-cert: (the chain so far, False)."""
+    if asyncio.get_running_loop().time() >= deadline:
+        return None, True
+    chain: list[tuple[str, int]] = []
+    try:
+        await _side_fetch(
+            http, "GET", _http_url(url, http_port), {"User-Agent": USER_AGENT}, timeout=timeout, deadline=deadline, record=chain
+        )
+    except _SideFailed as failed:
+        cause = failed.__cause__
+        if isinstance(cause, Exception) and _describe(cause, timeout).startswith("TLS certificate"):
+            return tuple(chain), False
+        return (), True
+    return tuple(chain), True
+
+
+async def _preflight(
+    http: ProbeClient, url: str, own: tuple[str, dict[str, str]] | None, timeout: float, deadline: float
+) -> httpx.Headers | None:
+    """The reference's CORS preflight: OPTIONS to the final URL with an Origin and Access-Control-Request-Method;
+    its answer's headers, empty when it got none (the reference then finds no CORS)."""
+    if asyncio.get_running_loop().time() >= deadline:
+        return None
+    preflight = {"User-Agent": USER_AGENT, "Origin": CORS_ORIGIN, "Access-Control-Request-Method": "GET"}
+    try:
+        return await _side_fetch(http, "OPTIONS", url, preflight, timeout=timeout, deadline=deadline, own=own)
+    except _SideFailed:
+        return httpx.Headers()
+
+
 async def probe_site(
     url: str,
     *,
@@ -127,11 +226,16 @@ async def probe_site(
     allow_private: bool = False,
     own_headers: dict[str, str] | None = None,
     budget: float = 30.0,
+    http_port: int | None = None,
 ) -> ProbeResult:
     """Fetch the URL (following redirects by hand, reading each body up to `max_bytes`) and report what a security
     monitor needs. `timeout` bounds each connect and read; `budget` the whole probe, every hop and the body (a body
     still arriving then ends the probe there: the status and times are kept, with the reason as its error).
     `own_headers` go with requests to the URL's own origin only (the monitor's mark for SecDash's demo sites).
+
+    For the header grade it also makes the Observatory retriever's two other requests, within the same budget:
+    for an https URL, a GET of its http:// URL (port 80, or `http_port`) whose redirect chain the redirection test
+    reads; and a CORS preflight (OPTIONS with an Origin) to the final URL, whose answer the CORS test reads.
 
     A client, when given, must be a ProbeClient with the same address policy (ProbeClients.get)."""
     if client is not None and (not isinstance(client, ProbeClient) or client.allow_private != allow_private):
@@ -181,12 +285,22 @@ async def probe_site(
                 current = urljoin(current, location)
                 trace.redirects += 1
                 continue
+            side_timeout = min(timeout, SIDE_TIMEOUT)
+            http_chain, http_verified = None, True
+            if urlsplit(url).scheme.lower() == "https":
+                http_chain, http_verified = await _http_chain(http, url, http_port, side_timeout, deadline)
+            own = (url, own_headers) if own_headers else None  # as the site's own fetch: its origin only
+            cors = await _preflight(http, current, own, side_timeout, deadline)
             graded = grade_headers(
                 response.headers,
                 is_https=current.startswith("https"),
                 body=bytes(body),
                 url=current,
                 redirects=[(hop.url, hop.status_code) for hop in trace.hops],
+                http_redirects=http_chain,
+                http_verified=http_verified,
+                cors_origin=CORS_ORIGIN if cors is not None else None,
+                cors_headers=cors,
             )
             return trace.result(
                 current,

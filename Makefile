@@ -29,10 +29,12 @@ run: install browser
 	@echo "SecDash: serving on http://$(HOST):$(PORT) (sign in at http://$(HOST):$(PORT)/login)"
 	$(VENV)/bin/reflex run --env prod --single-port --backend-port $(PORT) --backend-host $(HOST)
 
-# The chat surfaces and drills that also run against a local OpenAI-compatible test server.
+# The chat surfaces, drills, build and artifact generation that also run against a local OpenAI-compatible test
+# server (the tests whose path differs with a model; the rest of their files ran against the offline engine).
 MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_reply_xss.py \
 	tests/e2e/test_battle_station.py::test_each_attack_runs_a_measured_drill_from_its_button \
-	tests/e2e/test_code_builder.py tests/e2e/test_code_artifacts.py
+	tests/e2e/test_code_builder.py::test_build_continue_preview_download_and_clear \
+	tests/e2e/test_code_artifacts.py::test_create_update_compare_restore_edit_preview_and_download
 
 # Every test, and the lint. The in-process tests use both cores (pytest-xdist, work-stealing so neither core idles
 # at the end) while, beside them, the browser tests run, which mostly wait on a live server and Chromium: first

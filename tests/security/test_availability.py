@@ -162,6 +162,21 @@ async def test_checks_that_run_out_of_their_budget_say_nothing_was_checked(tmp_p
     ]
 
 
+@pytest.mark.parametrize("unit", ["<a", "<a x='"], ids=["unclosed-tags", "unclosed-quotes"])
+async def test_the_review_of_a_page_of_unclosed_tags_is_bounded(tmp_path, unit):
+    """The review of a hand edit or a build reads the page with semgrep's HTML parser and the inline-script reader,
+    both quadratic in the '<' of a page they cannot parse: "<a" * 32000 (64 KB) took about 30 s, "<a x='" * 16000
+    about 65 s. A page over semgrep.MAX_HTML_TAGS is not given to them and the user is told it was too large."""
+    (tmp_path / "index.html").write_text("<!doctype html><title>t</title><p>" + unit * 32_000, encoding="utf-8")
+    started = time.perf_counter()
+    report = await checks.run_checks(tmp_path, ["index.html"])
+    took = time.perf_counter() - started
+    messages = [finding.message for finding in report.findings]
+    assert took < 10, (took, messages)  # a loaded 2-core machine; the quadratic parsers needed 30 s and more
+    assert any("more than 5000 '<' in the page (too large to check its markup and" in message for message in messages)
+    assert "not checked: more than 5000 '<' in the page (too large to check its markup)" in messages, messages
+
+
 async def test_injected_sql_never_starves_the_sign_in(client, session):
     """24 searches whose injected SQL costs ~1 s each, then a sign-in: it is answered before the searches that ran
     are done (before: they filled the shared thread pool that password hashing waited in; a sign-in took 46 s)."""

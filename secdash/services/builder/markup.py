@@ -18,6 +18,7 @@ from secdash.services.builder.check_types import (
     SourceFile,
     shown,
 )
+from secdash.services.code_scan.semgrep import MAX_HTML_TAGS
 
 VOID_ELEMENTS = {
     "area",
@@ -293,6 +294,10 @@ def check_markup(files: Sequence[SourceFile], project: set[str]) -> tuple[list[C
             continue
         counts["html"] += 1
         counts["links"] += 1
+        if file.text.count("<") > MAX_HTML_TAGS:  # html.parser is quadratic in the '<' of a page it cannot parse
+            message = f"not checked: more than {MAX_HTML_TAGS} '<' in the page (too large to check its markup)"
+            findings.append(CheckFinding("html", "warning", file.relative, None, message))
+            continue
         markup = _Markup()
         markup.finish(file.text)
         findings += [CheckFinding("html", "error", file.relative, line, message) for line, message in markup.problems]

@@ -26,6 +26,10 @@ WITH_ARGUMENTS = {"scan_reference"}
 
 def main() -> int:
     chosen = sys.argv[1:] or list(BENCHMARKS)
+    unknown = [name for name in chosen[:1] + ([] if chosen[0] in WITH_ARGUMENTS else chosen[1:]) if name not in BENCHMARKS]
+    if unknown:  # --help included: an unknown name once re-ran this command for itself, without end
+        print(f"usage: python -m bench [{'|'.join(BENCHMARKS)}] ...; unknown: {' '.join(unknown)}", file=sys.stderr)
+        return 2
     if len(chosen) == 1 and chosen[0] in BENCHMARKS:
         module = __import__(BENCHMARKS[chosen[0]], fromlist=["run"])
         module.run()

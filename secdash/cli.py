@@ -19,6 +19,7 @@ from secdash.services.alerting import rules as alerting_rules
 from secdash.services.errors import DomainError
 from secdash.services.identity import users
 from secdash.services.probe import cli as probe_cli
+from secdash.services.traffic import cli as detect_cli
 
 
 def migrate() -> None:
@@ -97,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_grade.add_parser(sub)
     scan_cli.add_parser(sub)
     probe_cli.add_parser(sub)
+    detect_cli.add_parser(sub)
     return parser
 
 
@@ -115,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         return scan_cli.run(args)
     if args.command == "probe":
         return probe_cli.run(args)
+    if args.command == "detect":
+        return detect_cli.run(args)
     restrict_process_umask()
     make_private_dir(get_settings().DATA_DIR)
     if args.command == "init":

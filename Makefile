@@ -12,10 +12,11 @@ export REFLEX_TELEMETRY_ENABLED := false
 
 .PHONY: install run test test-fast fuzz lint bench browser clean
 
+# --no-compile: Python compiles what it imports on first use; compiling every installed file up front cost ~12 s.
 $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-engines.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps --upgrade --target $(VENV)/engines -r requirements-engines.txt
+	$(PY) -m pip install -q --no-compile --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --no-compile --disable-pip-version-check --no-deps --upgrade --target $(VENV)/engines -r requirements-engines.txt
 	touch $@
 
 install: $(VENV)/.installed

@@ -13,54 +13,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 from sqlalchemy import delete
 from sqlmodel import col, select
 
 from secdash.ai.base import FileContent, FileEnd, FileStart, LLMError, TextDelta
-from secdash.ai.files import tool_file_reason
 from secdash.ai.plans import ProjectPlan
 from secdash.ai.tasks.build_project import BuildProjectTask, PlanProjectTask
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.unit import commit, mark_changed
-from secdash.jobs import JobContext, JobEnding, register, store
+from secdash.jobs import JobContext, JobEnding, register
 from secdash.models import Role, User, UserPublic, utcnow
 from secdash.models.builder import BuildLogType, CodeProject, FileChange, ProjectFile, ProjectStatus
-from secdash.models.jobs import JobLevel, JobLog
+from secdash.models.jobs import JobLog
 from secdash.services.agents import ai_calls
 from secdash.services.builder import checks, project_dir
+from secdash.services.builder.file_writer import BuildFailed, FileWriter, log_line
 from secdash.services.builder.limits import (
-    MAX_FILE_BYTES,
-    MAX_FILES,
-    MAX_LOG_CHARS,
     MAX_LOG_LINES,
-    MAX_TOTAL_BYTES,
-    size_text,
 )
-from secdash.services.builder.records import CRASHED, INTERRUPTED, KIND, TOPIC, file_of, jobs_of, topic_of
-from secdash.services.diff.compute import line_diff
+from secdash.services.builder.records import CRASHED, INTERRUPTED, KIND, TOPIC, jobs_of, topic_of
 from secdash.services.errors import DomainError
 
 log = logging.getLogger(__name__)
 
-FLUSH_EVERY_SECONDS = 0.25  # a file being written is saved (and shown) at most this often
-DIFF_LINES_LOGGED = 40
 NOTE_LINES_LOGGED = 6
-
-
-class BuildFailed(Exception):
-    """The build cannot go on; the message is shown in the log and as the project's error."""
-
-
-async def _log(job_id: int, project_id: int, message: str, kind: BuildLogType = BuildLogType.info) -> None:
-    """A line of the build job's log (none once the project is gone)."""
-    async with session_scope() as session:
-        if await session.get(CodeProject, project_id) is not None:
-            await store.add_log(session, job_id, message, JobLevel(kind.value), max_chars=MAX_LOG_CHARS)
-            await commit(session)
 
 
 async def _set(project_id: int, **fields: Any) -> CodeProject | None:
@@ -83,158 +62,19 @@ async def _current_files(project_id: int) -> dict[str, str]:
         return {row.filename: row.content for row in rows}
 
 
-class FileWriter:
-    """Turns file events into project files: created or reset at FileStart, saved while written (at most every
-    FLUSH_EVERY_SECONDS), finished at FileEnd; limits on count and size end the build with a clear reason."""
-
-    def __init__(self, job_id: int, project: CodeProject, existing: dict[str, str], plan: ProjectPlan | None) -> None:
-        assert project.id is not None
-        self.job_id = job_id
-        self.project_id = project.id
-        self.owner_id = project.owner_user_id
-        self.existing = existing
-        self.described = {item.path: item.description for item in plan.files} if plan else {}
-        self.written: dict[str, str] = {}  # finished files of this answer
-        self.path: str | None = None
-        self.buffer: list[str] = []
-        self.size = 0
-        self.saved_at = 0.0
-
-    @property
-    def total_bytes(self) -> int:
-        files = {**self.existing, **self.written}
-        return sum(len(text.encode()) for text in files.values()) + self.size
-
-    async def _save(self, *, complete: bool, final: bool = False) -> None:
-        assert self.path is not None
-        content = "".join(self.buffer)
-        async with session_scope() as session:
-            file = await file_of(session, self.project_id, self.path)
-            if file is None:
-                file = ProjectFile(
-                    project_id=self.project_id,
-                    filename=self.path,
-                    language=project_dir.language_of(self.path),
-                    description=self.described.get(self.path, "")[:300],
-                )
-            before = self.existing.get(self.path)
-            file.content = content
-            file.complete = complete
-            file.previous = before
-            file.change = (
-                FileChange.created
-                if before is None
-                else FileChange.unchanged
-                if final and before == content
-                else FileChange.updated
-            )
-            file.updated_at = utcnow()
-            session.add(file)
-            mark_changed(session, topic_of(self.owner_id))
-            await commit(session)
-        self.saved_at = time.monotonic()
-
-    async def start(self, path: str) -> None:
-        if self.path is not None:
-            await self.end(self.path, complete=False)
-        if (reason := tool_file_reason(path)) is not None:  # nothing is written: its content is dropped to its end
-            await _log(self.job_id, self.project_id, f"Refused {path}: {reason}", BuildLogType.error)
-            return
-        if path not in self.existing and path not in self.written and len({*self.existing, *self.written}) >= MAX_FILES:
-            raise BuildFailed(f"The answer holds more than {MAX_FILES} files, the limit of a project")
-        self.path, self.buffer, self.size = path, [], 0
-        await _log(self.job_id, self.project_id, f"Writing {path}...")
-        await self._save(complete=False)
-
-    async def append(self, text: str) -> None:
-        if self.path is None:
-            return
-        self.buffer.append(text)
-        self.size += len(text.encode())
-        if self.size > MAX_FILE_BYTES:
-            raise BuildFailed(f"{self.path} grew past {size_text(MAX_FILE_BYTES)}, the limit of one file")
-        if self.total_bytes > MAX_TOTAL_BYTES:
-            raise BuildFailed(f"The project grew past {size_text(MAX_TOTAL_BYTES)}, the limit of a project")
-        if time.monotonic() - self.saved_at >= FLUSH_EVERY_SECONDS:
-            await self._save(complete=False)
-
-    async def end(self, path: str, *, complete: bool = True) -> None:
-        if self.path != path:
-            return
-        content = "".join(self.buffer)
-        before = self.existing.get(path)
-        if not complete and before is not None:  # an unfinished rewrite: the previous content stays
-            await self.restore()
-            await _log(
-                self.job_id,
-                self.project_id,
-                f"{path} was cut off before its end: its previous content is kept",
-                BuildLogType.error,
-            )
-            return
-        await self._save(complete=complete, final=True)
-        self.written[path] = content
-        self.path = None
-        lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-        if not complete:
-            await _log(
-                self.job_id,
-                self.project_id,
-                f"{path} was cut off before its end ({size_text(self.size)} written)",
-                BuildLogType.error,
-            )
-        elif before is None:
-            await _log(
-                self.job_id, self.project_id, f"Created {path} ({lines} lines, {size_text(self.size)})", BuildLogType.success
-            )
-        elif before == content:
-            await _log(self.job_id, self.project_id, f"{path} unchanged")
-        else:
-            try:
-                diff = await line_diff(before, content, from_name=f"a/{path}", to_name=f"b/{path}", max_rows=DIFF_LINES_LOGGED)
-            except DomainError as exc:  # too large to compare, or busy
-                await _log(self.job_id, self.project_id, f"Updated {path}: {exc.message}", BuildLogType.success)
-                return
-            await _log(self.job_id, self.project_id, f"Updated {path} (+{diff.added} -{diff.removed})", BuildLogType.success)
-            more = diff.added + diff.removed - sum(1 for row in diff.rows if row.kind in ("added", "removed"))
-            await _log(
-                self.job_id,
-                self.project_id,
-                diff.unified + (f"\n... and {more} more changed lines" if diff.truncated else ""),
-                BuildLogType.code,
-            )
-
-    async def restore(self) -> None:
-        """The file being written goes back to what it was (or away, if it is new)."""
-        if self.path is None:
-            return
-        path, self.path = self.path, None
-        async with session_scope() as session:
-            file = await file_of(session, self.project_id, path)
-            if file is not None:
-                before = self.existing.get(path)
-                if before is None:
-                    await session.delete(file)
-                else:
-                    file.content, file.previous, file.change, file.complete = before, None, FileChange.unchanged, True
-                    session.add(file)
-                mark_changed(session, topic_of(self.owner_id))
-                await commit(session)
-
-
 async def _plan(ctx: JobContext, calls: ai_calls.AICalls, project_id: int, prompt: str) -> ProjectPlan | None:
     await ctx.progress(force=True, phase=ProjectStatus.planning.value)
-    await _log(ctx.job_id, project_id, "Planning the project's files...")
+    await log_line(ctx.job_id, project_id, "Planning the project's files...")
     try:
         plan = await calls.structured(PlanProjectTask(prompt=prompt), ProjectPlan)
     except LLMError as exc:
         if exc.kind != "format":
             raise
-        await _log(ctx.job_id, project_id, "The model gave no usable plan; building without one", BuildLogType.error)
+        await log_line(ctx.job_id, project_id, "The model gave no usable plan; building without one", BuildLogType.error)
         return None
     await _set(project_id, name=plan.name[:100], description=plan.description[:500])
     listed = ", ".join(item.path for item in plan.files)
-    await _log(
+    await log_line(
         ctx.job_id, project_id, f"Plan: {plan.name}: {len(plan.files)} file{'s' if len(plan.files) != 1 else ''} ({listed})"
     )
     return plan
@@ -260,7 +100,7 @@ async def _write(
         nonlocal logged
         said = [line.strip() for line in "".join(notes).splitlines() if line.strip() and not line.startswith("```")]
         for line in said[: max(0, NOTE_LINES_LOGGED - logged)]:
-            await _log(ctx.job_id, project_id, line[:300])
+            await log_line(ctx.job_id, project_id, line[:300])
             logged += 1
         notes.clear()
 
@@ -288,10 +128,10 @@ async def _write(
 async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, Any]:
     await ctx.progress(force=True, phase=ProjectStatus.testing.value)
     files = await _current_files(project_id)
-    await _log(ctx.job_id, project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
+    await log_line(ctx.job_id, project_id, f"Testing {len(files)} files: HTML, links, JavaScript syntax, Python, code scan...")
     root = await asyncio.to_thread(project_dir.write, project_id, files)
     if project_dir.mark_code_root(project_id, code_root) and code_root:
-        await _log(
+        await log_line(
             ctx.job_id,
             project_id,
             "This project is now a code root of the Security Scan: its findings reach the Problem Database and Fix Mode",
@@ -300,15 +140,15 @@ async def _test(ctx: JobContext, project_id: int, code_root: bool) -> dict[str, 
     for finding in report.findings:
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
         kind = BuildLogType.error if finding.level == "error" else BuildLogType.info
-        await _log(ctx.job_id, project_id, f"[{finding.check}] {where}: {finding.message}", kind)
+        await log_line(ctx.job_id, project_id, f"[{finding.check}] {where}: {finding.message}", kind)
     warnings = len(report.findings) - report.errors
     summary = {"errors": report.errors, "warnings": warnings, "counts": dict(report.counts)}
     if report.ok:
-        await _log(
+        await log_line(
             ctx.job_id, project_id, f"Checks passed ({warnings} warning{'s' if warnings != 1 else ''})", BuildLogType.success
         )
     else:
-        await _log(
+        await log_line(
             ctx.job_id,
             project_id,
             f"Checks found {report.errors} error{'s' if report.errors != 1 else ''} and "
@@ -335,7 +175,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
     calls = ai_calls.for_user(settings=get_settings(), user=owner, feature="code_builder", agent="general")
     engine = "the offline template engine" if calls.name == "offline" else f"{calls.name} ({calls.model})"
     await _set(project_id, engine=calls.name[:32], model=calls.model[:100])
-    await _log(ctx.job_id, project_id, f"Engine: {engine}")
+    await log_line(ctx.job_id, project_id, f"Engine: {engine}")
     existing = await _current_files(project_id) if mode == "continue" else {}
     if mode == "continue":
         await _reset_changes(project_id)
@@ -344,7 +184,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
     if not writer.written:
         if mode == "build":
             raise BuildFailed("The answer held no files (neither the file protocol nor fenced blocks with a file name)")
-        await _log(ctx.job_id, project_id, "No file changed")
+        await log_line(ctx.job_id, project_id, "No file changed")
     summary = await _test(ctx, project_id, code_root=owner.role == Role.admin and project.snapshot_of is None)
     await _set(project_id, status=ProjectStatus.complete, checks=summary, error=None)
     count = len(writer.written)
@@ -353,7 +193,7 @@ async def _run(ctx: JobContext, project_id: int, prompt: str, mode: str) -> dict
         if mode == "build"
         else f"Continue complete: {count} file{'s' if count != 1 else ''} changed"
     )
-    await _log(ctx.job_id, project_id, done, BuildLogType.success)
+    await log_line(ctx.job_id, project_id, done, BuildLogType.success)
     await ctx.progress(force=True, phase=ProjectStatus.complete.value)
     return {"projectId": project_id, "files": sorted(writer.written), **summary}
 
@@ -367,7 +207,7 @@ async def _reset_changes(project_id: int) -> None:
 
 
 async def _fail(job_id: int, project_id: int, reason: str) -> None:
-    await _log(job_id, project_id, f"Build failed: {reason}", BuildLogType.error)
+    await log_line(job_id, project_id, f"Build failed: {reason}", BuildLogType.error)
     await _set(project_id, status=ProjectStatus.failed, error=reason[:1000])
 
 

@@ -30,6 +30,7 @@ from secdash.api.routes import (
     history,
     jobs,
     preview,
+    traffic,
 )
 from secdash.api.schemas import COMMON_ERRORS
 from secdash.core.config import get_settings
@@ -158,7 +159,10 @@ def create_api() -> FastAPI:
     api.openapi = _true_openapi(api)  # type: ignore[method-assign]
     # Outermost first: SecurityHeaders wraps the whole stack (SecDashAPI), then this guard.
     api.add_middleware(
-        RequestGuard, max_body_bytes=settings.API_MAX_BODY_BYTES, body_caps=artifacts.BODY_CAPS, methods_of=methods_by_path(api)
+        RequestGuard,
+        max_body_bytes=settings.API_MAX_BODY_BYTES,
+        body_caps=artifacts.BODY_CAPS + traffic.body_caps(),
+        methods_of=methods_by_path(api),
     )
     api.add_exception_handler(DomainError, _domain_error)
     api.add_exception_handler(LLMError, _llm_error)
@@ -180,6 +184,7 @@ def create_api() -> FastAPI:
         artifacts.router,
         preview.router,
         alerting.router,
+        traffic.router,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)

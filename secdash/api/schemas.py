@@ -100,6 +100,7 @@ ERROR_DESCRIPTIONS = {
     404: "No such item",
     409: "Conflicts with what exists",
     413: "Request body too large",
+    415: "The body's Content-Encoding is not one this route reads",
     429: "Too many requests; try again after Retry-After seconds",
     502: "The model server failed",
     503: "Not available now (the model server, or the workers that compare or check files, are busy); try again later",

@@ -13,8 +13,8 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def parse_trusted_proxies(value: str) -> tuple[IPNetwork, ...]:
-    """Comma-separated IP addresses and CIDR networks; ValueError naming the first bad entry."""
+def parse_trusted_proxies(value: str, setting: str = "SECDASH_TRUSTED_PROXIES") -> tuple[IPNetwork, ...]:
+    """Comma-separated IP addresses and CIDR networks; ValueError naming the setting and the first bad entry."""
     networks = []
     for part in (value or "").split(","):
         entry = part.strip()
@@ -23,7 +23,7 @@ def parse_trusted_proxies(value: str) -> tuple[IPNetwork, ...]:
         try:
             networks.append(ipaddress.ip_network(entry, strict=False))
         except ValueError:
-            raise ValueError(f"SECDASH_TRUSTED_PROXIES: {entry!r} is not an IP address or CIDR network") from None
+            raise ValueError(f"{setting}: {entry!r} is not an IP address or CIDR network") from None
     return tuple(networks)
 
 

@@ -85,6 +85,19 @@ class Settings(BaseSettings):
     )
     LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(50, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT"))
     LOGIN_ACCOUNT_WINDOW_SECONDS: int = Field(900, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_WINDOW_SECONDS"))
+    # Traffic (services/traffic): raw requests are kept this many hours, per-minute figures this many days; addresses
+    # are personal data, so they can be stored truncated (IPv4 to /24, IPv6 to /48) instead of whole.
+    TRAFFIC_RAW_HOURS: int = Field(24, ge=1, le=24 * 90, validation_alias=AliasChoices("SECDASH_TRAFFIC_RAW_HOURS"))
+    TRAFFIC_MINUTE_DAYS: int = Field(30, ge=1, le=3650, validation_alias=AliasChoices("SECDASH_TRAFFIC_MINUTE_DAYS"))
+    TRAFFIC_TRUNCATE_ADDRESSES: bool = Field(False, validation_alias=AliasChoices("SECDASH_TRAFFIC_TRUNCATE_ADDRESSES"))
+    # The largest log batch one ingest request may send (gzip: compressed; unpacked it may be 8 times as large).
+    TRAFFIC_INGEST_MAX_BYTES: int = Field(
+        8 * 1024 * 1024, ge=64 * 1024, le=256 * 1024 * 1024, validation_alias=AliasChoices("SECDASH_TRAFFIC_INGEST_MAX_BYTES")
+    )
+    # Addresses detection never reports (comma-separated IPs/CIDRs: the office, a health checker), besides
+    # loopback and private networks (unless SECDASH_TRAFFIC_REPORT_PRIVATE).
+    TRAFFIC_ALLOW: str = Field("", validation_alias=AliasChoices("SECDASH_TRAFFIC_ALLOW"))
+    TRAFFIC_REPORT_PRIVATE: bool = Field(False, validation_alias=AliasChoices("SECDASH_TRAFFIC_REPORT_PRIVATE"))
     # Reverse proxies whose X-Forwarded-For is believed (comma-separated IPs/CIDRs); empty: none.
     TRUSTED_PROXIES: str = Field("", validation_alias=AliasChoices("SECDASH_TRUSTED_PROXIES"))
     # A session unused (by the user, not by background refreshes) this long is signed out.
@@ -99,6 +112,16 @@ class Settings(BaseSettings):
                 " generate one with: python -c 'import secrets; print(secrets.token_urlsafe(48))'"
             )
         return value
+
+    @field_validator("TRAFFIC_ALLOW")
+    @classmethod
+    def _traffic_allow_parse(cls, value: str) -> str:
+        parse_trusted_proxies(value, "SECDASH_TRAFFIC_ALLOW")  # the same form: addresses and networks
+        return value
+
+    @property
+    def traffic_allow(self) -> tuple[IPNetwork, ...]:
+        return parse_trusted_proxies(self.TRAFFIC_ALLOW, "SECDASH_TRAFFIC_ALLOW")
 
     @field_validator("TRUSTED_PROXIES")
     @classmethod

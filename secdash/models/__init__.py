@@ -31,8 +31,24 @@ from secdash.models.jobs import Job, JobLevel, JobLog, JobStatus
 from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
 from secdash.models.public import HistoryLogPublic, UserPublic
 from secdash.models.scans import ScanView
+from secdash.models.traffic import (
+    DecisionOrigin,
+    DecisionType,
+    IngestToken,
+    TrafficDecision,
+    TrafficDetection,
+    TrafficMinute,
+    TrafficRequest,
+)
 
 __all__ = [
+    "DecisionOrigin",
+    "DecisionType",
+    "IngestToken",
+    "TrafficDecision",
+    "TrafficDetection",
+    "TrafficMinute",
+    "TrafficRequest",
     "AlertingSettings",
     "AlertKind",
     "AlertState",

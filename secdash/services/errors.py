@@ -33,6 +33,16 @@ class Conflict(DomainError):
     status_code = 409
 
 
+class TooLarge(DomainError):
+    status_code = 413
+
+
+class Unsupported(DomainError):
+    """A body in an encoding or media type the route does not read."""
+
+    status_code = 415
+
+
 class RateLimited(DomainError):
     status_code = 429
 

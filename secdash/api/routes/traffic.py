@@ -1,0 +1,136 @@
+"""Traffic: a site's access-log ingest (authenticated by the site's ingest token, not a user) and, for
+administrators, the site's ingest tokens."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from secdash.api.deps import CurrentUser, DbSession
+from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, PathId, errors
+from secdash.core.config import get_settings
+from secdash.models.public import PublicModel
+from secdash.services.errors import AuthFailed
+from secdash.services.traffic import ingest, tokens
+from secdash.services.traffic.logformats import FORMATS
+
+router = APIRouter(prefix="/api", tags=["traffic"])
+INGEST_PATH = re.compile(r"^/api/traffic/ingest/?$")
+
+
+def body_caps() -> tuple[tuple[re.Pattern[str], int], ...]:
+    """For api/middleware.RequestGuard: an ingest batch may be as large as SECDASH_TRAFFIC_INGEST_MAX_BYTES."""
+    return ((INGEST_PATH, get_settings().TRAFFIC_INGEST_MAX_BYTES),)
+
+
+class IngestPublic(PublicModel):
+    lines: int
+    accepted: int
+    unreadable: int
+    samples: list[str]
+    message: str
+
+
+class IngestTokenPublic(PublicModel):
+    id: int
+    site_id: int
+    prefix: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+
+class NewIngestTokenPublic(IngestTokenPublic):
+    token: str  # shown once
+
+
+LogFormat = Annotated[Literal[FORMATS], Query(description="the lines' format; auto tells JSON and text lines apart")]  # type: ignore[valid-type]
+
+
+# Documents the ingest token (OpenAPI `security`); the route reads the header itself, so a missing or bad one is
+# the route's 401 with a message, not the scheme's.
+ingest_scheme = HTTPBearer(auto_error=False, scheme_name="IngestToken", description="A site's ingest token (sdi_...)")
+
+
+def _ingest_token(request: Request) -> str | None:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else None
+
+
+@router.post(
+    "/traffic/ingest",
+    response_model=IngestPublic,
+    responses={**COMMON_ERRORS, **errors(401, 415)},
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def ingest_logs(
+    request: Request,
+    session: DbSession,
+    format: LogFormat = "auto",  # noqa: A002
+    _token: Annotated[HTTPAuthorizationCredentials | None, Depends(ingest_scheme)] = None,
+) -> IngestPublic:
+    """Append access-log lines to the site the ingest token belongs to (`Authorization: Bearer sdi_...`).
+
+    The body is the lines (nginx/Apache combined or common, Caddy JSON, NDJSON), plain or gzip (Content-Encoding:
+    gzip). Lines that are not requests are counted and three are shown; the others are stored. A body in which no
+    line is a request is refused (400), as is one over the size limit (413)."""
+    site = await tokens.site_for_token(session, _ingest_token(request))
+    if site is None:
+        raise AuthFailed("a valid ingest token is required (Authorization: Bearer sdi_...); it may have been revoked")
+    lines = ingest.body_lines(
+        await request.body(), request.headers.get("content-encoding", ""), get_settings().TRAFFIC_INGEST_MAX_BYTES
+    )
+    result = await ingest.ingest_lines(session, site, lines, format)
+    return IngestPublic(
+        lines=result.lines,
+        accepted=result.accepted,
+        unreadable=result.unreadable,
+        samples=list(result.samples),
+        message=result.message,
+    )
+
+
+def _public(token) -> IngestTokenPublic:
+    return IngestTokenPublic.model_validate(token, from_attributes=True)
+
+
+@router.get(
+    "/sites/{site_id}/ingest-tokens",
+    response_model=list[IngestTokenPublic],
+    responses={**SIGNED_IN_ERRORS, **errors(403, 404)},
+)
+async def list_ingest_tokens(site_id: PathId, user: CurrentUser, session: DbSession) -> list[IngestTokenPublic]:
+    """A site's ingest tokens, newest first (their first characters only; a token is shown once, when made)."""
+    return [_public(token) for token in await tokens.list_tokens(session=session, actor=user, site_id=site_id)]
+
+
+@router.post(
+    "/sites/{site_id}/ingest-tokens",
+    status_code=201,
+    response_model=NewIngestTokenPublic,
+    responses={**SIGNED_IN_ERRORS, **errors(403, 404, 409)},
+)
+async def create_ingest_token(site_id: PathId, user: CurrentUser, session: DbSession) -> NewIngestTokenPublic:
+    """A new ingest token for the site; `token` is in this answer only. To rotate, create one and revoke the old."""
+    made = await tokens.create_token(session=session, actor=user, site_id=site_id)
+    return NewIngestTokenPublic(**_public(made.token).model_dump(), token=made.secret)
+
+
+@router.delete(
+    "/sites/{site_id}/ingest-tokens/{token_id}",
+    response_model=MessageBody,
+    responses={**SIGNED_IN_ERRORS, **errors(403, 404)},
+)
+async def revoke_ingest_token(site_id: PathId, token_id: PathId, user: CurrentUser, session: DbSession) -> MessageBody:
+    """Revoke a token: the next batch sent with it is refused (401)."""
+    token = await tokens.revoke_token(session=session, actor=user, site_id=site_id, token_id=token_id)
+    return MessageBody(message=f"ingest token {token.prefix}… revoked")

@@ -31,6 +31,7 @@ from secdash.services.monitoring.monitor import run_monitor
 from secdash.services.monitoring.simulation import run_simulation
 from secdash.services.monitoring.sites import seed_default_sites
 from secdash.services.scanning import scans  # noqa: F401  (registers the "scan" job kind in every worker)
+from secdash.services.traffic.detection import run_detection
 from secdash.state import follow
 from secdash.state.auth import AuthState
 from secdash.state.defense_command import DefenseCenterState
@@ -130,4 +131,5 @@ app.register_lifespan_task(run_monitor)
 app.register_lifespan_task(run_simulation)
 app.register_lifespan_task(run_threat_simulation)
 app.register_lifespan_task(run_housekeeping)
+app.register_lifespan_task(run_detection)
 app.register_lifespan_task(run_job_workers)

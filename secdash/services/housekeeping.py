@@ -1,4 +1,5 @@
-"""Periodic clean-up: dead sessions and old login attempts do not pile up (one task per deployment)."""
+"""Periodic clean-up: dead sessions, old login attempts and traffic past its retention do not pile up (one task
+per deployment)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.services.identity import auth
+from secdash.services.traffic import ingest
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,10 @@ async def run_housekeeping() -> None:
                 result = await purge_once()
                 if result.sessions or result.login_attempts:
                     log.info("purged %d sessions and %d login attempts", result.sessions, result.login_attempts)
+                async with session_scope() as session:
+                    requests, minutes = await ingest.prune(session)
+                if requests or minutes:
+                    log.info("dropped %d stored requests and %d minutes past their retention", requests, minutes)
             except Exception:
                 log.exception("housekeeping failed")
             await asyncio.sleep(PURGE_EVERY_SECONDS)

@@ -89,7 +89,8 @@ async def ingest_logs(
     lines = ingest.body_lines(
         await request.body(), request.headers.get("content-encoding", ""), get_settings().TRAFFIC_INGEST_MAX_BYTES
     )
-    result = await ingest.ingest_lines(session, site, lines, format)
+    assert site.id is not None
+    result = await ingest.ingest_lines(session, site.id, lines, format)
     return IngestPublic(
         lines=result.lines,
         accepted=result.accepted,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, insert, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import col
@@ -25,12 +25,13 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.unit import commit, mark_changed
-from secdash.models import Site, TrafficMinute, TrafficRequest, utcnow
+from secdash.models import TrafficMinute, TrafficRequest, utcnow
 from secdash.services.errors import Invalid, TooLarge, Unsupported
 from secdash.services.traffic.logfiles import Tally
 from secdash.services.traffic.logformats import LineError, Request, parse_line
 
 TOPIC = "traffic"
+INGEST_LOCK_KEY = 0x5EC0_7A1F  # the PostgreSQL advisory lock ingest transactions take turns on
 MAX_LINES_PER_BATCH = 100_000
 STORED_TARGET_CHARS = 1024
 STORED_TEXT_CHARS = 512
@@ -131,22 +132,25 @@ async def _add_minutes(session: AsyncSession, site_id: int, minutes: dict[dateti
         await session.execute(statement)
 
 
-async def ingest_requests(session: AsyncSession, site: Site, requests: list[Request]) -> int:
+async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Request]) -> int:
     """Store requests already parsed (the demo sites' own log comes this way); with the caller's commit."""
     if not requests:
         return 0
-    assert site.id is not None
     truncate = get_settings().TRAFFIC_TRUNCATE_ADDRESSES
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        # Ingest transactions take turns, so request ids are committed in order and detection, reading by id,
+        # never passes over a request another worker is still storing (SQLite writers take turns anyway).
+        await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": INGEST_LOCK_KEY})
     minutes: dict[datetime, dict[str, int]] = {}
     for request in requests:
         _count(minutes, request)
-    await session.execute(insert(TrafficRequest), [_row(site.id, request, truncate) for request in requests])
-    await _add_minutes(session, site.id, minutes)
+    await session.execute(insert(TrafficRequest), [_row(site_id, request, truncate) for request in requests])
+    await _add_minutes(session, site_id, minutes)
     mark_changed(session, TOPIC)
     return len(requests)
 
 
-async def ingest_lines(session: AsyncSession, site: Site, lines: Iterable[str], log_format: str = "auto") -> IngestResult:
+async def ingest_lines(session: AsyncSession, site_id: int, lines: Iterable[str], log_format: str = "auto") -> IngestResult:
     """Parse and store a batch of log lines for one site, and commit; the result says what could not be read.
     Invalid when no line at all is a request (nothing is stored then)."""
     tally = Tally()
@@ -159,7 +163,7 @@ async def ingest_lines(session: AsyncSession, site: Site, lines: Iterable[str], 
             tally.refuse(f"line {number}", line, str(exc))
     if tally.lines and not requests:
         raise Invalid(f"none of the {tally.lines:,} lines could be read: " + "; ".join(tally.samples))
-    accepted = await ingest_requests(session, site, requests)
+    accepted = await ingest_requests(session, site_id, requests)
     await commit(session)
     return IngestResult(lines=tally.lines, accepted=accepted, unreadable=tally.unreadable, samples=tuple(tally.samples))
 

@@ -1,0 +1,164 @@
+"""Live detection: one detector per deployment reads the stored requests in the order they were stored.
+
+Ingest only stores (services/traffic/ingest.py), so a client whose requests reach several workers still fills one
+bucket: the leader of "traffic-detection" reads every new request by id (ingest transactions take turns on
+PostgreSQL, so ids are committed in order and none is skipped), feeds the site's detector (its own buckets per
+site, scenario and client) and records each detection, with a decision (services/traffic/decisions.py). The cursor
+is stored; a new leader first replays the last WARM_MINUTES of requests into fresh buckets without reporting, so
+a bucket half full when the previous leader stopped is not forgotten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core.config import get_settings
+from secdash.core.db import session_scope
+from secdash.core.leader import run_as_leader
+from secdash.core.unit import commit, mark_changed
+from secdash.models import LiveSnapshot, TrafficDetection, TrafficRequest, as_utc, utcnow
+from secdash.services.traffic import decisions
+from secdash.services.traffic.detector import DEFAULT_ALLOW, Detection, Detector
+from secdash.services.traffic.ingest import TOPIC, client_of
+from secdash.services.traffic.logformats import Request
+from secdash.services.traffic.scenarios import Scenario, load_scenarios
+
+log = logging.getLogger(__name__)
+
+CURSOR = "traffic-detection"  # the LiveSnapshot row holding the last request id read
+BATCH = 5_000
+POLL_SECONDS = 1.0
+WARM_MINUTES = 10
+SEVERE_FAMILIES = frozenset({"sqli", "xss", "cve", "backdoors", "brute-force", "path-traversal", "sensitive-files"})
+
+
+def scenarios() -> list[Scenario]:
+    """The bundled scenarios, with the operator's (SECDASH_DATA_DIR/scenarios) added or replacing them."""
+    folder = get_settings().DATA_DIR / "scenarios"
+    return load_scenarios(folder if folder.is_dir() else None)
+
+
+def allowed_networks() -> tuple[Any, ...]:
+    settings = get_settings()
+    return settings.traffic_allow + (() if settings.TRAFFIC_REPORT_PRIVATE else DEFAULT_ALLOW)
+
+
+def _request(row: TrafficRequest) -> Request:
+    return Request(
+        time=as_utc(row.time),
+        address=row.address,
+        method=row.method,
+        target=row.target,
+        status=row.status,
+        size=row.size,
+        user_agent=row.user_agent,
+        referer=row.referer,
+    )
+
+
+class LiveDetection:
+    """The leader's detectors (one per site) and cursor."""
+
+    def __init__(self, loaded: Sequence[Scenario] | None = None) -> None:
+        self.scenarios = list(loaded if loaded is not None else scenarios())
+        self.allow = allowed_networks()
+        self.detectors: dict[int, Detector] = {}
+        self.cursor = 0
+
+    def _detector(self, site_id: int) -> Detector:
+        detector = self.detectors.get(site_id)
+        if detector is None:
+            detector = self.detectors[site_id] = Detector(self.scenarios, allow=self.allow, site=str(site_id))
+        return detector
+
+    async def start(self, session: AsyncSession) -> None:
+        """Take up the stored cursor (or begin at the newest request), and warm the buckets without reporting."""
+        stored = await session.get(LiveSnapshot, CURSOR)
+        newest = (await session.exec(select(func.max(TrafficRequest.id)))).one() or 0
+        self.cursor = int(stored.data.get("cursor", 0)) if stored else newest
+        self.cursor = min(self.cursor, newest)
+        since = utcnow() - timedelta(minutes=WARM_MINUTES)
+        rows = await session.exec(
+            select(TrafficRequest)
+            .where(col(TrafficRequest.id) <= self.cursor, col(TrafficRequest.time) >= since)
+            .order_by(col(TrafficRequest.id))
+            .limit(200_000)
+        )
+        for row in rows:
+            self._detector(row.site_id).feed(_request(row))
+
+    async def step(self, session: AsyncSession) -> int:
+        """Read the next batch of stored requests; record what they complete. Returns how many were read."""
+        rows = list(
+            await session.exec(
+                select(TrafficRequest).where(col(TrafficRequest.id) > self.cursor).order_by(col(TrafficRequest.id)).limit(BATCH)
+            )
+        )
+        if not rows:
+            return 0
+        found: list[tuple[int, Detection]] = []
+        for row in rows:
+            found.extend((row.site_id, detection) for detection in self._detector(row.site_id).feed(_request(row)))
+        assert rows[-1].id is not None
+        self.cursor = rows[-1].id
+        for site_id, detection in found:
+            await record(session, site_id, detection)
+        snapshot = await session.get(LiveSnapshot, CURSOR) or LiveSnapshot(name=CURSOR)
+        snapshot.data = {"cursor": self.cursor}
+        snapshot.updated_at = utcnow()
+        session.add(snapshot)
+        if found:
+            mark_changed(session, TOPIC)
+        await commit(session)
+        return len(rows)
+
+
+async def record(session: AsyncSession, site_id: int, detection: Detection) -> TrafficDetection:
+    """A detection and the decision it opens (an active one on the same address is reused); with the caller's
+    commit."""
+    decision = await decisions.open_for(session, site_id=site_id, detection=detection)
+    row = TrafficDetection(
+        site_id=site_id,
+        scenario=detection.scenario.name,
+        family=detection.scenario.family,
+        description=detection.scenario.description[:300],
+        address=detection.address,
+        client=client_of(detection.address),
+        first_seen=detection.first_seen,
+        last_seen=detection.last_seen,
+        events=detection.events,
+        samples=list(detection.samples),
+        severity="high" if detection.scenario.family in SEVERE_FAMILIES else "medium",
+        decision_id=decision.id if decision else None,
+    )
+    session.add(row)
+    await session.flush()
+    return row
+
+
+async def run_detection() -> None:
+    """Lifespan task: one detector per deployment, reading new requests every POLL_SECONDS."""
+
+    async def lead(lost: asyncio.Event) -> None:
+        live = LiveDetection()
+        async with session_scope() as session:
+            await live.start(session)
+        while not lost.is_set():
+            try:
+                async with session_scope() as session:
+                    read = await live.step(session)
+            except Exception:
+                log.exception("traffic detection failed")
+                read = 0
+            if read < BATCH:
+                await asyncio.sleep(POLL_SECONDS)
+
+    await run_as_leader("traffic-detection", lead)

@@ -19,6 +19,7 @@ BENCHMARKS = {
     "observatory": "bench.observatory_agreement",
     "scan": "bench.scan_agreement",
     "scan_reference": "bench.scan_reference",
+    "detection": "bench.detection_agreement",
 }
 # Benchmarks that take arguments (application folders): `python -m bench scan_reference PATH [PATH...]`.
 WITH_ARGUMENTS = {"scan_reference"}

@@ -23,6 +23,7 @@ from secdash.api.routes import (
     artifacts,
     auth,
     battle,
+    bouncers,
     code_project,
     dashboard,
     defense,
@@ -185,6 +186,8 @@ def create_api() -> FastAPI:
         preview.router,
         alerting.router,
         traffic.router,
+        bouncers.router,
+        bouncers.lapi,
     )
     for router in (*routers, fallback_router):  # the JSON 404 catch-all last
         api.include_router(router)

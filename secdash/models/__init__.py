@@ -32,6 +32,7 @@ from secdash.models.monitoring import LiveSnapshot, Site, SiteCheck, SiteStatus
 from secdash.models.public import HistoryLogPublic, UserPublic
 from secdash.models.scans import ScanView
 from secdash.models.traffic import (
+    Bouncer,
     DecisionOrigin,
     DecisionType,
     IngestToken,
@@ -42,6 +43,7 @@ from secdash.models.traffic import (
 )
 
 __all__ = [
+    "Bouncer",
     "DecisionOrigin",
     "DecisionType",
     "IngestToken",

@@ -125,3 +125,18 @@ class TrafficDecision(SQLModel, table=True):
     created_at: datetime = _ts(default_factory=utcnow)
     until: datetime = _ts()
     deleted_at: datetime | None = _ts(default=None, nullable=True)
+
+
+class Bouncer(SQLModel, table=True):
+    """An enforcement agent (a CrowdSec bouncer) that fetches decisions with its API key (stored as SHA-256)."""
+
+    __tablename__ = "bouncers"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=80, unique=True)
+    key_hash: str = Field(max_length=64, unique=True)
+    prefix: str = Field(max_length=16)
+    created_by_user_id: int | None = Field(default=None, foreign_key="users.id", ondelete="SET NULL")
+    created_at: datetime = _ts(default_factory=utcnow)
+    last_pull_at: datetime | None = _ts(default=None, nullable=True)  # the stream's deltas start here
+    revoked_at: datetime | None = _ts(default=None, nullable=True)

@@ -38,6 +38,8 @@ OWN_OR_SHARED_WRITES = {
     "POST /api/sites/{site_id}/ingest-tokens",
     "DELETE /api/sites/{site_id}/ingest-tokens/{token_id}",
     "POST /api/traffic/ingest",  # a site's ingest token, not a user: it appends that site's logs only
+    "POST /api/bouncers",
+    "DELETE /api/bouncers/{bouncer_id}",
     "POST /api/security-events/{event_id}/resolve",
     "POST /api/defense-chat/message",
     "POST /api/defense-chat",

@@ -11,6 +11,8 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.models import DecisionOrigin, DecisionType, TrafficDecision, as_utc, utcnow
 from secdash.services.traffic.detector import Detection
 
+REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
+
 
 async def active_for(session: AsyncSession, value: str) -> TrafficDecision | None:
     """The newest decision on exactly this address or range that is in force now."""
@@ -28,15 +30,13 @@ async def active_for(session: AsyncSession, value: str) -> TrafficDecision | Non
 
 
 async def open_for(session: AsyncSession, *, site_id: int, detection: Detection) -> TrafficDecision | None:
-    """The decision a detection opens: a new one for the scenario's duration from now, or the one already in force
-    on that address (extended when this one lasts longer); with the caller's commit."""
+    """The decision a detection opens: the one in force on that address if it ends at most REUSE_WITHIN sooner, else a new
+    one for the scenario's duration from now (bouncers take the longer one; the shorter one's end is not sent as
+    a removal while the longer one holds, see services/traffic/bouncers.py); with the caller's commit."""
     scenario = detection.scenario
     until = utcnow() + timedelta(seconds=scenario.decision_seconds)
     current = await active_for(session, detection.address)
-    if current is not None:
-        if until > as_utc(current.until):
-            current.until = until
-            session.add(current)
+    if current is not None and as_utc(current.until) >= until - REUSE_WITHIN:
         return current
     decision = TrafficDecision(
         scope="ip",

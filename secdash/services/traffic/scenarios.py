@@ -26,7 +26,8 @@ scenarios and replaces bundled ones of the same name. A scenario:
 
 Field tests are <field>_<test>, or <field>_<test>_nocase to compare in any case (CrowdSec's Upper()):
     fields: method, path (the target as logged, query included), path_unescaped (percent-decoded), request (the
-            target before its last '?'), args (after it), file_name (the last path segment), user_agent, referer
+            target before its last '?'), args (after it), args_decoded (form-decoded: %XX and '+'; list entries are
+            decoded alike), file_name (the last path segment), user_agent, referer
     tests:  contains, starts_with, ends_with, is (the whole value), matches (an RE2 regular expression, unanchored)
 
 A list can be given inline or as {file: NAME} (one entry per line; lines starting with '#' and blank lines are
@@ -41,7 +42,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import unquote, unquote_plus
 
 import re2
 import yaml
@@ -124,7 +125,7 @@ def _regex(patterns: Iterable[str], name: str, *, nocase: bool = False) -> Any:
 
 
 _FIELD_CONDITION = re.compile(
-    r"^(method|path|path_unescaped|request|args|file_name|user_agent|referer)_(contains|starts_with|ends_with|is|matches)"
+    r"^(method|path|path_unescaped|request|args|args_decoded|file_name|user_agent|referer)_(contains|starts_with|ends_with|is|matches)"
     r"(_nocase)?$"
 )
 
@@ -138,6 +139,8 @@ def _field_value(name: str) -> Callable[[Request, HttpFields], str]:
         return lambda r, f: r.referer
     if name == "path_unescaped":
         return lambda r, f: unquote(f.path)
+    if name == "args_decoded":
+        return lambda r, f: unquote_plus(f.args)
     return lambda r, f: getattr(f, name)
 
 
@@ -146,6 +149,8 @@ def _field_condition(match: re.Match[str], value: Any, where: str, folders: list
     Upper() does (a regular expression gets (?i))."""
     read, operation, nocase = _field_value(match.group(1)), match.group(2), bool(match.group(3))
     items = _lines(value, where, folders)
+    if match.group(1) == "args_decoded" and operation != "matches":  # a list written encoded is decoded alike
+        items = [unquote_plus(item) for item in items]
     if nocase and operation != "matches":
         items = [item.upper() for item in items]
     if operation == "is":

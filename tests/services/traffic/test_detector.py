@@ -84,7 +84,8 @@ def test_bad_user_agent_list_is_case_sensitive_as_crowdsecs_and_the_extra_scenar
 
 def test_sqli_probing_needs_eleven_distinct_payloads_in_the_query():
     payloads = [req(i / 1000, f"/item?id=1%20union%20select%20{i}", status=200) for i in range(11)]
-    assert found(payloads) == [("45.1.0.3", "http-sqli-probing", 11)]
+    expected = [("45.1.0.3", "http-sqli-probing", 11), ("45.1.0.3", "http-sqli-probing-decoded", 11)]
+    assert sorted(found(payloads)) == expected
     assert found(req(i / 10, "/item?id=1%20union%20select%201", status=200) for i in range(30)) == []
 
 
@@ -129,3 +130,10 @@ def test_an_operator_scenario_is_data_and_bad_ones_are_named():
     ]:
         with pytest.raises(ScenarioError, match=message):
             compile_scenario(raw, "mine.yaml", [])
+
+
+def test_form_encoded_sqli_is_found_by_the_decoded_scenario_only():
+    payloads = [req(i / 1000, f"/search?q=1'+union+select+{i},null--", status=200) for i in range(11)]
+    assert found(payloads) == [("45.1.0.3", "http-sqli-probing-decoded", 11)]  # CrowdSec's list is %20-encoded
+    words = [req(i / 1000, f"/search?q=select+a+plan+{i}", status=200) for i in range(30)]
+    assert found(words) == []

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import html
+import ipaddress
 import logging
 import mimetypes
 import time
@@ -45,9 +46,13 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.demo_sites import SLUGS
 from secdash.demo_sites import site_headers
+from secdash.models import utcnow
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.demo_app import RequestFacts
 from secdash.services.battle.request_log import DrillMark
+from secdash.services.traffic import ingest
+from secdash.services.traffic.logformats import Request as LoggedRequest
+from secdash.services.traffic.logformats import nginx_escaped
 
 SANDBOX_POLICY = "sandbox allow-scripts allow-forms"
 GEM_DELAY_SECONDS = 2.5
@@ -248,12 +253,42 @@ async def _arrive(
         return None, None
 
 
-async def _finish(row_id: int | None, slug: str, status_code: int, rule: str | None) -> None:
+def _as_logged(request: Request, client: str, response: Response) -> LoggedRequest | None:
+    """The request as nginx would log it (raw target, \\xHH escapes), for the site's traffic; None without a
+    client address (a test transport may have none)."""
+    try:
+        client = str(ipaddress.ip_address(client))
+    except ValueError:
+        return None
+    target = request.scope.get("raw_path") or request.url.path.encode()
+    if request.scope.get("query_string"):
+        target += b"?" + request.scope["query_string"]
+    return LoggedRequest(
+        time=utcnow(),
+        address=client,
+        method=request.method[:16],
+        target=nginx_escaped(target)[:4096],
+        status=response.status_code,
+        size=len(getattr(response, "body", b"") or b""),
+        user_agent=nginx_escaped(request.headers.get("user-agent", "").encode("latin-1", "replace"))[:512],
+        referer=nginx_escaped(request.headers.get("referer", "").encode("latin-1", "replace"))[:512],
+        host=request.url.hostname or "",
+    )
+
+
+async def _finish(
+    row_id: int | None, slug: str, status_code: int, rule: str | None, seen: LoggedRequest | None, mark: DrillMark | None
+) -> None:
+    """Complete the request's log row, and add the request to the demo site's traffic (the path every site's
+    access log takes: services/traffic/ingest.py), a drill's marked with its operation."""
     if row_id is None:
         return
     try:
         async with session_scope() as session:
             await request_log.finish(session, row_id, status_code=status_code, blocked=rule is not None, rule=rule)
+            site_id = await ingest.demo_site_id(session, slug) if seen is not None else None
+            if site_id is not None and seen is not None:
+                await ingest.ingest_requests(session, site_id, [seen], operation_id=mark.operation_id if mark else None)
             await session.commit()
     except SQLAlchemyError as exc:
         log.warning("demo site %s: request not logged (%s)", slug, type(exc).__name__)
@@ -290,7 +325,7 @@ async def _guarded(request: Request, slug: str, endpoint: str, handler: Handler)
             response = await handler(request, slug, facts)
     else:
         rule = None  # the site's own limits answered before any defense rule
-    await _finish(row_id, slug, response.status_code, rule)
+    await _finish(row_id, slug, response.status_code, rule, _as_logged(request, client, response), mark)
     return _sandboxed(response)
 
 

@@ -63,6 +63,7 @@ class TrafficRequest(SQLModel, table=True):
     size: int = Field(sa_type=BigInteger)
     user_agent: str = Field(max_length=512)
     referer: str = Field(max_length=512)
+    operation_id: str | None = Field(default=None, max_length=64)  # a Battle Station drill's request (demo sites)
 
 
 class TrafficMinute(SQLModel, table=True):
@@ -104,6 +105,7 @@ class TrafficDetection(SQLModel, table=True):
     severity: str = Field(default="medium", max_length=8)
     raised_because: str | None = Field(default=None, max_length=300)  # an open finding or weak header it maps to
     decision_id: int | None = Field(default=None, foreign_key="traffic_decisions.id", ondelete="SET NULL")
+    operation_id: str | None = Field(default=None, max_length=64)  # set when a drill's request completed it
     created_at: datetime = _ts(default_factory=utcnow)
 
 

@@ -29,7 +29,7 @@ async def active_for(session: AsyncSession, value: str) -> TrafficDecision | Non
     return rows.first()
 
 
-async def open_for(session: AsyncSession, *, site_id: int, detection: Detection) -> TrafficDecision | None:
+async def open_for(session: AsyncSession, *, site_id: int, detection: Detection, drill: bool = False) -> TrafficDecision | None:
     """The decision a detection opens: the one in force on that address if it ends at most REUSE_WITHIN sooner, else a new
     one for the scenario's duration from now (bouncers take the longer one; the shorter one's end is not sent as
     a removal while the longer one holds, see services/traffic/bouncers.py); with the caller's commit."""
@@ -42,7 +42,7 @@ async def open_for(session: AsyncSession, *, site_id: int, detection: Detection)
         scope="ip",
         value=detection.address,
         type=DecisionType(scenario.decision_type),
-        origin=DecisionOrigin.scenario,
+        origin=DecisionOrigin.drill if drill else DecisionOrigin.scenario,
         scenario=scenario.name,
         reason=f"{scenario.description} ({detection.events} requests)"[:300],
         site_id=site_id,

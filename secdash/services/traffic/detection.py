@@ -104,13 +104,13 @@ class LiveDetection:
         )
         if not rows:
             return 0
-        found: list[tuple[int, Detection]] = []
+        found: list[tuple[TrafficRequest, Detection]] = []
         for row in rows:
-            found.extend((row.site_id, detection) for detection in self._detector(row.site_id).feed(_request(row)))
+            found.extend((row, detection) for detection in self._detector(row.site_id).feed(_request(row)))
         assert rows[-1].id is not None
         self.cursor = rows[-1].id
-        for site_id, detection in found:
-            await record(session, site_id, detection)
+        for row, detection in found:
+            await record(session, row.site_id, detection, operation_id=row.operation_id)
         snapshot = await session.get(LiveSnapshot, CURSOR) or LiveSnapshot(name=CURSOR)
         snapshot.data = {"cursor": self.cursor}
         snapshot.updated_at = utcnow()
@@ -121,10 +121,10 @@ class LiveDetection:
         return len(rows)
 
 
-async def record(session: AsyncSession, site_id: int, detection: Detection) -> TrafficDetection:
-    """A detection and the decision it opens (an active one on the same address is reused); with the caller's
-    commit."""
-    decision = await decisions.open_for(session, site_id=site_id, detection=detection)
+async def record(session: AsyncSession, site_id: int, detection: Detection, operation_id: str | None = None) -> TrafficDetection:
+    """A detection and the decision it opens (an active one on the same address is reused); a drill's request
+    (operation_id) makes it the drill's: its decision's origin is "drill". With the caller's commit."""
+    decision = await decisions.open_for(session, site_id=site_id, detection=detection, drill=operation_id is not None)
     row = TrafficDetection(
         site_id=site_id,
         scenario=detection.scenario.name,
@@ -138,6 +138,7 @@ async def record(session: AsyncSession, site_id: int, detection: Detection) -> T
         samples=list(detection.samples),
         severity="high" if detection.scenario.family in SEVERE_FAMILIES else "medium",
         decision_id=decision.id if decision else None,
+        operation_id=operation_id,
     )
     session.add(row)
     await session.flush()

@@ -20,12 +20,12 @@ from typing import Any
 from sqlalchemy import delete, insert, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlmodel import col
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.config import get_settings
 from secdash.core.unit import commit, mark_changed
-from secdash.models import TrafficMinute, TrafficRequest, utcnow
+from secdash.models import Site, TrafficMinute, TrafficRequest, utcnow
 from secdash.services.errors import Invalid, TooLarge, Unsupported
 from secdash.services.traffic.logfiles import Tally
 from secdash.services.traffic.logformats import LineError, Request, parse_line
@@ -78,7 +78,7 @@ def _minute(moment: datetime) -> datetime:
     return moment.replace(second=0, microsecond=0)
 
 
-def _row(site_id: int, request: Request, truncate: bool) -> dict[str, Any]:
+def _row(site_id: int, request: Request, truncate: bool, operation_id: str | None = None) -> dict[str, Any]:
     address = stored_address(request.address, truncate)
     return {
         "site_id": site_id,
@@ -91,6 +91,7 @@ def _row(site_id: int, request: Request, truncate: bool) -> dict[str, Any]:
         "size": request.size,
         "user_agent": request.user_agent[:STORED_TEXT_CHARS],
         "referer": request.referer[:STORED_TEXT_CHARS],
+        "operation_id": operation_id,
     }
 
 
@@ -132,8 +133,9 @@ async def _add_minutes(session: AsyncSession, site_id: int, minutes: dict[dateti
         await session.execute(statement)
 
 
-async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Request]) -> int:
-    """Store requests already parsed (the demo sites' own log comes this way); with the caller's commit."""
+async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Request], operation_id: str | None = None) -> int:
+    """Store requests already parsed (the demo sites' own log comes this way, a drill's marked with its operation);
+    with the caller's commit."""
     if not requests:
         return 0
     truncate = get_settings().TRAFFIC_TRUNCATE_ADDRESSES
@@ -144,7 +146,8 @@ async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Re
     minutes: dict[datetime, dict[str, int]] = {}
     for request in requests:
         _count(minutes, request)
-    await session.execute(insert(TrafficRequest), [_row(site_id, request, truncate) for request in requests])
+    rows = [_row(site_id, request, truncate, operation_id) for request in requests]
+    await session.execute(insert(TrafficRequest), rows)
     await _add_minutes(session, site_id, minutes)
     mark_changed(session, TOPIC)
     return len(requests)
@@ -166,6 +169,12 @@ async def ingest_lines(session: AsyncSession, site_id: int, lines: Iterable[str]
     accepted = await ingest_requests(session, site_id, requests)
     await commit(session)
     return IngestResult(lines=tally.lines, accepted=accepted, unreadable=tally.unreadable, samples=tuple(tally.samples))
+
+
+async def demo_site_id(session: AsyncSession, slug: str) -> int | None:
+    """The site a bundled demo site's traffic belongs to (None once it was removed or pointed elsewhere)."""
+    rows = await session.exec(select(Site.id).where(Site.default_slug == slug, col(Site.is_demo).is_(True)))
+    return rows.first()
 
 
 async def prune(session: AsyncSession) -> tuple[int, int]:

@@ -74,6 +74,11 @@ class Request:
     host: str = ""
 
 
+def nginx_escaped(raw: bytes) -> str:
+    """Bytes as nginx writes them in an access log: '"', '\\' and bytes outside printable ASCII as \\xHH."""
+    return "".join(chr(b) if 0x20 <= b <= 0x7E and b not in (0x22, 0x5C) else f"\\x{b:02X}" for b in raw)
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= MAX_FIELD_CHARS else text[: MAX_FIELD_CHARS - len(CUT_MARK)] + CUT_MARK
 

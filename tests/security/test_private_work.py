@@ -39,6 +39,8 @@ OWN_OR_SHARED_WRITES = {
     "DELETE /api/sites/{site_id}/ingest-tokens/{token_id}",
     "POST /api/traffic/ingest",  # a site's ingest token, not a user: it appends that site's logs only
     "POST /api/bouncers",
+    "POST /api/decisions",
+    "DELETE /api/decisions/{decision_id}",
     "DELETE /api/bouncers/{bouncer_id}",
     "POST /api/security-events/{event_id}/resolve",
     "POST /api/defense-chat/message",

@@ -3,7 +3,6 @@ SecDash's decisions unchanged, and the administrators' bouncer registry (/api/bo
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
@@ -13,7 +12,7 @@ from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, PathId, RequestBody, errors
-from secdash.models.public import PublicModel
+from secdash.models.public import PublicModel, UtcDateTime
 from secdash.services.traffic import bouncers
 
 lapi = APIRouter(prefix="/v1", tags=["bouncers (CrowdSec Local API)"])
@@ -35,9 +34,9 @@ class BouncerPublic(PublicModel):
     id: int
     name: str
     prefix: str
-    created_at: datetime
-    last_pull_at: datetime | None
-    revoked_at: datetime | None
+    created_at: UtcDateTime
+    last_pull_at: UtcDateTime | None
+    revoked_at: UtcDateTime | None
 
 
 class NewBouncerPublic(BouncerPublic):

@@ -4,18 +4,18 @@ administrators, the site's ingest tokens."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import Field
 
 from secdash.api.deps import CurrentUser, DbSession
-from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, PathId, errors
+from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, PathId, RequestBody, errors
 from secdash.core.config import get_settings
-from secdash.models.public import PublicModel
+from secdash.models.public import PublicModel, UtcDateTime
 from secdash.services.errors import AuthFailed
-from secdash.services.traffic import ingest, tokens
+from secdash.services.traffic import decisions, ingest, tokens
 from secdash.services.traffic.logformats import FORMATS
 
 router = APIRouter(prefix="/api", tags=["traffic"])
@@ -39,9 +39,9 @@ class IngestTokenPublic(PublicModel):
     id: int
     site_id: int
     prefix: str
-    created_at: datetime
-    last_used_at: datetime | None
-    revoked_at: datetime | None
+    created_at: UtcDateTime
+    last_used_at: UtcDateTime | None
+    revoked_at: UtcDateTime | None
 
 
 class NewIngestTokenPublic(IngestTokenPublic):
@@ -135,3 +135,55 @@ async def revoke_ingest_token(site_id: PathId, token_id: PathId, user: CurrentUs
     """Revoke a token: the next batch sent with it is refused (401)."""
     token = await tokens.revoke_token(session=session, actor=user, site_id=site_id, token_id=token_id)
     return MessageBody(message=f"ingest token {token.prefix}… revoked")
+
+
+class DecisionPublic(PublicModel):
+    id: int
+    scope: str
+    value: str
+    type: str
+    origin: str
+    scenario: str
+    reason: str
+    site_id: int | None
+    created_at: UtcDateTime
+    until: UtcDateTime
+    deleted_at: UtcDateTime | None
+
+
+class DecisionIn(RequestBody):
+    value: Annotated[str, Field(min_length=1, max_length=49, description="an IP address or a CIDR network")]
+    type: Literal["ban", "throttle"] = "ban"
+    durationSeconds: Annotated[int, Field(ge=60, le=365 * 86400)] = 4 * 3600  # noqa: N815
+    reason: Annotated[str, Field(max_length=300)] = ""
+
+
+def _decision(row) -> DecisionPublic:
+    return DecisionPublic.model_validate(row, from_attributes=True)
+
+
+@router.get("/decisions", response_model=list[DecisionPublic], responses={**SIGNED_IN_ERRORS, **errors(403)})
+async def list_decisions(
+    user: CurrentUser,
+    session: DbSession,
+    all: Annotated[bool, Query(description="also the removed and ended ones")] = False,  # noqa: A002
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> list[DecisionPublic]:
+    """Decisions newest first (admins): those in force, or every one kept with `all=true`."""
+    rows = await decisions.list_decisions(session=session, actor=user, active_only=not all, limit=limit)
+    return [_decision(row) for row in rows]
+
+
+@router.post("/decisions", status_code=201, response_model=DecisionPublic, responses={**SIGNED_IN_ERRORS, **errors(403)})
+async def add_decision(body: DecisionIn, user: CurrentUser, session: DbSession) -> DecisionPublic:
+    """Ban or throttle an address or range (admins); bouncers get it on their next pull."""
+    row = await decisions.add_decision(
+        session=session, actor=user, value=body.value, type_=body.type, seconds=body.durationSeconds, reason=body.reason
+    )
+    return _decision(row)
+
+
+@router.delete("/decisions/{decision_id}", response_model=DecisionPublic, responses={**SIGNED_IN_ERRORS, **errors(403, 404)})
+async def remove_decision(decision_id: PathId, user: CurrentUser, session: DbSession) -> DecisionPublic:
+    """Lift a decision now (admins); bouncers get the removal on their next pull."""
+    return _decision(await decisions.remove_decision(session=session, actor=user, decision_id=decision_id))

@@ -3,12 +3,17 @@ drill. Bouncers fetch them; a removed decision is kept (deleted_at) so bouncers 
 
 from __future__ import annotations
 
+import ipaddress
 from datetime import timedelta
 
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import DecisionOrigin, DecisionType, TrafficDecision, as_utc, utcnow
+from secdash.core.unit import commit
+from secdash.models import DecisionOrigin, DecisionType, LogCategory, TrafficDecision, UserPublic, as_utc, utcnow
+from secdash.services import audit
+from secdash.services.errors import Invalid, NotFound
+from secdash.services.identity.permissions import require_admin
 from secdash.services.traffic.detector import Detection
 
 REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
@@ -50,4 +55,88 @@ async def open_for(session: AsyncSession, *, site_id: int, detection: Detection,
     )
     session.add(decision)
     await session.flush()
+    return decision
+
+
+MAX_OPERATOR_DURATION = timedelta(days=365)
+
+
+def _scope_and_value(value: str) -> tuple[str, str]:
+    try:
+        network = ipaddress.ip_network(value.strip(), strict=False)
+    except ValueError:
+        raise Invalid("value: an IP address or a network in CIDR (e.g. 203.0.113.7 or 203.0.113.0/24)") from None
+    if network.num_addresses == 1:
+        return "ip", str(network.network_address)
+    if network.prefixlen < (8 if network.version == 4 else 32):
+        raise Invalid("value: a range is at most a /8 (IPv4) or a /32 (IPv6)")
+    return "range", str(network)
+
+
+async def list_decisions(
+    *, session: AsyncSession, actor: UserPublic, active_only: bool = True, limit: int = 200
+) -> list[TrafficDecision]:
+    """Decisions newest first: those in force (default), or every one kept, removed and ended included."""
+    require_admin(actor, "see decisions")
+    query = select(TrafficDecision).order_by(col(TrafficDecision.id).desc()).limit(max(1, min(limit, 1000)))
+    if active_only:
+        query = query.where(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > utcnow())
+    return list(await session.exec(query))
+
+
+async def add_decision(
+    *, session: AsyncSession, actor: UserPublic, value: str, type_: str, seconds: int, reason: str
+) -> TrafficDecision:
+    """An operator's ban or throttle of an address or range (admins only; audited)."""
+    require_admin(actor, "add decisions")
+    scope, value = _scope_and_value(value)
+    if not 60 <= seconds <= MAX_OPERATOR_DURATION.total_seconds():
+        raise Invalid("duration: from 60 seconds to 365 days")
+    try:
+        kind = DecisionType(type_)
+    except ValueError:
+        raise Invalid("type: ban or throttle") from None
+    decision = TrafficDecision(
+        scope=scope,
+        value=value,
+        type=kind,
+        origin=DecisionOrigin.operator,
+        reason=reason.strip()[:300] or f"added by {actor.email}",
+        created_by_user_id=actor.id,
+        until=utcnow() + timedelta(seconds=seconds),
+    )
+    session.add(decision)
+    await session.flush()
+    audit.record(
+        session,
+        category=LogCategory.security,
+        admin_only=True,
+        action="Decision added",
+        actor_user_id=actor.id,
+        description=f"{actor.email} added a {kind.value} of {value} for {seconds // 60} minutes",
+        details={"decisionId": decision.id, "value": value, "type": kind.value, "seconds": seconds},
+    )
+    await commit(session)
+    return decision
+
+
+async def remove_decision(*, session: AsyncSession, actor: UserPublic, decision_id: int) -> TrafficDecision:
+    """Lift a decision now (admins only; audited); bouncers hear of it on their next pull."""
+    require_admin(actor, "remove decisions")
+    decision = await session.get(TrafficDecision, decision_id)
+    if decision is None:
+        raise NotFound("Decision not found")
+    if decision.deleted_at is None:
+        decision.deleted_at = utcnow()
+        session.add(decision)
+        audit.record(
+            session,
+            category=LogCategory.security,
+            admin_only=True,
+            action="Decision removed",
+            actor_user_id=actor.id,
+            description=f"{actor.email} lifted the {decision.type.value} of {decision.value}",
+            details={"decisionId": decision.id, "value": decision.value},
+        )
+        await commit(session)
     return decision

@@ -20,6 +20,7 @@ from secdash.services.errors import DomainError
 from secdash.services.identity import users
 from secdash.services.probe import cli as probe_cli
 from secdash.services.traffic import cli as detect_cli
+from secdash.services.traffic import ship_cli
 
 
 def migrate() -> None:
@@ -99,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     scan_cli.add_parser(sub)
     probe_cli.add_parser(sub)
     detect_cli.add_parser(sub)
+    ship_cli.add_parser(sub)
     return parser
 
 
@@ -119,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return probe_cli.run(args)
     if args.command == "detect":
         return detect_cli.run(args)
+    if args.command == "ship":
+        return ship_cli.run(args)
     restrict_process_umask()
     make_private_dir(get_settings().DATA_DIR)
     if args.command == "init":

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from secdash.jobs import runner
 from secdash.models.builder import CodeProject
-from secdash.services.builder import archive, build_job, limits, preview, project_dir, projects
+from secdash.services.builder import archive, build_job, file_writer, limits, preview, project_dir, projects
 from secdash.services.builder.overview import read_builder
 from secdash.services.builder.records import INTERRUPTED
 from secdash.services.errors import Conflict, Invalid, NotFound
@@ -302,7 +302,7 @@ async def test_the_checks_find_a_syntax_error_and_a_planted_secret(session, mode
 
 
 async def test_a_file_over_the_limit_ends_the_build_and_keeps_nothing_half_written(session, monkeypatch):
-    monkeypatch.setattr(build_job, "MAX_FILE_BYTES", 200)
+    monkeypatch.setattr(file_writer, "MAX_FILE_BYTES", 200)
     user = await make_user(session, "builder@example.com")
     project = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert project.status == "failed" and "limit of one file" in project.error
@@ -368,11 +368,11 @@ async def test_the_project_count_and_size_limits_say_what_to_do(session, monkeyp
     with pytest.raises(Invalid, match="limit: clear some"):
         await projects.build(session=session, actor=user, prompt="a form")
     monkeypatch.setattr(projects, "MAX_PROJECTS", 50)
-    monkeypatch.setattr(build_job, "MAX_FILES", 2)
+    monkeypatch.setattr(file_writer, "MAX_FILES", 2)
     too_many = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert too_many.status == "failed" and "more than 2 files" in too_many.error
-    monkeypatch.setattr(build_job, "MAX_FILES", 30)
-    monkeypatch.setattr(build_job, "MAX_TOTAL_BYTES", 3000)
+    monkeypatch.setattr(file_writer, "MAX_FILES", 30)
+    monkeypatch.setattr(file_writer, "MAX_TOTAL_BYTES", 3000)
     too_big = await settled(session, user, (await projects.build(session=session, actor=user, prompt="a landing page")).id)
     assert too_big.status == "failed" and "limit of a project" in too_big.error
     assert all(file.complete for file in too_big.files)  # what was written is whole; the rest never started

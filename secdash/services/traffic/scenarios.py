@@ -1,6 +1,6 @@
 """Detection scenarios as data: YAML files, one per scenario, read and checked here.
 
-The bundled ones (scenarios/*.yaml) follow CrowdSec's base HTTP collection, with its lists (scenarios/data/);
+The bundled ones (scenarios/*.yaml) follow CrowdSec's base HTTP collection, with its lists (scenarios/lists/);
 a folder of the operator's own (`SECDASH_DATA_DIR/scenarios`, or `--scenarios DIR` on the command line) adds
 scenarios and replaces bundled ones of the same name. A scenario:
 
@@ -31,7 +31,7 @@ Field tests are <field>_<test>, or <field>_<test>_nocase to compare in any case 
     tests:  contains, starts_with, ends_with, is (the whole value), matches (an RE2 regular expression, unanchored)
 
 A list can be given inline or as {file: NAME} (one entry per line; lines starting with '#' and blank lines are
-skipped), read from scenarios/data/ or the operator's folder. Regular expressions are RE2 (Go's syntax, as in
+skipped), read from scenarios/lists/ or the operator's folder. Regular expressions are RE2 (Go's syntax, as in
 CrowdSec), searched unanchored.
 """
 
@@ -51,7 +51,7 @@ from secdash.services.traffic.fields import HttpFields
 from secdash.services.traffic.logformats import Request
 
 BUNDLED_DIR = Path(__file__).with_name("scenarios")
-DATA_DIR_NAME = "data"
+LISTS_DIR = "lists"
 KINDS = ("leaky", "trigger")
 GROUPBY = ("address", "address_host")
 DISTINCT = ("path", "request", "args", "file_name")
@@ -102,7 +102,7 @@ def _lines(value: Any, name: str, folders: list[Path]) -> list[str]:
         if "/" in file_name or file_name.startswith("."):
             raise ScenarioError(f"{name}: a list file is named without a folder: {file_name!r}")
         for folder in folders:
-            path = folder / DATA_DIR_NAME / file_name
+            path = folder / LISTS_DIR / file_name
             if path.is_file():
                 text = path.read_text(encoding="utf-8", errors="replace")
                 return [line.rstrip("\r") for line in text.split("\n") if line.strip() and not line.startswith("#")]

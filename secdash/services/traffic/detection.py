@@ -29,7 +29,7 @@ from secdash.services.traffic import decisions
 from secdash.services.traffic.detector import DEFAULT_ALLOW, Detection, Detector
 from secdash.services.traffic.ingest import TOPIC, client_of
 from secdash.services.traffic.logformats import Request
-from secdash.services.traffic.scenarios import Scenario, load_scenarios
+from secdash.services.traffic.scenarios import Scenario, ScenarioError, load_scenarios
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +37,7 @@ CURSOR = "traffic-detection"  # the LiveSnapshot row holding the last request id
 BATCH = 5_000
 POLL_SECONDS = 1.0
 WARM_MINUTES = 10
+SCENARIO_RETRY_SECONDS = 60  # a scenario file that does not load is read again this often
 SEVERE_FAMILIES = frozenset({"sqli", "xss", "cve", "backdoors", "brute-force", "path-traversal", "sensitive-files"})
 
 
@@ -145,14 +146,30 @@ async def record(session: AsyncSession, site_id: int, detection: Detection, oper
     return row
 
 
+async def start_live() -> LiveDetection | None:
+    """A started detector, or None (logged, without a traceback) when the scenarios cannot be loaded: a bad file in
+    the operator's folder stops detection until it is fixed, not the server."""
+    try:
+        live = LiveDetection()
+    except (ScenarioError, OSError) as exc:
+        log.error("traffic detection is off until the scenarios load: %s", exc)
+        return None
+    async with session_scope() as session:
+        await live.start(session)
+    return live
+
+
 async def run_detection() -> None:
     """Lifespan task: one detector per deployment, reading new requests every POLL_SECONDS."""
 
     async def lead(lost: asyncio.Event) -> None:
-        live = LiveDetection()
-        async with session_scope() as session:
-            await live.start(session)
+        live: LiveDetection | None = None
         while not lost.is_set():
+            if live is None:
+                live = await start_live()
+                if live is None:
+                    await asyncio.sleep(SCENARIO_RETRY_SECONDS)
+                    continue
             try:
                 async with session_scope() as session:
                     read = await live.step(session)

@@ -133,3 +133,19 @@ async def test_old_requests_beyond_retention_are_pruned(session):
     async with session_scope() as own:
         requests, _minutes = await ingest.prune(own)
     assert requests == 1
+
+
+async def test_a_broken_operator_scenario_turns_detection_off_with_a_message_not_the_server(session, settings, caplog):
+    from secdash.services.traffic.detection import start_live
+
+    folder = settings.DATA_DIR / "scenarios"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mine.yaml").write_text("name: mine\nmatch: {path_smells: x}\n")
+    try:
+        assert await start_live() is None
+        assert "traffic detection is off until the scenarios load: mine.yaml (mine)" in caplog.text
+        (folder / "mine.yaml").write_text("name: mine\ncapacity: 1\nmatch: {path_contains: ['/x']}\n")
+        live = await start_live()
+        assert live is not None and "mine" in {scenario.name for scenario in live.scenarios}
+    finally:
+        (folder / "mine.yaml").unlink()

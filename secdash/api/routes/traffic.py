@@ -51,14 +51,10 @@ class NewIngestTokenPublic(IngestTokenPublic):
 LogFormat = Annotated[Literal[FORMATS], Query(description="the lines' format; auto tells JSON and text lines apart")]  # type: ignore[valid-type]
 
 
-# Documents the ingest token (OpenAPI `security`); the route reads the header itself, so a missing or bad one is
-# the route's 401 with a message, not the scheme's.
+# The ingest token (`Authorization: Bearer sdi_...`, documented as OpenAPI `security`); without auto_error a
+# missing or bad one is the route's 401 with a message, not the scheme's.
 ingest_scheme = HTTPBearer(auto_error=False, scheme_name="IngestToken", description="A site's ingest token (sdi_...)")
-
-
-def _ingest_token(request: Request) -> str | None:
-    scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    return value.strip() if scheme.lower() == "bearer" else None
+IngestCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(ingest_scheme)]
 
 
 @router.post(
@@ -76,14 +72,14 @@ async def ingest_logs(
     request: Request,
     session: DbSession,
     format: LogFormat = "auto",  # noqa: A002
-    _token: Annotated[HTTPAuthorizationCredentials | None, Depends(ingest_scheme)] = None,
+    token: IngestCredentials = None,
 ) -> IngestPublic:
     """Append access-log lines to the site the ingest token belongs to (`Authorization: Bearer sdi_...`).
 
     The body is the lines (nginx/Apache combined or common, Caddy JSON, NDJSON), plain or gzip (Content-Encoding:
     gzip). Lines that are not requests are counted and three are shown; the others are stored. A body in which no
     line is a request is refused (400), as is one over the size limit (413)."""
-    site = await tokens.site_for_token(session, _ingest_token(request))
+    site = await tokens.site_for_token(session, token.credentials if token else None)
     if site is None:
         raise AuthFailed("a valid ingest token is required (Authorization: Bearer sdi_...); it may have been revoked")
     lines = ingest.body_lines(

@@ -11,10 +11,8 @@ stored as SHA-256, revocable).
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import re
-import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,9 +25,10 @@ from secdash.models import Bouncer, DecisionType, LogCategory, TrafficDecision, 
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.identity.permissions import require_admin
+from secdash.services.traffic import keys
+from secdash.services.traffic.decisions import in_force
 
 KEY_PREFIX = "sdb_"
-SHOWN_PREFIX_CHARS = 10
 MAX_BOUNCERS = 100
 DELETED_WINDOW = timedelta(hours=24)
 LAPI_SCOPES = {"ip": "Ip", "range": "Range"}
@@ -43,10 +42,6 @@ class NewBouncer:
     key: str  # shown once
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
 async def add_bouncer(*, session: AsyncSession, actor: UserPublic, name: str) -> NewBouncer:
     """Register a bouncer (admins only; audited); its API key is in the answer and nowhere else."""
     require_admin(actor, "add bouncers")
@@ -57,8 +52,8 @@ async def add_bouncer(*, session: AsyncSession, actor: UserPublic, name: str) ->
         raise Conflict(f"a bouncer named {name!r} exists; pick another name or revoke it")
     if len((await session.exec(select(Bouncer.id))).all()) >= MAX_BOUNCERS:
         raise Conflict(f"at most {MAX_BOUNCERS} bouncers; revoke one first")
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
-    bouncer = Bouncer(name=name, key_hash=_hash(key), prefix=key[:SHOWN_PREFIX_CHARS], created_by_user_id=actor.id)
+    key = keys.new_key(KEY_PREFIX)
+    bouncer = Bouncer(name=name, key_hash=key.digest, prefix=key.shown, created_by_user_id=actor.id)
     session.add(bouncer)
     await session.flush()
     audit.record(
@@ -71,7 +66,7 @@ async def add_bouncer(*, session: AsyncSession, actor: UserPublic, name: str) ->
         details={"bouncerId": bouncer.id},
     )
     await commit(session)
-    return NewBouncer(bouncer=bouncer, key=key)
+    return NewBouncer(bouncer=bouncer, key=key.secret)
 
 
 async def list_bouncers(*, session: AsyncSession, actor: UserPublic) -> list[Bouncer]:
@@ -101,9 +96,9 @@ async def revoke_bouncer(*, session: AsyncSession, actor: UserPublic, bouncer_id
 
 
 async def bouncer_for_key(session: AsyncSession, key: str | None) -> Bouncer | None:
-    if not key or not key.startswith(KEY_PREFIX) or len(key) > 100:
+    if not keys.plausible(key, KEY_PREFIX):
         return None
-    bouncer = (await session.exec(select(Bouncer).where(Bouncer.key_hash == _hash(key)))).first()
+    bouncer = (await session.exec(select(Bouncer).where(Bouncer.key_hash == keys.digest(key)))).first()
     return bouncer if bouncer is not None and bouncer.revoked_at is None else None
 
 
@@ -145,9 +140,7 @@ async def stream(session: AsyncSession, bouncer: Bouncer, *, startup: bool, scop
     now = utcnow()
     kinds = _scope_filter(scopes)
     since = None if startup or bouncer.last_pull_at is None else as_utc(bouncer.last_pull_at)
-    active_query = select(TrafficDecision).where(
-        col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > now, col(TrafficDecision.scope).in_(kinds)
-    )
+    active_query = select(TrafficDecision).where(in_force(now), col(TrafficDecision.scope).in_(kinds))
     if since is not None:
         active_query = active_query.where(col(TrafficDecision.created_at) > since)
     new = list(await session.exec(active_query.order_by(col(TrafficDecision.id))))
@@ -165,17 +158,11 @@ async def stream(session: AsyncSession, bouncer: Bouncer, *, startup: bool, scop
             .order_by(col(TrafficDecision.id))
         )
     )
-    still_held = set(
-        (
-            await session.exec(
-                select(TrafficDecision.value).where(
-                    col(TrafficDecision.deleted_at).is_(None),
-                    col(TrafficDecision.until) > now,
-                    col(TrafficDecision.value).in_([row.value for row in ended] or [""]),
-                )
-            )
-        ).all()
-    )
+    ended_values = {row.value for row in ended}
+    still_held: set[str] = set()
+    if ended_values:
+        held = select(TrafficDecision.value).where(in_force(now), col(TrafficDecision.value).in_(ended_values))
+        still_held = set((await session.exec(held)).all())
     deleted = [row for row in ended if row.value not in still_held]
     bouncer.last_pull_at = now
     session.add(bouncer)
@@ -190,13 +177,10 @@ async def query(
     session: AsyncSession, *, ip: str | None = None, range_: str | None = None, value: str | None = None,
     scope: str | None = None, type_: str | None = None,
 ) -> list[dict[str, Any]] | None:  # fmt: skip
-    """The decisions in force that cover an address or range (None when there is none, as the Local API answers)."""
+    """The decisions in force that cover an address or range (None when there is none, as the Local API answers).
+    Bouncers in live mode ask this for each new client, so an address is looked up by value (and the ranges,
+    which are few), not by reading every decision."""
     now = utcnow()
-    rows = list(
-        await session.exec(
-            select(TrafficDecision).where(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > now)
-        )
-    )
     wanted: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
     try:
         if ip:
@@ -207,6 +191,15 @@ async def query(
             wanted = ipaddress.ip_network(range_.strip(), strict=False)
     except ValueError:
         raise Invalid("ip: an IP address; range: a network in CIDR") from None
+    candidates = select(TrafficDecision).where(in_force(now))
+    if ip and wanted is not None:
+        address = str(wanted.network_address)
+        candidates = candidates.where(or_(col(TrafficDecision.value) == address, col(TrafficDecision.scope) == "range"))
+    elif range_:
+        candidates = candidates.where(col(TrafficDecision.scope) == "range")
+    elif value is not None:
+        candidates = candidates.where(col(TrafficDecision.value) == value)
+    rows = list(await session.exec(candidates))
     found = []
     for row in rows:
         if value is not None and row.value != value:

@@ -4,8 +4,9 @@ drill. Bouncers fetch them; a removed decision is kept (deleted_at) so bouncers 
 from __future__ import annotations
 
 import ipaddress
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from sqlalchemy import ColumnElement, and_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -19,15 +20,16 @@ from secdash.services.traffic.detector import Detection
 REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
 
 
+def in_force(now: datetime) -> ColumnElement[bool]:
+    """The condition of a decision in force at `now`: not lifted, not ended (the one place this rule is written)."""
+    return and_(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > now)
+
+
 async def active_for(session: AsyncSession, value: str) -> TrafficDecision | None:
     """The newest decision on exactly this address or range that is in force now."""
     rows = await session.exec(
         select(TrafficDecision)
-        .where(
-            TrafficDecision.value == value,
-            col(TrafficDecision.deleted_at).is_(None),
-            col(TrafficDecision.until) > utcnow(),
-        )
+        .where(TrafficDecision.value == value, in_force(utcnow()))
         .order_by(col(TrafficDecision.id).desc())
         .limit(1)
     )
@@ -80,7 +82,7 @@ async def list_decisions(
     require_admin(actor, "see decisions")
     query = select(TrafficDecision).order_by(col(TrafficDecision.id).desc()).limit(max(1, min(limit, 1000)))
     if active_only:
-        query = query.where(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > utcnow())
+        query = query.where(in_force(utcnow()))
     return list(await session.exec(query))
 
 

@@ -45,8 +45,9 @@ def _open(path: str) -> BinaryIO:
     if path == "-":
         return sys.stdin.buffer
     raw = open(path, "rb")  # noqa: SIM115 - closed by the caller's context
-    if raw.peek(2)[:2] == GZIP_MAGIC if hasattr(raw, "peek") else False:
-        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if raw.peek(2)[:2] == GZIP_MAGIC:
+        raw.close()  # gzip.open's file is closed with it (GzipFile(fileobj=...) would leave the file open)
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     return raw
 
 

@@ -1,11 +1,9 @@
-"""Site-scoped ingest tokens: an administrator creates one for a site (shown once), the site's log shipper sends it
-with each batch, and it can only append that site's logs. Stored as SHA-256 (the token is 256 random bits, so a
-slow hash adds nothing); revoking is immediate; rotating is creating a new one and revoking the old."""
+"""Site-scoped ingest tokens: an administrator creates one for a site (shown once, stored as services/traffic/keys.py
+says), the site's log shipper sends it with each batch, and it can only append that site's logs; revoking is
+immediate; rotating is creating a new one and revoking the old."""
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -17,9 +15,9 @@ from secdash.models import IngestToken, LogCategory, Site, UserPublic, as_utc, u
 from secdash.services import audit
 from secdash.services.errors import Conflict, NotFound
 from secdash.services.identity.permissions import require_admin
+from secdash.services.traffic import keys
 
-PREFIX = "sdi_"  # SecDash ingest: tells the token apart in a config file or a secret scanner
-SHOWN_PREFIX_CHARS = 10
+PREFIX = "sdi_"  # SecDash ingest
 MAX_TOKENS_PER_SITE = 10
 LAST_USED_EVERY = timedelta(minutes=1)  # last_used_at is written at most this often
 
@@ -28,10 +26,6 @@ LAST_USED_EVERY = timedelta(minutes=1)  # last_used_at is written at most this o
 class NewToken:
     token: IngestToken
     secret: str  # shown to the administrator once, never stored
-
-
-def _hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
 
 
 async def _site(session: AsyncSession, site_id: int) -> Site:
@@ -48,10 +42,8 @@ async def create_token(*, session: AsyncSession, actor: UserPublic, site_id: int
     active = await list_tokens(session=session, actor=actor, site_id=site_id)
     if len([token for token in active if token.revoked_at is None]) >= MAX_TOKENS_PER_SITE:
         raise Conflict(f"a site has at most {MAX_TOKENS_PER_SITE} active ingest tokens; revoke one first")
-    secret = PREFIX + secrets.token_urlsafe(32)
-    token = IngestToken(
-        site_id=site_id, token_hash=_hash(secret), prefix=secret[:SHOWN_PREFIX_CHARS], created_by_user_id=actor.id
-    )
+    key = keys.new_key(PREFIX)
+    token = IngestToken(site_id=site_id, token_hash=key.digest, prefix=key.shown, created_by_user_id=actor.id)
     session.add(token)
     await session.flush()
     audit.record(
@@ -64,7 +56,7 @@ async def create_token(*, session: AsyncSession, actor: UserPublic, site_id: int
         details={"siteId": site_id, "tokenId": token.id},
     )
     await commit(session)
-    return NewToken(token=token, secret=secret)
+    return NewToken(token=token, secret=key.secret)
 
 
 async def list_tokens(*, session: AsyncSession, actor: UserPublic, site_id: int) -> list[IngestToken]:
@@ -99,9 +91,9 @@ async def revoke_token(*, session: AsyncSession, actor: UserPublic, site_id: int
 
 async def site_for_token(session: AsyncSession, secret: str | None) -> Site | None:
     """The site an active token belongs to, or None (unknown, malformed or revoked: the caller answers 401)."""
-    if not secret or not secret.startswith(PREFIX) or len(secret) > 100:
+    if not keys.plausible(secret, PREFIX):
         return None
-    token = (await session.exec(select(IngestToken).where(IngestToken.token_hash == _hash(secret)))).first()
+    token = (await session.exec(select(IngestToken).where(IngestToken.token_hash == keys.digest(secret)))).first()
     if token is None or token.revoked_at is not None:
         return None
     now = utcnow()

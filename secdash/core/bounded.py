@@ -9,7 +9,9 @@ task runs in a pool of worker processes (pebble) with:
   takes its place;
 - a memory budget per worker (the soft address-space limit), so a runaway allocation fails inside the worker;
 - a concurrency cap (the pool's size) and a queue cap: past it a task is refused at once (`Busy`) instead of
-  waiting behind a flood;
+  waiting behind a flood. Tasks wait for a worker here, not in pebble's queue: a waiting task whose caller went
+  away is dropped, where pebble would still hand it to a worker and then kill that worker to cancel it (a
+  search after 24 abandoned ones waited 43 s for one worker start after another);
 - a lower CPU priority than the server (nice 10), so the server answers first when both want the CPU.
 
 Callers turn `BudgetExceeded` and `Busy` into a clear "too large to check / busy" result for the user.
@@ -25,6 +27,7 @@ import os
 import resource
 import signal
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -71,6 +74,14 @@ _pools: dict[str, ProcessPool] = {}
 _pending: dict[str, int] = {}
 _owned: dict[tuple[str, int], int] = {}
 _lock = threading.Lock()
+# A slot per worker, per event loop (an asyncio semaphore belongs to one loop; tests run several).
+_slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = weakref.WeakKeyDictionary()
+
+
+def _slot(pool: Pool) -> asyncio.Semaphore:
+    with _lock:
+        slots = _slots.setdefault(asyncio.get_running_loop(), {})
+        return slots.setdefault(pool.name, asyncio.Semaphore(pool.workers))
 
 
 def _start_worker(memory_mb: int) -> None:
@@ -119,15 +130,8 @@ async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any
         if mine is not None:
             _owned[mine] = _owned.get(mine, 0) + 1
     try:
-        future = _pool(pool).schedule(function, args=args, timeout=seconds)
-        try:
-            return await asyncio.wrap_future(future)
-        except TimeoutError:
-            raise BudgetExceeded(pool.name, "time", seconds) from None
-        except (MemoryError, ProcessExpired):  # ProcessExpired: the worker died (the kernel's OOM killer, a crash)
-            raise BudgetExceeded(pool.name, "memory", seconds) from None
-        except BrokenProcessPool:  # no worker could start (the next call starts a new pool)
-            raise Busy(pool.name) from None
+        async with _slot(pool):
+            return await _run_now(pool, seconds, function, args)
     finally:
         with _lock:
             _pending[pool.name] -= 1
@@ -135,6 +139,19 @@ async def run(pool: Pool, seconds: float, function: Callable[..., T], *args: Any
                 _owned[mine] -= 1
                 if not _owned[mine]:
                     del _owned[mine]
+
+
+async def _run_now(pool: Pool, seconds: float, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+    """The task in a worker that is free now (the caller holds one of the pool's slots)."""
+    future = _pool(pool).schedule(function, args=args, timeout=seconds)
+    try:
+        return await asyncio.wrap_future(future)
+    except TimeoutError:
+        raise BudgetExceeded(pool.name, "time", seconds) from None
+    except (MemoryError, ProcessExpired):  # ProcessExpired: the worker died (the kernel's OOM killer, a crash)
+        raise BudgetExceeded(pool.name, "memory", seconds) from None
+    except BrokenProcessPool:  # no worker could start (the next call starts a new pool)
+        raise Busy(pool.name) from None
 
 
 def shutdown() -> None:

@@ -63,6 +63,12 @@ async def health_watch(client: httpx.AsyncClient):
         await task
 
 
+def _note_and_sleep(path: str, seconds: float) -> None:
+    with open(path, "a", encoding="utf-8") as file:
+        file.write("started\n")
+    time.sleep(seconds)
+
+
 def _two_versions(lines: int) -> tuple[str, str]:
     """Two pages whose line diff costs difflib ~3.4 s at 8,000 lines (every other line changed): before the diff ran
     in a bounded worker, saving and comparing them held the event loop that long, each."""
@@ -209,6 +215,21 @@ async def test_the_demo_search_runs_in_a_bounded_worker_of_its_own(monkeypatch):
     result = await demo_db.search("gem", "x' UNION SELECT printf('%.*c', 900000000, 'x') || printf('%.*c', 900000000, 'x'), 1 --")
     assert result.error == "the search ran out of time"
     assert (await demo_db.search("gem", "")).rows  # the next search gets a fresh worker
+
+
+async def test_cancelled_waiting_tasks_never_reach_a_worker(tmp_path):
+    """A flood of searches whose clients went away: the waiting ones are dropped, not each started in a worker only
+    to be killed with it (one worker start after another: a search after 24 cancelled ones waited 43 s)."""
+    tiny = bounded.Pool("test-cancelled", workers=1, memory_mb=512, queue=32)
+    started = tmp_path / "started"
+    await bounded.run(tiny, 5, len, "warm")  # the worker is up
+    waiting = [asyncio.create_task(bounded.run(tiny, 5, _note_and_sleep, str(started), 0.5)) for _ in range(8)]
+    await asyncio.sleep(0.2)
+    for task in waiting:
+        task.cancel()
+    await asyncio.gather(*waiting, return_exceptions=True)
+    assert await bounded.run(tiny, 5, len, "next") == 4
+    assert started.read_text().count("\n") == 1  # only the one that was running when its client went away
 
 
 async def test_a_full_pool_refuses_at_once(monkeypatch):

@@ -73,7 +73,7 @@ async def made(client, headers, prompt: str = "a pricing table with three plans"
     response = await client.post("/api/artifacts/create", json={"prompt": prompt}, headers=headers)
     assert response.status_code == 202, response.text
     artifact = await finished(client, headers, response.json()["id"])
-    assert artifact["status"] == "ready" and artifact["version"] == 1, artifact
+    assert artifact["status"] == "ready" and artifact["version"] == 1, (artifact["status"], artifact.get("error"))
     return artifact
 
 

@@ -201,22 +201,15 @@ def dashboard_tab() -> rx.Component:
         ),
         rx.el.div(
             card(
-                rx.cond(
-                    OverviewTab.simulation_on,
-                    rx.el.div(
-                        rx.el.p(OverviewTab.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
-                        rx.el.p(
-                            OverviewTab.active_users,
-                            " active users · ",
-                            OverviewTab.bandwidth,
-                            " MB/s",
-                            class_name="text-sm text-slate-400",
-                        ),
-                    ),
-                    rx.el.p("Traffic simulation is off.", class_name="text-slate-400"),
+                rx.el.p(OverviewTab.requests_per_minute, " requests/min", class_name="text-lg text-slate-100"),
+                rx.el.p(
+                    OverviewTab.active_clients,
+                    " active clients · ",
+                    OverviewTab.bandwidth,
+                    class_name="text-sm text-slate-400",
                 ),
                 title="Traffic",
-                extra=simulated_mark(),
+                extra=rx.el.span("from the sites' logs", class_name="text-xs text-slate-500"),
             ),
             card(
                 rx.el.div(
@@ -226,7 +219,7 @@ def dashboard_tab() -> rx.Component:
                     class_name="flex flex-wrap gap-4 text-sm",
                 ),
                 title="User Scan",
-                extra=simulated_mark(),
+                extra=rx.el.span("clients of the last 24 h", class_name="text-xs text-slate-500"),
             ),
             card(
                 rx.cond(OverviewTab.alerts.length() > 0, rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)), _sample_alerts()),

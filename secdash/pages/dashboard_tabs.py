@@ -5,7 +5,6 @@ import reflex as rx
 from secdash.components.badges import agent_status_badge, pill
 from secdash.components.cards import card, simulated_mark, stat_card
 from secdash.components.job_log import log_line
-from secdash.core.demo_sites import NAMES
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
     DefenseTab,
@@ -14,80 +13,168 @@ from secdash.state.dashboard import (
     UserScanTab,
 )
 from secdash.state.dashboard_views import FeedView
+from secdash.state.traffic_views import ClientView, MixView, RequestView, SiteTrafficView
+
+WIDE_CARD = "rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2 min-w-0"
 
 
-def _feed_row(entry: FeedView) -> rx.Component:
+def _sim_feed_row(entry: FeedView) -> rx.Component:
     return rx.el.li(
         rx.el.span(entry.time, class_name="font-mono text-xs text-slate-400"),
         rx.el.span(entry.ip, class_name="font-mono text-sm text-slate-300"),
         rx.el.span(entry.site, class_name="text-sm text-cyan-300"),
-        rx.el.span(
-            entry.action,
-            class_name=rx.cond(entry.action == "signup", "text-sm text-emerald-300 font-semibold", "text-sm text-slate-400"),
-        ),
+        rx.el.span(entry.action, class_name="text-sm text-slate-400"),
         class_name="flex flex-wrap items-center gap-3 border-b border-slate-800 py-1.5 last:border-0",
     )
 
 
-def traffic_tab() -> rx.Component:
-    return rx.cond(
-        TrafficTab.simulation_on,
-        rx.el.div(
-            rx.el.div(
-                rx.el.h2("Live Traffic", class_name="text-lg font-semibold"),
-                simulated_mark(),
-                rx.el.span(
-                    "No real traffic source is connected yet; these figures come from the server's simulation.",
-                    class_name="text-xs text-slate-400",
-                ),
-                class_name="mb-3 flex flex-wrap items-center gap-2",
-            ),
-            rx.el.div(
-                stat_card("Requests / min", TrafficTab.requests_per_minute, "activity"),
-                stat_card("Active Users", TrafficTab.active_users, "users"),
-                stat_card("Bandwidth", rx.el.span(TrafficTab.bandwidth, " MB/s"), "gauge"),
-                stat_card("Capacity", rx.el.span(TrafficTab.capacity_percent, "%"), "server"),
-                class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
-            ),
-            rx.el.div(
-                card(rx.el.ul(rx.foreach(TrafficTab.feed, _feed_row)), title="Latest Requests", extra=simulated_mark()),
-                card(
-                    rx.el.p(TrafficTab.total_signups, class_name="text-3xl font-bold text-emerald-300"),
-                    rx.el.p("total signups · ", TrafficTab.signups_today, " today", class_name="text-sm text-slate-400"),
-                    title="Signups",
-                    extra=simulated_mark(),
-                ),
-                class_name="mt-4 grid gap-4 xl:grid-cols-2",
-            ),
-            rx.el.div(
-                *[card(rx.el.ul(rx.foreach(TrafficTab.site_feeds.get(name, []), _feed_row)), title=name) for name in NAMES],
-                class_name="mt-4 grid gap-4 md:grid-cols-2",
-            ),
+def _request_row(entry: RequestView) -> rx.Component:
+    """One logged request; the path and client are text from the internet, shown as text only."""
+    return rx.el.li(
+        rx.el.span(entry.time, class_name="font-mono text-xs text-slate-400"),
+        rx.el.span(entry.client, class_name="font-mono text-xs text-slate-300"),
+        rx.el.span(entry.site, class_name="text-xs text-cyan-300"),
+        rx.el.span(entry.status, class_name="font-mono text-xs font-semibold " + entry.status_class),
+        rx.el.span(
+            entry.method, " ", entry.path, class_name="min-w-0 flex-1 truncate font-mono text-xs text-slate-200", title=entry.path
         ),
-        card(
-            rx.el.p(
-                "Traffic simulation is off (SECDASH_SIMULATION=off) and no real traffic source is connected.",
-                class_name="text-slate-400",
-            ),
-            title="Live Traffic",
-        ),
+        rx.cond(entry.drill, rx.el.span("drill", class_name="rounded bg-violet-900/60 px-1.5 text-[10px] text-violet-200")),
+        class_name="flex min-w-0 items-center gap-2 border-b border-slate-800 py-1.5 last:border-0",
     )
 
 
-def _user_scan_row(scan: dict) -> rx.Component:
+def _feed(rows, empty: str) -> rx.Component:
+    return rx.cond(
+        rows.length() > 0, rx.el.ul(rx.foreach(rows, _request_row)), rx.el.p(empty, class_name="text-sm text-slate-400")
+    )
+
+
+def _mix_row(row: MixView) -> rx.Component:
     return rx.el.li(
-        rx.el.span(scan["time"], class_name="font-mono text-xs text-slate-400"),
-        rx.el.span(scan["ip"], class_name="font-mono text-sm"),
-        rx.el.span(scan["site"], class_name="text-sm text-cyan-300"),
-        rx.el.span(scan["verdict"], class_name="text-sm font-semibold uppercase"),
-        class_name="flex gap-3 border-b border-slate-800 py-1.5 last:border-0",
+        rx.el.span(class_name="inline-block h-2.5 w-2.5 rounded-sm " + row.color),
+        rx.el.span(row.label, class_name="text-sm text-slate-300"),
+        rx.el.span(row.count, class_name="ml-auto font-mono text-sm text-slate-100"),
+        class_name="flex items-center gap-2 py-0.5",
+    )
+
+
+def _path_row(row: dict) -> rx.Component:
+    return rx.el.li(
+        rx.el.span(row["path"], class_name="min-w-0 flex-1 truncate font-mono text-xs text-slate-200", title=row["path"]),
+        rx.el.span(row["requests"], class_name="font-mono text-sm text-slate-100"),
+        class_name="flex items-center gap-2 py-0.5",
+    )
+
+
+def _site_traffic(site: SiteTrafficView) -> rx.Component:
+    return card(
+        rx.el.h3(site.name, class_name="mb-1 font-semibold text-slate-100"),
+        rx.el.p(
+            site.requests_per_minute,
+            " req/min · ",
+            site.active_clients,
+            " clients · ",
+            site.bandwidth,
+            " · ",
+            site.blocked_last_hour,
+            " blocked in the last hour",
+            class_name="mb-2 text-xs text-slate-400",
+        ),
+        _feed(site.feed, "No request logged yet."),
+    )
+
+
+def _simulated_traffic() -> rx.Component:
+    return card(
+        rx.el.p(
+            TrafficTab.sim_requests_per_minute,
+            " requests/min · ",
+            TrafficTab.sim_active_users,
+            " active users · ",
+            TrafficTab.sim_bandwidth,
+            " MB/s · capacity ",
+            TrafficTab.sim_capacity_percent,
+            "% · ",
+            TrafficTab.sim_total_signups,
+            " signups (",
+            TrafficTab.sim_signups_today,
+            " today)",
+            class_name="mb-2 text-sm text-slate-400",
+        ),
+        rx.el.ul(rx.foreach(TrafficTab.sim_feed, _sim_feed_row)),
+        title="Simulated traffic",
+        extra=simulated_mark(),
+        class_name="mt-4 rounded-xl border border-dashed border-slate-700 bg-slate-900/40 p-4",
+    )
+
+
+def traffic_tab() -> rx.Component:
+    return rx.el.div(
+        rx.el.div(
+            rx.el.h2("Live Traffic", class_name="text-lg font-semibold"),
+            rx.el.span("from the requests the sites' servers logged", class_name="text-xs text-slate-400"),
+            class_name="mb-3 flex flex-wrap items-center gap-2",
+        ),
+        rx.el.div(
+            stat_card("Requests / min", TrafficTab.requests_per_minute, "activity"),
+            stat_card("Active Clients", TrafficTab.active_clients, "users"),
+            stat_card("Bandwidth", TrafficTab.bandwidth, "gauge"),
+            stat_card("Signups Today", TrafficTab.signups_today, "user-plus"),
+            class_name="grid grid-cols-2 gap-3 xl:grid-cols-4",
+        ),
+        rx.el.div(
+            card(
+                _feed(TrafficTab.feed, "No request logged yet."),
+                title="Latest Requests",
+                class_name=WIDE_CARD,
+                data_testid="latest-requests",
+            ),
+            rx.el.div(
+                card(
+                    rx.el.ul(rx.foreach(TrafficTab.mix, _mix_row)),
+                    rx.el.p(
+                        TrafficTab.requests_last_hour, " requests in the last hour", class_name="mt-1 text-xs text-slate-500"
+                    ),
+                    title="Status Mix",
+                ),
+                card(
+                    rx.cond(
+                        TrafficTab.top_paths.length() > 0,
+                        rx.el.ul(rx.foreach(TrafficTab.top_paths, _path_row)),
+                        rx.el.p("No request in the last 5 minutes.", class_name="text-sm text-slate-400"),
+                    ),
+                    title="Top Paths (5 min)",
+                ),
+                class_name="grid gap-4",
+            ),
+            class_name="mt-4 grid gap-4 xl:grid-cols-3",
+        ),
+        rx.el.div(rx.foreach(TrafficTab.sites_traffic, _site_traffic), class_name="mt-4 grid gap-4 md:grid-cols-2"),
+        rx.cond(TrafficTab.simulation_on, _simulated_traffic()),
+    )
+
+
+def _client_row(row: ClientView) -> rx.Component:
+    return rx.el.li(
+        rx.el.div(
+            rx.el.span(row.time, class_name="font-mono text-xs text-slate-400"),
+            rx.el.span(row.client, class_name="font-mono text-sm"),
+            rx.el.span(row.site, class_name="text-sm text-cyan-300"),
+            rx.el.span(row.verdict, class_name="text-sm font-semibold uppercase " + row.verdict_class),
+            rx.el.span(row.requests, " requests", class_name="text-xs text-slate-500"),
+            class_name="flex flex-wrap items-center gap-3",
+        ),
+        rx.el.p(row.reason, class_name="break-all text-xs text-slate-400"),
+        class_name="border-b border-slate-800 py-1.5 last:border-0",
     )
 
 
 def users_tab() -> rx.Component:
     return rx.el.div(
         rx.el.div(
-            rx.el.h2("User Scan", class_name="text-lg font-semibold"), simulated_mark(), class_name="mb-3 flex items-center gap-2"
+            rx.el.h2("User Scan", class_name="text-lg font-semibold"),
+            rx.el.span("the clients the sites logged in the last 24 h", class_name="text-xs text-slate-400"),
+            class_name="mb-3 flex flex-wrap items-center gap-2",
         ),
         rx.el.div(
             stat_card("Clean", UserScanTab.user_clean, "user-check", "text-emerald-300"),
@@ -97,13 +184,29 @@ def users_tab() -> rx.Component:
         ),
         card(
             rx.cond(
-                UserScanTab.recent_user_scans.length() > 0,
-                rx.el.ul(rx.foreach(UserScanTab.recent_user_scans, _user_scan_row)),
-                rx.el.p("No user scanned yet.", class_name="text-slate-400"),
+                UserScanTab.recent_clients.length() > 0,
+                rx.el.ul(rx.foreach(UserScanTab.recent_clients, _client_row)),
+                rx.el.p("No client logged yet.", class_name="text-slate-400"),
             ),
-            title="Recent Scans",
-            extra=simulated_mark(),
+            title="Recent Clients",
             class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
+        ),
+        rx.cond(
+            UserScanTab.simulation_on,
+            card(
+                rx.el.p(
+                    UserScanTab.sim_clean,
+                    " clean · ",
+                    UserScanTab.sim_suspicious,
+                    " suspicious · ",
+                    UserScanTab.sim_blocked,
+                    " blocked",
+                    class_name="text-sm text-slate-400",
+                ),
+                title="Simulated user scans",
+                extra=simulated_mark(),
+                class_name="mt-4 rounded-xl border border-dashed border-slate-700 bg-slate-900/40 p-4",
+            ),
         ),
     )
 

@@ -42,7 +42,17 @@ from secdash.state.dashboard_views import (
     event_view,
     feed_view,
     site_view,
-    snapshot_time_label,
+)
+from secdash.state.traffic_views import (
+    ClientView,
+    MixView,
+    RequestView,
+    SiteTrafficView,
+    client_view,
+    rate_text,
+    request_view,
+    site_traffic_view,
+    status_mix,
 )
 
 __all__ = [
@@ -64,6 +74,7 @@ __all__ = [
 ]
 
 MAX_NOTE_LENGTH = events.MAX_NOTE_LENGTH
+FEED_ROWS = 10  # the newest requests Live Traffic lists
 
 
 class OverviewTab(DashboardState):
@@ -75,10 +86,9 @@ class OverviewTab(DashboardState):
     activities: list[ActivityView] = []
     alerts: list[EventView] = []
     active_alerts: int = 0  # every open (unresolved) event, not the size of the 5-row list
-    simulation_on: bool = False
     requests_per_minute: int = 0
-    active_users: int = 0
-    bandwidth: float = 0.0
+    active_clients: int = 0
+    bandwidth: str = "0 B/s"
     user_clean: int = 0
     user_suspicious: int = 0
     user_blocked: int = 0
@@ -99,15 +109,14 @@ class OverviewTab(DashboardState):
             self.alerts = [event_view(e) for e in reads["alerts"]]
             self.active_alerts = reads["open_alerts"]
             self.threats_blocked = reads["threats_blocked"]
-        if "snapshot" in reads:
-            snapshot = reads["snapshot"]
-            self.simulation_on = snapshot is not None
-            if snapshot is not None:
-                self.requests_per_minute = snapshot["requests_per_minute"]
-                self.active_users = snapshot["active_users"]
-                self.bandwidth = snapshot["bandwidth"]
-                stats = snapshot["user_stats"]
-                self.user_clean, self.user_suspicious, self.user_blocked = (stats["clean"], stats["suspicious"], stats["blocked"])
+        if "traffic_live" in reads:
+            live = reads["traffic_live"]
+            self.requests_per_minute = live["requestsPerMinute"]
+            self.active_clients = live["activeClients"]
+            self.bandwidth = rate_text(live["bytesPerSecond"])
+        if "user_scan" in reads:
+            counts = reads["user_scan"]["counts"]
+            self.user_clean, self.user_suspicious, self.user_blocked = counts["clean"], counts["suspicious"], counts["blocked"]
 
     async def _reload_sites(self) -> None:
         self._apply_reads(await page_reads.dashboard_reads({"sites"}))
@@ -171,53 +180,82 @@ class OverviewTab(DashboardState):
 
 
 class TrafficTab(DashboardState):
-    """Live Traffic: the simulated request figures and feeds (None/empty when SECDASH_SIMULATION=off)."""
+    """Live Traffic: the sites' logged requests (services/traffic/live.py); below them, when SECDASH_SIMULATION is
+    on, the simulated figures, labelled."""
 
-    simulation_on: bool = False
     requests_per_minute: int = 0
-    active_users: int = 0
-    bandwidth: float = 0.0
-    capacity_percent: float = 0.0
-    total_signups: int = 0
+    active_clients: int = 0
+    bandwidth: str = "0 B/s"
     signups_today: int = 0
-    feed: list[FeedView] = []
-    site_feeds: dict[str, list[FeedView]] = {}
+    blocked_last_hour: int = 0
+    requests_last_hour: int = 0
+    mix: list[MixView] = []
+    top_paths: list[dict[str, str]] = []
+    feed: list[RequestView] = []
+    sites_traffic: list[SiteTrafficView] = []
+    simulation_on: bool = False
+    sim_requests_per_minute: int = 0
+    sim_active_users: int = 0
+    sim_bandwidth: float = 0.0
+    sim_capacity_percent: float = 0.0
+    sim_total_signups: int = 0
+    sim_signups_today: int = 0
+    sim_feed: list[FeedView] = []
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
+        live = reads.get("traffic_live")
+        if live is not None:
+            self.requests_per_minute = live["requestsPerMinute"]
+            self.active_clients = live["activeClients"]
+            self.bandwidth = rate_text(live["bytesPerSecond"])
+            self.signups_today = live["signupsToday"]
+            self.blocked_last_hour = live["lastHour"]["blocked"]
+            self.requests_last_hour = live["lastHour"]["requests"]
+            self.mix = status_mix(live["lastHour"])
+            self.top_paths = [{"path": row["path"], "requests": str(row["requests"])} for row in live["topPaths"]]
+            self.feed = [request_view(entry) for entry in live["feed"][:FEED_ROWS]]
+            self.sites_traffic = [site_traffic_view(site) for site in live["sites"]]
         if "snapshot" not in reads:
             return
         snapshot = reads["snapshot"]
         self.simulation_on = snapshot is not None
         if snapshot is None:
             return
-        self.requests_per_minute = snapshot["requests_per_minute"]
-        self.active_users = snapshot["active_users"]
-        self.bandwidth = snapshot["bandwidth"]
-        self.capacity_percent = snapshot["capacityPercent"]
-        self.total_signups = snapshot["total_signups"]
-        self.signups_today = snapshot["signups_today"]
-        self.feed = [feed_view(e) for e in snapshot["feed"][:3]]
-        self.site_feeds = {site: [feed_view(e) for e in entries[:3]] for site, entries in snapshot["site_feeds"].items()}
+        self.sim_requests_per_minute = snapshot["requests_per_minute"]
+        self.sim_active_users = snapshot["active_users"]
+        self.sim_bandwidth = snapshot["bandwidth"]
+        self.sim_capacity_percent = snapshot["capacityPercent"]
+        self.sim_total_signups = snapshot["total_signups"]
+        self.sim_signups_today = snapshot["signups_today"]
+        self.sim_feed = [feed_view(e) for e in snapshot["feed"][:3]]
 
 
 class UserScanTab(DashboardState):
-    """User Scan: the simulated verdicts on signing-up users."""
+    """User Scan: the clients the sites logged in the last day, classified from detections and decisions; the
+    simulated verdicts below them when the simulation is on."""
 
     user_clean: int = 0
     user_suspicious: int = 0
     user_blocked: int = 0
-    recent_user_scans: list[dict[str, str]] = []
+    recent_clients: list[ClientView] = []
+    simulation_on: bool = False
+    sim_clean: int = 0
+    sim_suspicious: int = 0
+    sim_blocked: int = 0
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
-        snapshot = reads.get("snapshot")
-        if snapshot is None:
+        scanned = reads.get("user_scan")
+        if scanned is not None:
+            counts = scanned["counts"]
+            self.user_clean, self.user_suspicious, self.user_blocked = counts["clean"], counts["suspicious"], counts["blocked"]
+            self.recent_clients = [client_view(row) for row in scanned["recent"]]
+        if "snapshot" not in reads:
             return
-        stats = snapshot["user_stats"]
-        self.user_clean, self.user_suspicious, self.user_blocked = stats["clean"], stats["suspicious"], stats["blocked"]
-        self.recent_user_scans = [
-            {"ip": s["ip"], "site": s["site"], "verdict": s["verdict"], "time": snapshot_time_label(s["timestamp"])}
-            for s in snapshot["recent_scans"]
-        ]
+        snapshot = reads["snapshot"]
+        self.simulation_on = snapshot is not None
+        if snapshot is not None:
+            stats = snapshot["user_stats"]
+            self.sim_clean, self.sim_suspicious, self.sim_blocked = stats["clean"], stats["suspicious"], stats["blocked"]
 
 
 class DefenseTab(DashboardState):

@@ -24,9 +24,9 @@ PAGE = "dashboard"  # the follow loop's key
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 # What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
 TAB_PARTS: dict[str, frozenset[str]] = {
-    "dashboard": frozenset({"sites", "activities", "alerts", "snapshot"}),
-    "traffic": frozenset({"snapshot"}),
-    "users": frozenset({"snapshot"}),
+    "dashboard": frozenset({"sites", "activities", "alerts", "traffic_live", "user_scan"}),
+    "traffic": frozenset({"traffic_live", "snapshot"}),
+    "users": frozenset({"user_scan", "snapshot"}),
     "scan": frozenset({"scan"}),
     "defense": frozenset({"site_count", "agents", "activities"}),
     "problems": frozenset({"problems"}),

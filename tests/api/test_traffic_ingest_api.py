@@ -124,3 +124,28 @@ async def test_tokens_are_for_admins_shown_once_and_listed_by_prefix(client, ses
     assert token not in stored.token_hash and stored.token_hash != token  # only its hash is kept
     assert (await client.post("/api/sites/999/ingest-tokens", headers=admin)).status_code == 404
     assert (await client.delete(f"/api/sites/{site.id}/ingest-tokens/999", headers=admin)).status_code == 404
+
+
+async def test_live_traffic_and_clients_show_what_was_ingested_to_any_signed_in_user(client, session):
+    from secdash.models import utcnow
+    from secdash.services.reads import read_models
+
+    site = await _site(session)
+    token, _admin = await _token(client, session, site.id)
+    stamp = utcnow().strftime("%d/%b/%Y:%H:%M:%S +0000")
+    body = "\n".join(
+        f'198.51.100.{n} - - [{stamp}] "GET /<script>alert(1)</script>?n={n} HTTP/1.1" 200 600 "-" "<b>bot</b>"' for n in range(3)
+    )
+    sent = await client.post("/api/traffic/ingest", content=body, headers={"Authorization": f"Bearer {token}"})
+    assert sent.status_code == 200, sent.text
+    read_models.invalidate_all()  # the view is read at most once a second: this test reads at once
+    assert (await client.get("/api/traffic/live")).status_code == 401
+    viewer = await signed_in(client, session, "viewer@example.com", "limited")
+    live = (await client.get("/api/traffic/live", headers=viewer)).json()
+    assert live["requestsPerMinute"] == 3 and live["activeClients"] == 3 and live["bytesPerSecond"] == 30
+    assert live["lastHour"]["requests"] == 3 and live["lastHour"]["status2xx"] == 3
+    assert live["topPaths"] == [{"path": "/<script>alert(1)</script>", "requests": 3}]  # text, as logged
+    assert [site["name"] for site in live["sites"]] == ["Shop"] and len(live["feed"]) == 3
+    clients = (await client.get("/api/traffic/clients", headers=viewer)).json()
+    assert clients["counts"] == {"clean": 3, "suspicious": 0, "blocked": 0}
+    assert {row["client"] for row in clients["recent"]} == {"198.51.100.0", "198.51.100.1", "198.51.100.2"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 
 import httpx
 import pytest
@@ -54,6 +55,20 @@ def test_all_six_tabs_open_and_simulated_figures_are_marked(page: Page):
     expect(page.get_by_text("Suspicious", exact=True)).to_be_visible()
     _tab(page, "Problem Database").click()
     expect(page.get_by_role("combobox", name="Severity")).to_be_visible()
+
+
+def test_live_traffic_shows_the_requests_a_demo_site_logged(page: Page, base_url):
+    """A request to a bundled demo site reaches Live Traffic through the ingest path, and User Scan counts its
+    client (127.0.0.1: private, so never reported by a scenario)."""
+    sign_in(page)
+    _tab(page, "Live Traffic").click()
+    marker = "e2e-" + secrets.token_hex(4)
+    assert httpx.get(f"{base_url}/demo/stock/search", params={"q": marker}).status_code == 200
+    latest = page.get_by_test_id("latest-requests")
+    expect(latest).to_contain_text(f"/demo/stock/search?q={marker}", timeout=15000)
+    expect(latest.locator("li", has_text=marker)).to_contain_text("200")
+    _tab(page, "User Scan").click()
+    expect(page.get_by_text("127.0.0.1").first).to_be_visible()
 
 
 def test_quick_scan_runs_and_its_findings_reach_the_problem_database(page: Page):

@@ -88,7 +88,8 @@ async def test_limited_user_cannot_add_sites_and_sees_why(session):
 
 async def test_each_change_reads_only_what_the_open_tab_shows(session):
     every_part = set(page_reads.DASHBOARD_PARTS)
-    assert page_reads.stale_parts(every_part, {"traffic": 7}) == {"snapshot"}
+    assert page_reads.stale_parts(every_part, {"traffic": 7}) == {"snapshot"}  # a simulation tick
+    assert page_reads.stale_parts(every_part, {"requests": 2}) == {"traffic_live", "user_scan"}  # logged requests
     assert page_reads.stale_parts(every_part, {"events": 3}) == {"alerts", "problems"}
     assert page_reads.stale_parts(every_part, {"site:3": 1}) == {"sites"}  # a keyed topic: that site's card
     assert page_reads.stale_parts(every_part, {"sites": 1}) == {"sites", "site_count", "agents", "alerts", "problems"}
@@ -99,6 +100,7 @@ async def test_each_change_reads_only_what_the_open_tab_shows(session):
     # No change within the staleness bound: the open tab re-reads everything it shows, nothing else.
     assert parts_to_read("scan", {}) == {"scan"}
     assert set(await page_reads.dashboard_reads({"snapshot"})) == {"snapshot"}
+    assert set(await page_reads.dashboard_reads({"traffic_live", "user_scan"})) == {"traffic_live", "user_scan"}
     assert set(await page_reads.dashboard_reads({"alerts"})) == {"alerts", "open_alerts", "threats_blocked"}
     assert set(TAB_PARTS) == set(TAB_STATES)
 

@@ -15,6 +15,7 @@ from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, Pa
 from secdash.core.config import get_settings
 from secdash.models.public import PublicModel, UtcDateTime
 from secdash.services.errors import AuthFailed
+from secdash.services.reads import read_models
 from secdash.services.traffic import decisions, ingest, tokens
 from secdash.services.traffic.logformats import FORMATS
 
@@ -183,3 +184,82 @@ async def add_decision(body: DecisionIn, user: CurrentUser, session: DbSession) 
 async def remove_decision(decision_id: PathId, user: CurrentUser, session: DbSession) -> DecisionPublic:
     """Lift a decision now (admins); bouncers get the removal on their next pull."""
     return _decision(await decisions.remove_decision(session=session, actor=user, decision_id=decision_id))
+
+
+class RequestEntryPublic(PublicModel):
+    id: int
+    time: str
+    site: str
+    client: str
+    method: str
+    path: str
+    status: int
+    size: int
+    drill: bool
+
+
+class MixPublic(PublicModel):
+    requests: int
+    status_2xx: int = Field(alias="status2xx")
+    status_3xx: int = Field(alias="status3xx")
+    status_4xx: int = Field(alias="status4xx")
+    status_5xx: int = Field(alias="status5xx")
+    blocked: int
+    signups: int
+
+
+class PathCountPublic(PublicModel):
+    path: str
+    requests: int
+
+
+class SiteTrafficPublic(PublicModel):
+    id: int
+    name: str
+    requests_per_minute: int
+    bytes_per_second: int
+    active_clients: int
+    last_hour: MixPublic
+    signups_today: int
+    feed: list[RequestEntryPublic]
+
+
+class LiveTrafficPublic(PublicModel):
+    updated_at: str
+    requests_per_minute: int
+    bytes_per_second: int
+    active_clients: int
+    last_hour: MixPublic
+    signups_today: int
+    top_paths: list[PathCountPublic]
+    feed: list[RequestEntryPublic]
+    sites: list[SiteTrafficPublic]
+
+
+class ClientPublic(PublicModel):
+    client: str
+    site: str
+    verdict: Literal["clean", "suspicious", "blocked"]
+    reason: str
+    requests: int
+    last_seen: str
+
+
+class UserScanPublic(PublicModel):
+    updated_at: str
+    counts: dict[str, int]
+    recent: list[ClientPublic]
+
+
+@router.get("/traffic/live", response_model=LiveTrafficPublic, responses=SIGNED_IN_ERRORS)
+async def live_traffic(user: CurrentUser) -> LiveTrafficPublic:
+    """Live Traffic, from the requests the sites logged: the last minute's rate, active clients, the last hour's
+    status mix, today's signups, top paths and the newest requests, overall and per site."""
+    return LiveTrafficPublic.model_validate(await read_models.LIVE_TRAFFIC.get())
+
+
+@router.get("/traffic/clients", response_model=UserScanPublic, responses=SIGNED_IN_ERRORS)
+async def traffic_clients(user: CurrentUser) -> UserScanPublic:
+    """User Scan: the clients logged in the last 24 h, counted as clean, suspicious or blocked, and the ten most
+    recently seen with the reason."""
+    return UserScanPublic.model_validate(await read_models.USER_SCAN.get())

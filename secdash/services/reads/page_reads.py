@@ -23,6 +23,7 @@ from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
 from secdash.services.reads import read_models
 from secdash.services.scanning import scans
+from secdash.services.traffic import ingest
 
 # What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
 DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
@@ -33,6 +34,8 @@ DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
     "alerts": (events.TOPIC, sites.TOPIC),  # the five newest open events, the open count, real blocks
     "problems": (events.TOPIC, sites.TOPIC),  # the Problem Database under its filters (rows name their site)
     "snapshot": (simulation.TOPIC,),
+    "traffic_live": (ingest.TOPIC,),  # Live Traffic from the sites' logged requests
+    "user_scan": (ingest.TOPIC,),  # the clients of the last day, classified
     "scan": (scans.TOPIC,),
 }
 SCAN_LOG_LINES = 200  # log lines read per refresh (a page keeps the newest few)
@@ -95,6 +98,10 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
         reads.update(await read_models.ALERTS.derived("page-typed", _typed_alerts))  # alerts, open_alerts, threats_blocked
     if "snapshot" in parts:
         reads["snapshot"] = await read_models.traffic_snapshot()
+    if "traffic_live" in parts:
+        reads["traffic_live"] = await read_models.LIVE_TRAFFIC.get()
+    if "user_scan" in parts:
+        reads["user_scan"] = await read_models.USER_SCAN.get()
     if "problems" in parts or "scan" in parts:
         async with session_scope() as session:
             if "problems" in parts:

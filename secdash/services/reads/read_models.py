@@ -30,6 +30,7 @@ from secdash.services.agents import activities, agents
 from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
 from secdash.services.reads import dashboard
+from secdash.services.traffic import ingest, live
 
 T = TypeVar("T")
 HISTORY_POINTS = 120  # checks per site on the dashboard's response-time chart
@@ -39,8 +40,21 @@ REDIS_MAX_AGE_SECONDS = 5.0
 class ReadModel(Generic[T]):
     """One shared view: `load(session)` run once per change of `topics` (exact, or `prefix*`)."""
 
-    def __init__(self, name: str, topics: tuple[str, ...], load: Callable[[AsyncSession], Awaitable[T]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        topics: tuple[str, ...],
+        load: Callable[[AsyncSession], Awaitable[T]],
+        *,
+        max_age: float | None = None,
+        min_interval: float = 0.0,
+    ) -> None:
+        """`max_age`: a view of a sliding window (the last minute's requests) is read again once this old, change
+        or not. `min_interval`: a view whose topic changes many times a second (every request logged) is read at
+        most this often; the change after the last read shows at the next read (followers read every few
+        seconds)."""
         self.name, self.topics, self._load = name, topics, load
+        self.max_age, self.min_interval = max_age, min_interval
         self.loads = 0  # how many times the view was read from the database (tests, diagnostics)
         self._generation = 0  # bumped by every invalidation
         self._value: T | None = None
@@ -63,10 +77,17 @@ class ReadModel(Generic[T]):
         return self._version
 
     def _fresh(self) -> bool:
+        if self._value_generation < 0:
+            return False
+        age = time.monotonic() - self._loaded_at
+        if age < self.min_interval:
+            return True
         if self._value_generation != self._generation:
             return False
+        if self.max_age is not None and age >= self.max_age:
+            return False
         if notify.ensure_listener():  # Redis: a lost message must not keep a view stale for long
-            return time.monotonic() - self._loaded_at < REDIS_MAX_AGE_SECONDS
+            return age < REDIS_MAX_AGE_SECONDS
         return True
 
     async def get(self) -> T:
@@ -125,6 +146,7 @@ def invalidate_all() -> None:
     """Forget every cached view (tests; a restore of the database)."""
     for model in _models:
         model.invalidate()
+        model._value_generation = -1  # read at the next call, even within a view's min_interval
 
 
 # --- the shared views ------------------------------------------------------------------------------
@@ -200,6 +222,9 @@ SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
 ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
 TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
+# Live Traffic and User Scan: windows that slide with the clock, over requests logged many times a second.
+LIVE_TRAFFIC = _register(ReadModel("traffic-live", (ingest.TOPIC,), live.live_traffic, max_age=3.0, min_interval=1.0))
+USER_SCAN = _register(ReadModel("user-scan", (ingest.TOPIC,), live.user_scan, max_age=3.0, min_interval=1.0))
 # The monitor and drills move agents; their threats blocked are counted from the events.
 AGENTS = _register(ReadModel("agents", (sites.TOPIC, "battle", events.TOPIC), _load_agents))
 

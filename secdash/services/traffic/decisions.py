@@ -10,12 +10,13 @@ from sqlalchemy import ColumnElement, and_
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.core.unit import commit
+from secdash.core.unit import commit, mark_changed
 from secdash.models import DecisionOrigin, DecisionType, LogCategory, TrafficDecision, UserPublic, as_utc, utcnow
 from secdash.services import audit
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.identity.permissions import require_admin
 from secdash.services.traffic.detector import Detection
+from secdash.services.traffic.ingest import TOPIC
 
 REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
 
@@ -118,6 +119,7 @@ async def add_decision(
         description=f"{actor.email} added a {kind.value} of {value} for {seconds // 60} minutes",
         details={"decisionId": decision.id, "value": value, "type": kind.value, "seconds": seconds},
     )
+    mark_changed(session, TOPIC)
     await commit(session)
     return decision
 
@@ -140,5 +142,6 @@ async def remove_decision(*, session: AsyncSession, actor: UserPublic, decision_
             description=f"{actor.email} lifted the {decision.type.value} of {decision.value}",
             details={"decisionId": decision.id, "value": decision.value},
         )
+        mark_changed(session, TOPIC)
         await commit(session)
     return decision

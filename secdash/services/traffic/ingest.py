@@ -30,7 +30,7 @@ from secdash.services.errors import Invalid, TooLarge, Unsupported
 from secdash.services.traffic.logfiles import Tally
 from secdash.services.traffic.logformats import LineError, Request, parse_line
 
-TOPIC = "traffic"
+TOPIC = "requests"  # logged requests, detections and decisions changed (not "traffic": the simulation's)
 INGEST_LOCK_KEY = 0x5EC0_7A1F  # the PostgreSQL advisory lock ingest transactions take turns on
 MAX_LINES_PER_BATCH = 100_000
 STORED_TARGET_CHARS = 1024

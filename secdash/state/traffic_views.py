@@ -1,0 +1,119 @@
+"""What Live Traffic and User Scan show: view rows built from services/traffic/live.py's figures.
+
+Paths, clients and user agents are text from the internet: they reach the page only as text children (Reflex
+escapes them), never as markup or attributes that run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from secdash.state.dashboard_views import snapshot_time_label
+
+VERDICT_CLASSES = {"clean": "text-emerald-300", "suspicious": "text-amber-300", "blocked": "text-red-300"}
+
+
+def rate_text(bytes_per_second: int) -> str:
+    """Bytes a second as people read them (B/s, KB/s, MB/s)."""
+    if bytes_per_second < 1024:
+        return f"{bytes_per_second} B/s"
+    if bytes_per_second < 1024 * 1024:
+        return f"{bytes_per_second / 1024:.1f} KB/s"
+    return f"{bytes_per_second / (1024 * 1024):.1f} MB/s"
+
+
+def _status_class(status: int) -> str:
+    if status in (403, 429):
+        return "text-red-300"
+    if status >= 500:
+        return "text-orange-300"
+    if status >= 400:
+        return "text-amber-300"
+    return "text-emerald-300"
+
+
+@dataclasses.dataclass
+class RequestView:
+    time: str = ""
+    site: str = ""
+    client: str = ""
+    method: str = ""
+    path: str = ""
+    status: str = ""
+    status_class: str = ""
+    drill: bool = False
+
+
+def request_view(entry: dict[str, Any]) -> RequestView:
+    return RequestView(
+        time=snapshot_time_label(entry["time"]),
+        site=entry["site"],
+        client=entry["client"],
+        method=entry["method"],
+        path=entry["path"],
+        status=str(entry["status"]),
+        status_class=_status_class(entry["status"]),
+        drill=entry["drill"],
+    )
+
+
+@dataclasses.dataclass
+class SiteTrafficView:
+    name: str = ""
+    requests_per_minute: int = 0
+    active_clients: int = 0
+    bandwidth: str = ""
+    blocked_last_hour: int = 0
+    feed: list[RequestView] = dataclasses.field(default_factory=list)
+
+
+def site_traffic_view(site: dict[str, Any]) -> SiteTrafficView:
+    return SiteTrafficView(
+        name=site["name"],
+        requests_per_minute=site["requestsPerMinute"],
+        active_clients=site["activeClients"],
+        bandwidth=rate_text(site["bytesPerSecond"]),
+        blocked_last_hour=site["lastHour"]["blocked"],
+        feed=[request_view(entry) for entry in site["feed"]],
+    )
+
+
+@dataclasses.dataclass
+class MixView:
+    label: str = ""
+    count: int = 0
+    color: str = ""
+
+
+def status_mix(last_hour: dict[str, int]) -> list[MixView]:
+    return [
+        MixView("2xx", last_hour["status_2xx"], "bg-emerald-500"),
+        MixView("3xx", last_hour["status_3xx"], "bg-sky-500"),
+        MixView("4xx", last_hour["status_4xx"], "bg-amber-500"),
+        MixView("5xx", last_hour["status_5xx"], "bg-orange-500"),
+        MixView("blocked (403/429)", last_hour["blocked"], "bg-red-500"),
+    ]
+
+
+@dataclasses.dataclass
+class ClientView:
+    client: str = ""
+    site: str = ""
+    verdict: str = ""
+    verdict_class: str = ""
+    reason: str = ""
+    requests: int = 0
+    time: str = ""
+
+
+def client_view(row: dict[str, Any]) -> ClientView:
+    return ClientView(
+        client=row["client"],
+        site=row["site"],
+        verdict=row["verdict"],
+        verdict_class=VERDICT_CLASSES.get(row["verdict"], ""),
+        reason=row["reason"],
+        requests=row["requests"],
+        time=snapshot_time_label(row["lastSeen"]),
+    )

@@ -1,0 +1,106 @@
+"""Live Traffic and User Scan from the logged requests: every figure equals a count of the lines sent, and a client
+is blocked, suspicious or clean because of a decision or a detection the page names."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from secdash.core.db import session_scope
+from secdash.models import Site, utcnow
+from secdash.services.traffic import decisions, ingest, live
+from secdash.services.traffic.detection import LiveDetection
+from tests.factories import make_user
+
+
+def _line(
+    address: str, target: str, status: int, size: int, when: datetime, method: str = "GET", agent: str = "Mozilla/5.0"
+) -> str:
+    stamp = when.strftime("%d/%b/%Y:%H:%M:%S +0000")
+    return f'{address} - - [{stamp}] "{method} {target} HTTP/1.1" {status} {size} "-" "{agent}"'
+
+
+async def _site(session, name: str) -> Site:
+    site = Site(name=name, domain=f"{name.lower()}.example", url=f"https://{name.lower()}.example/")
+    session.add(site)
+    await session.commit()
+    await session.refresh(site)
+    return site
+
+
+async def test_the_figures_are_counts_of_the_logged_lines(session):
+    shop, blog = await _site(session, "Shop"), await _site(session, "Blog")
+    now = utcnow().replace(microsecond=0)
+    recent, older = now - timedelta(seconds=20), now - timedelta(minutes=3)
+    shop_lines = [
+        _line("198.51.100.1", "/", 200, 1000, recent),
+        _line("198.51.100.1", "/products?id=1", 200, 2000, recent),
+        _line("198.51.100.2", "/products?id=2", 404, 300, recent),
+        _line("198.51.100.3", "/admin", 403, 100, recent),
+        _line("198.51.100.4", "/signup", 302, 50, recent, method="POST"),
+        _line("198.51.100.5", "/", 200, 1000, older),  # active, but not in the last minute
+    ]
+    blog_lines = [_line("2001:db8::1", "/post", 500, 600, recent), _line("2001:db8::2", "/post", 429, 0, recent)]
+    async with session_scope() as own:
+        await ingest.ingest_lines(own, shop.id, shop_lines)
+        await ingest.ingest_lines(own, blog.id, blog_lines)
+    figures = await live.live_traffic(session, now=now)
+    assert figures["requestsPerMinute"] == 7
+    assert figures["bytesPerSecond"] == round((1000 + 2000 + 300 + 100 + 50 + 600) / 60)
+    # five IPv4 clients, and the two IPv6 addresses are one client (their /64)
+    assert figures["activeClients"] == 6
+    assert figures["lastHour"] == {
+        "requests": 8,
+        "status_2xx": 3,
+        "status_3xx": 1,
+        "status_4xx": 3,
+        "status_5xx": 1,
+        "blocked": 2,
+        "signups": 1,
+    }
+    assert figures["signupsToday"] == 1
+    assert figures["topPaths"][:2] == [{"path": "/", "requests": 2}, {"path": "/post", "requests": 2}]
+    assert {"path": "/products", "requests": 2} in figures["topPaths"]  # the query is not part of the path
+    assert [entry["path"] for entry in figures["feed"][:2]] == ["/post", "/post"]  # newest stored first
+    by_name = {site["name"]: site for site in figures["sites"]}
+    assert by_name["Shop"]["requestsPerMinute"] == 5 and by_name["Shop"]["activeClients"] == 5
+    assert by_name["Blog"]["lastHour"]["blocked"] == 1 and len(by_name["Blog"]["feed"]) == 2
+
+
+async def test_a_site_with_no_traffic_has_zeros_and_an_empty_feed(session):
+    await _site(session, "Quiet")
+    figures = await live.live_traffic(session)
+    assert figures["requestsPerMinute"] == 0 and figures["activeClients"] == 0 and figures["feed"] == []
+    assert figures["sites"][0]["feed"] == [] and figures["sites"][0]["lastHour"]["requests"] == 0
+
+
+async def test_user_scan_names_why_a_client_is_blocked_suspicious_or_clean(session):
+    site = await _site(session, "Shop")
+    now = utcnow().replace(microsecond=0)
+    probing = [_line("203.0.113.5", f"/missing-{n}", 404, 10, now) for n in range(11)]
+    lines = [*probing, _line("198.51.100.7", "/", 200, 500, now), _line("198.51.100.8", "/", 200, 500, now)]
+    detection = LiveDetection()
+    async with session_scope() as own:
+        await detection.start(own)
+    async with session_scope() as own:
+        await ingest.ingest_lines(own, site.id, lines)
+    async with session_scope() as own:
+        await detection.step(own)
+    admin = await make_user(session, "root@example.com", role="admin")
+    async with session_scope() as own:  # an operator bans another client
+        await decisions.add_decision(
+            session=own, actor=admin, value="198.51.100.8", type_="ban", seconds=3600, reason="seen in the firewall log"
+        )
+    scanned = await live.user_scan(session)
+    assert scanned["counts"] == {"clean": 1, "suspicious": 0, "blocked": 2}
+    rows = {row["client"]: row for row in scanned["recent"]}
+    assert rows["203.0.113.5"]["verdict"] == "blocked" and "http-probing" in rows["203.0.113.5"]["reason"]
+    assert rows["203.0.113.5"]["requests"] == 11
+    assert rows["198.51.100.8"]["verdict"] == "blocked" and "seen in the firewall log" in rows["198.51.100.8"]["reason"]
+    assert rows["198.51.100.7"] | {"lastSeen": ""} == {
+        "client": "198.51.100.7",
+        "site": "Shop",
+        "verdict": "clean",
+        "reason": "no scenario fired",
+        "requests": 1,
+        "lastSeen": "",
+    }

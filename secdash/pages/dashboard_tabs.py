@@ -16,6 +16,7 @@ from secdash.state.dashboard_views import FeedView
 from secdash.state.traffic_views import ClientView, MixView, RequestView, SiteTrafficView
 
 WIDE_CARD = "rounded-xl border border-slate-800 bg-slate-900/60 p-4 xl:col-span-2 min-w-0"
+NARROW_CARD = "rounded-xl border border-slate-800 bg-slate-900/60 p-4 min-w-0"  # a grid item may shrink below its rows
 
 
 def _sim_feed_row(entry: FeedView) -> rx.Component:
@@ -51,7 +52,7 @@ def _feed(rows, empty: str) -> rx.Component:
 
 def _mix_row(row: MixView) -> rx.Component:
     return rx.el.li(
-        rx.el.span(class_name="inline-block h-2.5 w-2.5 rounded-sm " + row.color),
+        rx.el.span(class_name="inline-block h-2.5 w-2.5 rounded-sm", style={"background_color": row.color}),
         rx.el.span(row.label, class_name="text-sm text-slate-300"),
         rx.el.span(row.count, class_name="ml-auto font-mono text-sm text-slate-100"),
         class_name="flex items-center gap-2 py-0.5",
@@ -81,6 +82,7 @@ def _site_traffic(site: SiteTrafficView) -> rx.Component:
             class_name="mb-2 text-xs text-slate-400",
         ),
         _feed(site.feed, "No request logged yet."),
+        class_name=NARROW_CARD,
     )
 
 
@@ -161,7 +163,7 @@ def _client_row(row: ClientView) -> rx.Component:
             rx.el.span(row.client, class_name="font-mono text-sm"),
             rx.el.span(row.site, class_name="text-sm text-cyan-300"),
             rx.el.span(row.verdict, class_name="text-sm font-semibold uppercase " + row.verdict_class),
-            rx.el.span(row.requests, " requests", class_name="text-xs text-slate-500"),
+            rx.el.span(row.requests, rx.cond(row.requests == 1, " request", " requests"), class_name="text-xs text-slate-500"),
             class_name="flex flex-wrap items-center gap-3",
         ),
         rx.el.p(row.reason, class_name="break-all text-xs text-slate-400"),

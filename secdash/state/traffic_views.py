@@ -27,7 +27,7 @@ def _status_class(status: int) -> str:
     if status in (403, 429):
         return "text-red-300"
     if status >= 500:
-        return "text-orange-300"
+        return "text-red-300"
     if status >= 400:
         return "text-amber-300"
     return "text-emerald-300"
@@ -83,16 +83,16 @@ def site_traffic_view(site: dict[str, Any]) -> SiteTrafficView:
 class MixView:
     label: str = ""
     count: int = 0
-    color: str = ""
+    color: str = ""  # a CSS colour (a class made at run time would not be in the built stylesheet)
 
 
 def status_mix(last_hour: dict[str, int]) -> list[MixView]:
     return [
-        MixView("2xx", last_hour["status_2xx"], "bg-emerald-500"),
-        MixView("3xx", last_hour["status_3xx"], "bg-sky-500"),
-        MixView("4xx", last_hour["status_4xx"], "bg-amber-500"),
-        MixView("5xx", last_hour["status_5xx"], "bg-orange-500"),
-        MixView("blocked (403/429)", last_hour["blocked"], "bg-red-500"),
+        MixView("2xx", last_hour["status_2xx"], "#10b981"),
+        MixView("3xx", last_hour["status_3xx"], "#0ea5e9"),
+        MixView("4xx", last_hour["status_4xx"], "#f59e0b"),
+        MixView("5xx", last_hour["status_5xx"], "#f97316"),
+        MixView("blocked (403/429)", last_hour["blocked"], "#ef4444"),
     ]
 
 

@@ -29,7 +29,7 @@ TOP_PATHS = 5
 FEED_SIZE = 20
 SITE_FEED_SIZE = 5
 CLIENT_HOURS = 24  # User Scan: the clients seen in the last day
-RECENT_CLIENTS = 10
+RECENT_CLIENTS = 10  # listed: the blocked first, then the suspicious, then the clean
 SHOWN_CHARS = 200  # a path or user agent is cut to this many characters on the screens
 
 
@@ -165,20 +165,30 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
     }
 
 
-def _covered(client: str, in_force: list[TrafficDecision]) -> TrafficDecision | None:
-    """The decision in force that covers a client (an address, or an IPv6 /64), if any."""
-    try:
-        network = ipaddress.ip_network(client, strict=False)
-    except ValueError:
-        return None
-    for decision in in_force:
+class _Cover:
+    """The decisions in force, to look clients up: an address by value, an IPv6 client (its /64) or a range by
+    network."""
+
+    def __init__(self, in_force: list[TrafficDecision]) -> None:
+        self.by_value = {decision.value: decision for decision in in_force}
+        self.networks = []
+        for decision in in_force:
+            try:
+                self.networks.append((ipaddress.ip_network(decision.value, strict=False), decision))
+            except ValueError:
+                continue
+
+    def of(self, client: str) -> TrafficDecision | None:
+        if client in self.by_value:
+            return self.by_value[client]
         try:
-            covered = ipaddress.ip_network(decision.value, strict=False)
+            network = ipaddress.ip_network(client, strict=False)
         except ValueError:
-            continue
-        if network.version == covered.version and (network.subnet_of(covered) or covered.subnet_of(network)):  # type: ignore[arg-type]
-            return decision
-    return None
+            return None
+        for covered, decision in self.networks:
+            if network.version == covered.version and (network.subnet_of(covered) or covered.subnet_of(network)):  # type: ignore[arg-type]
+                return decision
+        return None
 
 
 async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[str, Any]:
@@ -202,10 +212,11 @@ async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[
     for found in detections:
         newest_detection.setdefault(found.client, found)
     in_force = list((await session.exec(select(TrafficDecision).where(decisions.in_force(now)))).all())
+    cover = _Cover(in_force)
     counts = {"clean": 0, "suspicious": 0, "blocked": 0}
-    recent: list[dict[str, Any]] = []
+    listed: dict[str, list[dict[str, Any]]] = {"blocked": [], "suspicious": [], "clean": []}
     for client, last_seen, requests, site_id in clients:
-        decision = _covered(client, in_force)
+        decision = cover.of(client)
         detection = newest_detection.get(client)
         if decision is not None:
             verdict = "blocked"
@@ -218,9 +229,9 @@ async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[
         else:
             verdict, reason = "clean", "no scenario fired"
         counts[verdict] += 1
-        if len(recent) < RECENT_CLIENTS:
+        if len(listed[verdict]) < RECENT_CLIENTS:  # the clients come most recently seen first
             site = names.get(detection.site_id if detection else site_id, "?")
-            recent.append(
+            listed[verdict].append(
                 {
                     "client": client,
                     "site": site,
@@ -230,4 +241,6 @@ async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[
                     "lastSeen": as_utc(last_seen).isoformat(),
                 }
             )
+    # What needs a look first: the blocked, then the suspicious, then the clean, each most recently seen first.
+    recent = (listed["blocked"] + listed["suspicious"] + listed["clean"])[:RECENT_CLIENTS]
     return {"updatedAt": now.isoformat(), "counts": counts, "recent": recent}

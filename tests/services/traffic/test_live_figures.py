@@ -76,7 +76,7 @@ async def test_a_site_with_no_traffic_has_zeros_and_an_empty_feed(session):
 async def test_user_scan_names_why_a_client_is_blocked_suspicious_or_clean(session):
     site = await _site(session, "Shop")
     now = utcnow().replace(microsecond=0)
-    probing = [_line("203.0.113.5", f"/missing-{n}", 404, 10, now) for n in range(11)]
+    probing = [_line("203.0.113.5", f"/missing-{n}", 404, 10, now - timedelta(minutes=1)) for n in range(11)]
     lines = [*probing, _line("198.51.100.7", "/", 200, 500, now), _line("198.51.100.8", "/", 200, 500, now)]
     detection = LiveDetection()
     async with session_scope() as own:
@@ -92,6 +92,8 @@ async def test_user_scan_names_why_a_client_is_blocked_suspicious_or_clean(sessi
         )
     scanned = await live.user_scan(session)
     assert scanned["counts"] == {"clean": 1, "suspicious": 0, "blocked": 2}
+    # the blocked first (though seen before the clean one), each verdict most recently seen first
+    assert [row["verdict"] for row in scanned["recent"]] == ["blocked", "blocked", "clean"]
     rows = {row["client"]: row for row in scanned["recent"]}
     assert rows["203.0.113.5"]["verdict"] == "blocked" and "http-probing" in rows["203.0.113.5"]["reason"]
     assert rows["203.0.113.5"]["requests"] == 11

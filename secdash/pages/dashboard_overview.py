@@ -209,7 +209,7 @@ def dashboard_tab() -> rx.Component:
                     class_name="text-sm text-slate-400",
                 ),
                 title="Traffic",
-                extra=rx.el.span("from the sites' logs", class_name="text-xs text-slate-500"),
+                extra=rx.el.span("from the sites' logs", class_name="text-xs text-slate-400"),
             ),
             card(
                 rx.el.div(
@@ -219,7 +219,7 @@ def dashboard_tab() -> rx.Component:
                     class_name="flex flex-wrap gap-4 text-sm",
                 ),
                 title="User Scan",
-                extra=rx.el.span("clients of the last 24 h", class_name="text-xs text-slate-500"),
+                extra=rx.el.span("clients of the last 24 h", class_name="text-xs text-slate-400"),
             ),
             card(
                 rx.cond(OverviewTab.alerts.length() > 0, rx.el.ul(rx.foreach(OverviewTab.alerts, _alert_row)), _sample_alerts()),

@@ -135,7 +135,7 @@ def traffic_tab() -> rx.Component:
                 card(
                     rx.el.ul(rx.foreach(TrafficTab.mix, _mix_row)),
                     rx.el.p(
-                        TrafficTab.requests_last_hour, " requests in the last hour", class_name="mt-1 text-xs text-slate-500"
+                        TrafficTab.requests_last_hour, " requests in the last hour", class_name="mt-1 text-xs text-slate-400"
                     ),
                     title="Status Mix",
                 ),
@@ -163,7 +163,7 @@ def _client_row(row: ClientView) -> rx.Component:
             rx.el.span(row.client, class_name="font-mono text-sm"),
             rx.el.span(row.site, class_name="text-sm text-cyan-300"),
             rx.el.span(row.verdict, class_name="text-sm font-semibold uppercase " + row.verdict_class),
-            rx.el.span(row.requests, rx.cond(row.requests == 1, " request", " requests"), class_name="text-xs text-slate-500"),
+            rx.el.span(row.requests, rx.cond(row.requests == 1, " request", " requests"), class_name="text-xs text-slate-400"),
             class_name="flex flex-wrap items-center gap-3",
         ),
         rx.el.p(row.reason, class_name="break-all text-xs text-slate-400"),

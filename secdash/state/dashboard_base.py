@@ -5,6 +5,7 @@ substates: state/dashboard.py (and dashboard_scan.py, dashboard_problems.py) def
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -32,6 +33,10 @@ TAB_PARTS: dict[str, frozenset[str]] = {
     "problems": frozenset({"problems"}),
 }
 MAX_STALENESS_SECONDS = 5.0  # the spec's overview polling interval, as an upper bound
+# Parts whose figures slide with the clock (the last minute's requests) and whose source, every request a site
+# logs, does not announce each change: re-read this often while their tab is open, whatever else changes.
+TIMED_PARTS = frozenset({"traffic_live", "user_scan"})
+TIMED_SECONDS = 3.0
 
 
 def parts_to_read(tab: str, changed: Mapping[str, Any] | None) -> set[str]:
@@ -47,6 +52,7 @@ class DashboardState(FollowedPage, AuthState):
 
     tab: str = "dashboard"
     loading: bool = True
+    _timed_read_at: float = 0.0  # when the open tab's timed parts were last read (monotonic)
 
     def _read_filters(self) -> dict[str, Any] | None:
         """The filters a tab's reads take (the Problem Database's; none for the other tabs)."""
@@ -98,6 +104,10 @@ class DashboardState(FollowedPage, AuthState):
             tab = self.tab
             state = await self._tab_state(tab)
             parts, filters = parts_to_read(tab, changed), state._read_filters()
+            if time.monotonic() - self._timed_read_at >= TIMED_SECONDS:
+                parts |= TAB_PARTS[tab] & TIMED_PARTS
+            if parts & TIMED_PARTS:
+                self._timed_read_at = time.monotonic()
         if not parts:
             return
         reads = await page_reads.dashboard_reads(parts, filters)  # outside the state lock

@@ -19,6 +19,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import Site, TrafficDecision, TrafficDetection, TrafficMinute, TrafficRequest, as_utc, utcnow
+from secdash.services.probe.fetch import USER_AGENT as MONITOR_AGENT
 from secdash.services.traffic import decisions
 
 RATE_SECONDS = 60  # requests, bytes: the last minute
@@ -111,7 +112,14 @@ async def _top_paths(session: AsyncSession, since: datetime) -> list[dict[str, A
 
 
 async def _newest(session: AsyncSession, names: dict[int, str], site_id: int | None, limit: int) -> list[dict[str, Any]]:
-    query = select(TrafficRequest).order_by(col(TrafficRequest.id).desc()).limit(limit)
+    """The newest requests, but SecDash's own monitor's probes: counted in the figures, not listed (every site
+    gets one every monitor interval; they would push the visitors' requests off the list)."""
+    query = (
+        select(TrafficRequest)
+        .where(col(TrafficRequest.user_agent).not_like(MONITOR_AGENT + "%"))
+        .order_by(col(TrafficRequest.id).desc())
+        .limit(limit)
+    )
     if site_id is not None:
         query = query.where(TrafficRequest.site_id == site_id)
     return [_feed_entry(row, names) for row in (await session.exec(query)).all()]

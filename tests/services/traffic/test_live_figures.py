@@ -106,3 +106,16 @@ async def test_user_scan_names_why_a_client_is_blocked_suspicious_or_clean(sessi
         "requests": 1,
         "lastSeen": "",
     }
+
+
+async def test_the_monitors_own_probes_are_counted_but_not_listed(session):
+    site = await _site(session, "Shop")
+    now = utcnow().replace(microsecond=0)
+    lines = [_line("198.51.100.1", "/visitor", 200, 100, now)]
+    lines += [_line("192.0.2.9", "/", 200, 100, now, agent="SecDash-Monitor/1.0") for _ in range(15)]
+    async with session_scope() as own:
+        await ingest.ingest_lines(own, site.id, lines)
+    figures = await live.live_traffic(session, now=now)
+    assert figures["requestsPerMinute"] == 16
+    assert [entry["path"] for entry in figures["feed"]] == ["/visitor"]
+    assert [entry["path"] for entry in figures["sites"][0]["feed"]] == ["/visitor"]

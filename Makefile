@@ -49,7 +49,7 @@ test: install browser
 	  SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
 	  test $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
 	browser=$$!; \
-	echo "== in-process tests (2 workers); the browser tests run beside them =="; \
+	echo "== in-process tests (3 workers); the browser tests run beside them =="; \
 	$(PY) -m pytest -m "not e2e and not fuzz" -n 3 --dist worksteal -q || status=1; \
 	echo "== lint =="; \
 	$(MAKE) --no-print-directory lint || status=1; \

@@ -127,6 +127,8 @@ class TrafficDecision(SQLModel, table=True):
     created_at: datetime = _ts(default_factory=utcnow)
     until: datetime = _ts()
     deleted_at: datetime | None = _ts(default=None, nullable=True)
+    # The Threats Blocked record counting the requests the site answered 403/429 because of this decision.
+    blocked_event_id: int | None = Field(default=None, foreign_key="security_events.id", ondelete="SET NULL")
 
 
 class Bouncer(SQLModel, table=True):

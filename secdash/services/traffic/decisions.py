@@ -4,7 +4,9 @@ drill. Bouncers fetch them; a removed decision is kept (deleted_at) so bouncers 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from ipaddress import IPv4Network, IPv6Network
 
 from sqlalchemy import ColumnElement, and_
 from sqlmodel import col, select
@@ -18,12 +20,46 @@ from secdash.services.identity.permissions import require_admin
 from secdash.services.traffic.detector import Detection
 from secdash.services.traffic.ingest import TOPIC
 
+IPNetwork = IPv4Network | IPv6Network
+
 REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
 
 
 def in_force(now: datetime) -> ColumnElement[bool]:
     """The condition of a decision in force at `now`: not lifted, not ended (the one place this rule is written)."""
     return and_(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > now)
+
+
+class Cover:
+    """The decisions in force, to look clients up: an address by value, an IPv6 client (its /64) or a range by
+    network (the one place a decision "covers" a client)."""
+
+    def __init__(self, in_force: Sequence[TrafficDecision]) -> None:
+        self.by_value = {decision.value: decision for decision in in_force}
+        self.networks: list[tuple[IPNetwork, TrafficDecision]] = []
+        for decision in in_force:
+            try:
+                self.networks.append((ipaddress.ip_network(decision.value, strict=False), decision))
+            except ValueError:
+                continue
+
+    def of(self, client: str) -> TrafficDecision | None:
+        if client in self.by_value:
+            return self.by_value[client]
+        try:
+            network = ipaddress.ip_network(client, strict=False)
+        except ValueError:
+            return None
+        for covered, decision in self.networks:
+            if network.version == covered.version and (network.subnet_of(covered) or covered.subnet_of(network)):  # type: ignore[arg-type]
+                return decision
+        return None
+
+
+async def cover(session: AsyncSession, now: datetime | None = None) -> Cover:
+    """The decisions in force now, as a Cover."""
+    rows = await session.exec(select(TrafficDecision).where(in_force(now or utcnow())))
+    return Cover(rows.all())
 
 
 async def active_for(session: AsyncSession, value: str) -> TrafficDecision | None:

@@ -25,7 +25,7 @@ from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
 from secdash.models import LiveSnapshot, TrafficDetection, TrafficRequest, as_utc, utcnow
-from secdash.services.traffic import decisions
+from secdash.services.traffic import decisions, enforcement
 from secdash.services.traffic.detector import DEFAULT_ALLOW, Detection, Detector
 from secdash.services.traffic.ingest import TOPIC, client_of
 from secdash.services.traffic.logformats import Request
@@ -112,6 +112,7 @@ class LiveDetection:
         self.cursor = rows[-1].id
         for row, detection in found:
             await record(session, row.site_id, detection, operation_id=row.operation_id)
+        await enforcement.count(session, rows)
         snapshot = await session.get(LiveSnapshot, CURSOR) or LiveSnapshot(name=CURSOR)
         snapshot.data = {"cursor": self.cursor}
         snapshot.updated_at = utcnow()

@@ -10,7 +10,6 @@ text (the pages render them as text, never as markup).
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -18,7 +17,7 @@ from sqlalchemy import func
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.models import Site, TrafficDecision, TrafficDetection, TrafficMinute, TrafficRequest, as_utc, utcnow
+from secdash.models import Site, TrafficDetection, TrafficMinute, TrafficRequest, as_utc, utcnow
 from secdash.services.probe.fetch import USER_AGENT as MONITOR_AGENT
 from secdash.services.traffic import decisions
 
@@ -173,32 +172,6 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
     }
 
 
-class _Cover:
-    """The decisions in force, to look clients up: an address by value, an IPv6 client (its /64) or a range by
-    network."""
-
-    def __init__(self, in_force: list[TrafficDecision]) -> None:
-        self.by_value = {decision.value: decision for decision in in_force}
-        self.networks = []
-        for decision in in_force:
-            try:
-                self.networks.append((ipaddress.ip_network(decision.value, strict=False), decision))
-            except ValueError:
-                continue
-
-    def of(self, client: str) -> TrafficDecision | None:
-        if client in self.by_value:
-            return self.by_value[client]
-        try:
-            network = ipaddress.ip_network(client, strict=False)
-        except ValueError:
-            return None
-        for covered, decision in self.networks:
-            if network.version == covered.version and (network.subnet_of(covered) or covered.subnet_of(network)):  # type: ignore[arg-type]
-                return decision
-        return None
-
-
 async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[str, Any]:
     """User Scan: every client seen in the last day, classified, and the most recent ones with the reason."""
     now = now or utcnow()
@@ -219,12 +192,11 @@ async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[
     newest_detection: dict[str, TrafficDetection] = {}
     for found in detections:
         newest_detection.setdefault(found.client, found)
-    in_force = list((await session.exec(select(TrafficDecision).where(decisions.in_force(now)))).all())
-    cover = _Cover(in_force)
+    covering = await decisions.cover(session, now)
     counts = {"clean": 0, "suspicious": 0, "blocked": 0}
     listed: dict[str, list[dict[str, Any]]] = {"blocked": [], "suspicious": [], "clean": []}
     for client, last_seen, requests, site_id in clients:
-        decision = cover.of(client)
+        decision = covering.of(client)
         detection = newest_detection.get(client)
         if decision is not None:
             verdict = "blocked"

@@ -1,0 +1,69 @@
+"""Enforced blocks: requests a site answered 403 or 429 while a decision covered their client (after it was made).
+
+A bouncer on the site's server (or the site's own rules fed by SecDash's decisions) answers a banned client with
+403 or 429, and the site's log shows it. The detection leader reads every stored request once, so it counts them
+here: per decision, one Threats Blocked record (services/problems/events.py `record_blocked_threat`) whose
+`blocked_requests` grows with each batch, instead of one record per request. A drill's requests are left out (the
+drill records its own blocks), and so is a 403 or 429 to a client no decision covers (a site forbids things for
+reasons of its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from secdash.core.unit import mark_changed
+from secdash.models import EventSeverity, SecurityEvent, TrafficDecision, TrafficRequest, as_utc
+from secdash.services.problems import events
+from secdash.services.traffic import decisions
+from secdash.services.traffic.ingest import BLOCKED_STATUSES
+
+SOURCE = "monitor"  # what recorded it: SecDash, reading the site's log
+
+
+def _description(decision: TrafficDecision) -> str:
+    why = decision.scenario or decision.reason or decision.origin.value
+    return f"Requests from {decision.value} answered 403/429 while its {decision.type.value} was in force ({why})"[:300]
+
+
+async def count(session: AsyncSession, rows: Sequence[TrafficRequest]) -> int:
+    """Add the batch's enforced blocks to their decisions' Threats Blocked records; with the caller's commit.
+    Returns how many requests were counted."""
+    answered = [row for row in rows if row.status in BLOCKED_STATUSES and row.operation_id is None]
+    if not answered:
+        return 0
+    covering = await decisions.cover(session)
+    blocked: dict[int, tuple[TrafficDecision, TrafficRequest, int]] = {}
+    for row in answered:
+        decision = covering.of(row.client)
+        if decision is None or decision.id is None or as_utc(row.time) < as_utc(decision.created_at):
+            continue  # no decision, or the site answered so before the decision was made: not because of it
+        _decision, first, seen = blocked.get(decision.id, (decision, row, 0))
+        blocked[decision.id] = (decision, first, seen + 1)
+    for decision, first, seen in blocked.values():
+        event = await session.get(SecurityEvent, decision.blocked_event_id) if decision.blocked_event_id else None
+        if event is not None:
+            event.blocked_requests = (event.blocked_requests or 0) + seen
+            session.add(event)
+            continue
+        event = events.record_blocked_threat(
+            session,
+            description=_description(decision),
+            source=SOURCE,
+            site_id=first.site_id,
+            target=decision.value,
+            severity=EventSeverity.medium,
+            source_ip=first.address,
+            user_agent=first.user_agent[:512] or None,
+            details={"decisionId": decision.id, "via": "the site's access log"},
+            blocked_requests=seen,
+            resolved_note="Blocked by a decision in force; nothing to act on",
+        )
+        await session.flush()
+        decision.blocked_event_id = event.id
+        session.add(decision)
+    if blocked:
+        mark_changed(session, events.TOPIC)
+    return sum(seen for _decision, _first, seen in blocked.values())

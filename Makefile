@@ -37,20 +37,20 @@ MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_r
 	tests/e2e/test_code_builder.py::test_build_continue_preview_download_and_clear \
 	tests/e2e/test_code_artifacts.py::test_create_update_compare_restore_edit_preview_and_download
 
-# Every test, and the lint. The in-process tests use both cores (pytest-xdist: three workers on two cores, since
-# many tests wait on a worker process, a browser or a timer; alone, 6:31 against 6:51 with two; work-stealing so
-# no core idles at the end) while, beside them, the browser tests run, which mostly wait on a live server and Chromium: first
-# against the offline engine, then against the test model (their output is printed after the in-process run's).
-# `make lint` runs when the in-process tests end, beside the browser tests' end. The schemathesis fuzz runs once
-# in CI (make fuzz).
+# Every test, and the lint. The browser tests (first against the offline engine, then against the test model) are
+# the longest path: alone they take about 9 minutes and use under one core, waiting on a live server and Chromium.
+# The in-process tests run beside them on both cores (pytest-xdist, two workers, work-stealing so no core idles at
+# the end) at a lower priority (nice 10), so they use what the browser tests leave instead of slowing them down.
+# Their output is printed after the in-process run's; `make lint` runs when the in-process tests end. The
+# schemathesis fuzz runs once in CI (make fuzz).
 test: install browser
 	@status=0; browser_log=$$(mktemp); \
 	( $(PY) -m pytest -m e2e -q; offline=$$?; \
 	  SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
 	  test $$offline -eq 0 -a $$? -eq 0 ) >$$browser_log 2>&1 & \
 	browser=$$!; \
-	echo "== in-process tests (3 workers); the browser tests run beside them =="; \
-	$(PY) -m pytest -m "not e2e and not fuzz" -n 3 --dist worksteal -q || status=1; \
+	echo "== in-process tests (2 workers, nice 10); the browser tests run beside them =="; \
+	nice -n 10 $(PY) -m pytest -m "not e2e and not fuzz" -n 2 --dist worksteal -q || status=1; \
 	echo "== lint =="; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	wait $$browser || status=1; \
@@ -59,7 +59,7 @@ test: install browser
 	exit $$status
 
 test-fast: install
-	$(PY) -m pytest -m "not e2e and not fuzz" -n 3 --dist worksteal -q
+	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 --dist worksteal -q
 
 fuzz: install
 	$(PY) -m pytest -m fuzz -q

@@ -30,6 +30,11 @@ def in_force(now: datetime) -> ColumnElement[bool]:
     return and_(col(TrafficDecision.deleted_at).is_(None), col(TrafficDecision.until) > now)
 
 
+def why(decision: TrafficDecision) -> str:
+    """What a decision is for, in a few words: its scenario, else its reason, else its origin."""
+    return decision.scenario or decision.reason or decision.origin.value
+
+
 class Cover:
     """The decisions in force, to look clients up: an address by value, an IPv6 client (its /64) or a range by
     network (the one place a decision "covers" a client)."""

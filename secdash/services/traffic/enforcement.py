@@ -24,8 +24,10 @@ SOURCE = "monitor"  # what recorded it: SecDash, reading the site's log
 
 
 def _description(decision: TrafficDecision) -> str:
-    why = decision.scenario or decision.reason or decision.origin.value
-    return f"Requests from {decision.value} answered 403/429 while its {decision.type.value} was in force ({why})"[:300]
+    return (
+        f"Requests from {decision.value} answered 403/429 while its {decision.type.value} was in force"
+        f" ({decisions.why(decision)})"
+    )[:300]
 
 
 async def count(session: AsyncSession, rows: Sequence[TrafficRequest]) -> int:

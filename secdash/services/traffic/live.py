@@ -20,6 +20,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.models import Site, TrafficDetection, TrafficMinute, TrafficRequest, as_utc, utcnow
 from secdash.services.probe.fetch import USER_AGENT as MONITOR_AGENT
 from secdash.services.traffic import decisions
+from secdash.services.traffic.ingest import MINUTE_FIGURES
 
 RATE_SECONDS = 60  # requests, bytes: the last minute
 ACTIVE_MINUTES = 5  # a client is active when seen this recently
@@ -30,6 +31,7 @@ FEED_SIZE = 20
 SITE_FEED_SIZE = 5
 CLIENT_HOURS = 24  # User Scan: the clients seen in the last day
 RECENT_CLIENTS = 10  # listed: the blocked first, then the suspicious, then the clean
+MIX_FIGURES = tuple(name for name in MINUTE_FIGURES if name != "bytes")  # the per-minute counts the screens sum
 SHOWN_CHARS = 200  # a path or user agent is cut to this many characters on the screens
 
 
@@ -81,7 +83,7 @@ async def _active_clients(session: AsyncSession, since: datetime) -> tuple[int, 
 
 
 async def _minute_sums(session: AsyncSession, since: datetime) -> dict[int, dict[str, int]]:
-    names = ("requests", "status_2xx", "status_3xx", "status_4xx", "status_5xx", "blocked", "signups")
+    names = MIX_FIGURES
     rows = await session.exec(
         select(TrafficMinute.site_id, *[func.coalesce(func.sum(getattr(TrafficMinute, name)), 0) for name in names])
         .where(col(TrafficMinute.minute) >= since)
@@ -125,7 +127,7 @@ async def _newest(session: AsyncSession, names: dict[int, str], site_id: int | N
 
 
 def _zero_mix() -> dict[str, int]:
-    return {"requests": 0, "status_2xx": 0, "status_3xx": 0, "status_4xx": 0, "status_5xx": 0, "blocked": 0, "signups": 0}
+    return dict.fromkeys(MIX_FIGURES, 0)
 
 
 def _added(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
@@ -200,9 +202,7 @@ async def user_scan(session: AsyncSession, now: datetime | None = None) -> dict[
         detection = newest_detection.get(client)
         if decision is not None:
             verdict = "blocked"
-            reason = f"{decision.type.value} until {as_utc(decision.until).strftime('%H:%M')} UTC: " + (
-                decision.scenario or decision.reason or decision.origin.value
-            )
+            reason = f"{decision.type.value} until {as_utc(decision.until).strftime('%H:%M')} UTC: {decisions.why(decision)}"
         elif detection is not None:
             verdict = "suspicious"
             reason = f"{detection.scenario} fired at {as_utc(detection.created_at).strftime('%H:%M')} UTC"

@@ -14,6 +14,7 @@ lines and columns (everything else blanked), so a finding points at the HTML fil
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -21,8 +22,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -30,6 +30,8 @@ import yaml
 from secdash.core import bounded
 from secdash.core.config import get_settings
 from secdash.core.files import make_private_dir
+from secdash.services.code_scan import analysed
+from secdash.services.code_scan.inline_scripts import shadow_script
 
 RULES_DIR = Path(__file__).with_name("rules")
 ENGINES_DIR = Path(sys.prefix) / "engines"
@@ -178,56 +180,6 @@ def configs(packs: Sequence[str], work: Path, suffixes: set[str] | None = None) 
     return found
 
 
-# --- inline scripts ---------------------------------------------------------------------------------------------
-
-
-class _Scripts(HTMLParser):
-    """The character ranges of inline classic and module scripts."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=False)
-        self.ranges: list[tuple[int, int]] = []
-        self._start: int | None = None
-        self._lines: list[int] = []
-
-    def feed_text(self, text: str) -> None:
-        offset, self._lines = 0, []
-        for line in text.splitlines(keepends=True):
-            self._lines.append(offset)
-            offset += len(line)
-        self.feed(text)
-        self.close()
-
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self._lines[line - 1] + column if line - 1 < len(self._lines) else 0
-
-    def handle_starttag(self, tag, attrs):
-        kind = (dict(attrs).get("type") or "").lower()
-        if tag == "script" and "src" not in dict(attrs) and kind in ("", "text/javascript", "module", "application/javascript"):
-            self._start = self._offset() + len(self.get_starttag_text() or "")
-
-    def handle_endtag(self, tag):
-        if tag == "script" and self._start is not None:
-            self.ranges.append((self._start, self._offset()))
-            self._start = None
-
-
-def shadow_script(text: str) -> str | None:
-    """The page's inline scripts at their own lines and columns, everything else blanked; None without any."""
-    parser = _Scripts()
-    try:
-        parser.feed_text(text)
-    except (AssertionError, ValueError):
-        return None
-    if not parser.ranges:
-        return None
-    keep = bytearray(len(text))
-    for start, end in parser.ranges:
-        keep[start:end] = b"\1" * (end - start)
-    return "".join(ch if keep[i] or ch in "\r\n" else " " for i, ch in enumerate(text))
-
-
 # --- running ----------------------------------------------------------------------------------------------------
 
 
@@ -254,6 +206,29 @@ def _environment(home: str) -> dict[str, str]:
     }
 
 
+# --- files analysed before (analysed.py), then the run -----------------------------------------------------
+
+
+@functools.cache
+def _rules_fingerprint() -> str:
+    """The engine and every rule file: a change to any of them (an upgrade, an edited rule) forgets all results."""
+    digest = hashlib.sha256()
+    core = semgrep_core()
+    if core is not None:
+        stat = core.stat()
+        digest.update(f"{core}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    njsscan = njsscan_rules()
+    sources = sorted(RULES_DIR.glob("*.yaml")) + (sorted(njsscan.rglob("*.yaml")) if njsscan else [])
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def forget_analysed() -> None:
+    """Forget every remembered result (tests, and a benchmark that times semgrep itself)."""
+    analysed.forget()
+
+
 def run(
     files: Sequence[tuple[Path, str]],
     packs: Sequence[str],
@@ -261,15 +236,39 @@ def run(
     seconds: float,
     excluded: Sequence[str] = (*EXCLUDED_RULES, *SUPERSEDED_RULES),
 ) -> Run:
-    """One semgrep run over `files` ((path on disk, display path) pairs) with the rule packs; stopped after
-    `seconds` (the files are then reported as failed). Raises EngineMissing when the engine is not installed."""
+    """The matches of the rule packs in `files` ((path on disk, display path) pairs): files analysed before with
+    the same bytes and rules from memory, the others in one semgrep run stopped after `seconds` (the files are then
+    reported as failed). Raises EngineMissing when the engine is not installed."""
     core = semgrep_core()
     if core is None:
         raise EngineMissing("semgrep-core is not installed (run `make install`)")
     wanted = [(Path(path).absolute(), shown) for path, shown in files if Path(path).suffix.lower() in SUFFIXES]
     result = Run()
-    if not wanted:
+    rules = (",".join(sorted(packs)), ",".join(sorted(excluded)), _rules_fingerprint())
+    keys = {shown: analysed.key(path, *rules) for path, shown in wanted}
+    unseen = []
+    for path, shown in wanted:
+        known = analysed.recall(keys[shown])
+        if known is None:
+            unseen.append((path, shown))
+        else:
+            result.matches += [replace(match, file=shown) for match in known]
+    if not unseen:
         return result
+    ran = _analyse(core, unseen, packs, seconds=seconds, excluded=excluded)
+    result.matches += ran.matches
+    result.failed.update(ran.failed)
+    for _path, shown in unseen:
+        if shown not in ran.failed:
+            analysed.remember(keys[shown], tuple(replace(m, file="") for m in ran.matches if m.file == shown))
+    return result
+
+
+def _analyse(
+    core: Path, wanted: Sequence[tuple[Path, str]], packs: Sequence[str], *, seconds: float, excluded: Sequence[str]
+) -> Run:
+    """One semgrep run over `wanted`."""
+    result = Run()
     with tempfile.TemporaryDirectory(prefix="semgrep-", dir=make_private_dir(get_settings().scratch_dir)) as work:
         rule_files = configs(packs, Path(work), {path.suffix.lower() for path, _shown in wanted})
         by_target: dict[str, str] = {}

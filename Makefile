@@ -9,6 +9,10 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export REFLEX_USE_GRANIAN := 1
 export REFLEX_TELEMETRY_ENABLED := false
+# These machines set PYTHONDONTWRITEBYTECODE: every Python process (a test worker, a CLI call, a bounded worker, the
+# server) would compile each module it imports again. The bytecode goes under the venv instead (the tree stays clean).
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
 .PHONY: install run test test-fast fuzz lint bench browser clean
 

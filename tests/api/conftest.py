@@ -3,12 +3,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from secdash.api.main import create_api
+from tests.support.api_app import shared_api
 
 
 @pytest.fixture
 async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
 

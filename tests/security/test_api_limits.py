@@ -15,7 +15,6 @@ from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.ai.base import Done, Structured, TextDelta
-from secdash.api.main import create_api
 from secdash.core import db
 from secdash.core.config import get_settings
 from secdash.core.unit import commit
@@ -25,13 +24,14 @@ from secdash.services.agents import ai_calls
 from secdash.services.identity import quotas
 from secdash.services.problems.events import MAX_NOTE_LENGTH
 from tests.api.conftest import signed_in
+from tests.support.api_app import shared_api
 
 BIG_ID = 2**63
 
 
 @pytest.fixture
 async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as http:
         yield http
 

@@ -17,6 +17,7 @@ from secdash.services.identity import quotas
 from secdash.state.chat_widget import ChatWidgetState
 from secdash.state.defense_command import DefenseCenterState, DefenseCommandState
 from tests.factories import make_user, sign_in
+from tests.support.api_app import shared_api
 
 CHAT_STATES = (ChatWidgetState, DefenseCommandState, DefenseCenterState)
 
@@ -112,12 +113,11 @@ async def test_the_widget_shows_the_budget_message_and_keeps_the_question(sessio
 async def test_the_api_answers_429_with_retry_after_over_the_budget(session, settings, monkeypatch):
     import httpx
 
-    from secdash.api.main import create_api
     from tests.factories import DEFAULT_PASSWORD
 
     monkeypatch.setattr(settings, "AI_CALLS_PER_MINUTE", 2)
     await make_user(session, "api@example.com")
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.9", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.9", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         login = await http.post("/api/auth/login", json={"email": "api@example.com", "password": DEFAULT_PASSWORD})
         headers = {"Authorization": f"Bearer {login.json()['token']}"}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from secdash.api.main import create_api
 from tests.factories import DEFAULT_PASSWORD, make_user
+from tests.support.api_app import shared_api
 
 
 @pytest.fixture
 async def browser_like(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://secdash.test") as http:
         await make_user(session, "ops@example.com", role="admin")
         response = await http.post("/api/auth/login", json={"email": "ops@example.com", "password": DEFAULT_PASSWORD})

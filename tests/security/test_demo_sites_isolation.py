@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 
-from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
 from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult, site_status
+from tests.support.api_app import shared_api
 from tests.support.web_servers import STRONG_HEADERS
 
 SANDBOX = "sandbox allow-scripts allow-forms"
@@ -24,7 +24,7 @@ STRONG_DEMO_CSP = site_headers.headers_of("stock")["Content-Security-Policy"]  #
 @pytest.fixture
 async def client(monkeypatch):
     monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
-    transport = httpx.ASGITransport(app=create_api())
+    transport = httpx.ASGITransport(app=shared_api())
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
 

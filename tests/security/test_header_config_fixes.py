@@ -16,7 +16,6 @@ import shutil
 import httpx
 import pytest
 
-from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
 from secdash.models import EventSeverity, EventSource, EventType, SecurityEvent
@@ -27,6 +26,7 @@ from secdash.services.fix import fixes, patches, scope
 from secdash.services.monitoring import headers_file
 from secdash.services.scanning import code_roots
 from tests.factories import make_user
+from tests.support.api_app import shared_api
 
 PAGE = "tour/index.html"
 HEADERS = "tour/headers.json"
@@ -52,7 +52,7 @@ def workspace():
 async def client(session, settings, monkeypatch):
     monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
     monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
-    transport = httpx.ASGITransport(app=create_api())
+    transport = httpx.ASGITransport(app=shared_api())
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
 

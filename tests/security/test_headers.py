@@ -20,20 +20,21 @@ from starlette.staticfiles import StaticFiles
 from secdash.api.main import create_api
 from secdash.api.middleware import SecurityHeaders, content_security_policy
 from secdash.services.monitoring.header_grade import grade_headers
+from tests.support.api_app import shared_api
 
 GOOD_GRADES = {"A", "A+"}
 
 
 @pytest.fixture
 async def http_client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         yield client
 
 
 @pytest.fixture
 async def https_client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="https://testserver") as client:
         yield client
 
@@ -80,7 +81,7 @@ async def test_own_grader_gives_a_plus_over_https(https_client):
 async def test_own_grader_gives_a_or_better_over_https(session, scheme):
     """Over https the console grades A or better; over plain http only the two HTTPS tests (HSTS, redirection to
     HTTPS) fail, as they must (the Observatory's rules grade plain http C+ at best)."""
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.7", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.7", 50000))
     async with httpx.AsyncClient(transport=transport, base_url=f"{scheme}://testserver") as client:
         for path in ("/api/auth/user", "/", "/login/"):
             response = await client.get(path)

@@ -23,6 +23,7 @@ from secdash.services.builder import project_dir
 from tests.api.conftest import bearer, signed_in
 from tests.factories import DEFAULT_PASSWORD, make_user
 from tests.support import private_world
+from tests.support.api_app import shared_api
 from tests.support.private_world import CODE, MARKERS, NOTE, PROMPT
 
 # Routes that change something without naming anyone's private work in their path: each acts on the caller's own
@@ -71,7 +72,7 @@ PRIVATE_PARAMS = ("job_id", "project_id", "artifact_id", "fix_id")
 
 @pytest.fixture
 async def client(session):
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.9", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.9", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
     shutil.rmtree(project_dir.projects_dir(), ignore_errors=True)

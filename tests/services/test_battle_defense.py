@@ -14,13 +14,13 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from secdash.api.main import create_api
 from secdash.core.db import session_scope
 from secdash.models import HistoryLog
 from secdash.services.battle import defense, demo_app, request_log
 from secdash.services.battle.request_log import drill_header
 from secdash.services.errors import Invalid, NotFound, PermissionDenied
 from tests.factories import make_user
+from tests.support.api_app import shared_api
 from tests.support.battle import demo_sites_client
 
 ATTACKER = "198.51.100.66"
@@ -377,8 +377,8 @@ async def test_a_forged_or_remote_drill_marker_is_ignored(session, monkeypatch, 
     monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
     good = drill_header("op9", "attack", ATTACKER)
     forged = good[:-4] + ("0000" if not good.endswith("0000") else "1111")
-    remote = httpx.ASGITransport(app=create_api(), client=("203.0.113.200", 4444))
-    local = httpx.ASGITransport(app=create_api())
+    remote = httpx.ASGITransport(app=shared_api(), client=("203.0.113.200", 4444))
+    local = httpx.ASGITransport(app=shared_api())
     async with httpx.AsyncClient(transport=local, base_url="http://testserver") as http:
         await http.get("/demo/stock/", headers={"X-SecDash-Drill": forged})
     async with httpx.AsyncClient(transport=remote, base_url="http://testserver") as http:

@@ -10,12 +10,12 @@ import shutil
 import httpx
 import pytest
 
-from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo
 from secdash.demo_sites import site_headers
 from secdash.services.monitoring import headers_file
 from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.scanning import code_roots
+from tests.support.api_app import shared_api
 
 SANDBOX = "sandbox allow-scripts allow-forms"
 TOUR_FIX = {
@@ -28,7 +28,7 @@ TOUR_FIX = {
 async def client(session, settings, monkeypatch):
     monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
     monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
-    transport = httpx.ASGITransport(app=create_api())
+    transport = httpx.ASGITransport(app=shared_api())
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
         yield http
 

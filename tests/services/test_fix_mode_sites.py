@@ -11,7 +11,6 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from secdash.api.main import create_api
 from secdash.demo_sites import routes as demo_site_routes
 from secdash.jobs import runner
 from secdash.models import SecurityEvent, Site, UserPublic
@@ -22,6 +21,7 @@ from secdash.services.monitoring import monitor, sites
 from secdash.services.probe import ProbeClients
 from secdash.services.scanning import code_roots
 from tests.factories import make_user
+from tests.support.api_app import shared_api
 from tests.support.web_servers import LocalSite
 
 READER = UserPublic(id=10**9, email="reader@example.com", role="limited", first_name="Reader")  # owns nothing
@@ -44,7 +44,7 @@ def demo_server(settings, monkeypatch):
     monkeypatch.setattr(settings, "DEMO_SHARES_OUTAGE", "up")
     monkeypatch.setattr(demo_site_routes, "GEM_DELAY_SECONDS", 0.0)
     monkeypatch.setattr(settings, "DEMO_BASE_URL", "http://127.0.0.1:3999")
-    app, real_get = create_api(), ProbeClients.get
+    app, real_get = shared_api(), ProbeClients.get
 
     def get(self, *, allow_private: bool):
         client = real_get(self, allow_private=allow_private)

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 import httpx
 from sqlmodel import select
 
-from secdash.api.main import create_api
 from secdash.core.unit import commit
 from secdash.demo_sites import routes as demo
 from secdash.models import EventType, SecurityEvent, Site
@@ -17,6 +16,7 @@ from secdash.services.monitoring import monitor, site_findings
 from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
 from secdash.services.problems import events
+from tests.support.api_app import shared_api
 
 T0 = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 URL = "https://tour.example/"
@@ -200,7 +200,7 @@ async def test_the_demo_tour_site_as_served_opens_its_two_header_problems(sessio
     """The real Tour page, graded as the monitor grades it, gives the two problems Fix Mode will fix, and the two a
     plain-http site has as the reference grades it (no HTTPS, no redirect to it)."""
     monkeypatch.setattr(demo, "GEM_DELAY_SECONDS", 0.0)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_api()), base_url="http://testserver") as http:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=shared_api()), base_url="http://testserver") as http:
         response = await http.get("/demo/tour/")
     graded = grade_headers(response.headers, is_https=False)
     site = await _site(session)

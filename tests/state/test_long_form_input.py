@@ -8,12 +8,12 @@ import reflex as rx
 from sqlmodel import select
 
 import secdash.secdash  # noqa: F401
-from secdash.api.main import create_api
 from secdash.models import LoginAttempt, Site
 from secdash.pages.login import login_page
 from secdash.state.dashboard import DashboardState, OverviewTab
 from secdash.state.login import LoginState
 from tests.factories import make_user, sign_in
+from tests.support.api_app import shared_api
 
 
 def _substate(root, cls):
@@ -26,7 +26,7 @@ def _texts(events) -> str:
 
 
 async def _api_message(method: str, path: str, body: dict, headers: dict | None = None) -> str:
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.8", 50000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.8", 50000))
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         response = await client.request(method, path, json=body, headers=headers or {})
     assert response.status_code == 400, response.text

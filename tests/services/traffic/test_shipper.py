@@ -8,11 +8,11 @@ import httpx
 import pytest
 from sqlmodel import select
 
-from secdash.api.main import create_api
 from secdash.models import Site, TrafficRequest
 from secdash.services.traffic import tokens
 from secdash.services.traffic.shipper import Shipper, ShipperStopped
 from tests.factories import make_user
+from tests.support.api_app import shared_api
 
 LINE = '203.0.113.{n} - - [05/Mar/2024:10:00:00 +0000] "GET /page/{tag}-{i} HTTP/1.1" 200 5 "-" "Mozilla/5.0"\n'
 
@@ -33,7 +33,7 @@ async def world(session, tmp_path):
     await session.commit()
     admin = await make_user(session, "root@example.com", role="admin")
     made = await tokens.create_token(session=session, actor=admin, site_id=site.id)
-    transport = httpx.ASGITransport(app=create_api(), client=("198.51.100.2", 5000))
+    transport = httpx.ASGITransport(app=shared_api(), client=("198.51.100.2", 5000))
     async with httpx.AsyncClient(transport=transport) as client:
         yield made.secret, client, tmp_path
 

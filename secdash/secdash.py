@@ -39,6 +39,7 @@ from secdash.state.event_guard import EventShapeGuard
 from secdash.state.history import HistoryState
 
 app = rx.App(
+    stylesheets=["/motion.css"],  # less motion when the system asks for it (assets/motion.css)
     # The API (with its security headers and body limits), then the live channel's per-client caps.
     api_transformer=[create_api(), LiveChannelGuard],
     toaster=rx.toast.provider(

@@ -97,6 +97,14 @@ def browser_type_launch_args(browser_type_launch_args):
 
 
 @pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    """Pages as a person who asked their system for less motion sees them (assets/motion.css): nothing pulses or
+    spins, so an open page does not repaint all the time (a pulsing dot cost headless Chromium 4 CPU-s a minute,
+    beside the 1 the page needs); tests/e2e/test_layout.py checks the animations for everyone else."""
+    return {**browser_context_args, "reduced_motion": "reduce"}
+
+
+@pytest.fixture(scope="session")
 def base_url(server):
     return server
 

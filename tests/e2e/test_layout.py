@@ -173,3 +173,26 @@ def test_logout_stays_on_screen_at_1280_beside_a_60_character_email(page: Page):
     for label in ("Dashboard", "History Logs", "Defense Command", "AI Systems", "Battle Station", "Fix Mode", "Code Mode"):
         expect(banner.get_by_role("link", name=label, exact=True)).to_be_visible()
     _check_widths(page, client_width)
+
+
+def _live_dot_animation(page: Page) -> dict:
+    dot = page.get_by_text("LIVE", exact=True).locator("span")
+    expect(dot).to_be_visible()
+    return dot.evaluate(
+        "el => { const s = getComputedStyle(el);"
+        " return {name: s.animationName, seconds: parseFloat(s.animationDuration), count: s.animationIterationCount}; }"
+    )
+
+
+@pytest.mark.browser_context_args(viewport=DESKTOP, reduced_motion="no-preference")
+def test_the_live_dot_pulses_for_everyone_who_did_not_ask_for_less_motion(page: Page):
+    sign_in(page)
+    animation = _live_dot_animation(page)
+    assert animation["name"] == "pulse" and animation["seconds"] >= 1 and animation["count"] == "infinite", animation
+
+
+@pytest.mark.browser_context_args(viewport=DESKTOP, reduced_motion="reduce")
+def test_the_live_dot_keeps_still_when_the_system_asks_for_less_motion(page: Page):
+    sign_in(page)
+    animation = _live_dot_animation(page)
+    assert animation["seconds"] < 0.001 and animation["count"] == "1", animation

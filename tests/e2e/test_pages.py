@@ -31,7 +31,7 @@ def test_signed_out_visitor_is_sent_to_the_landing_page(page: Page):
 
 
 def test_history_logs_show_the_trail_and_new_entries_arrive_without_reload(page: Page, base_url: str):
-    sign_in(page)
+    sign_in(page, through_the_form=True)
     page.get_by_role("link", name="History Logs").first.click()
     expect(page.get_by_role("heading", name="History Logs")).to_be_visible()
     expect(page.get_by_text("Complete audit trail of all system activities")).to_be_visible()

@@ -57,7 +57,7 @@ def test_wrong_password_shows_login_failed(page: Page):
 
 
 def test_admin_signs_in_to_the_shell_and_out_again(page: Page, base_url: str):
-    sign_in(page)
+    sign_in(page, through_the_form=True)
     nav = page.get_by_role("navigation", name="Main navigation").first
     for label in ("Dashboard", "History Logs", "Defense Command", "AI Systems", "Battle Station", "Fix Mode", "Code Mode"):
         expect(nav.get_by_role("link", name=label)).to_be_visible()
@@ -94,7 +94,7 @@ def test_forged_token_is_refused_with_unauthorized(page: Page):
 
 
 def test_session_revoked_elsewhere_ends_the_page(page: Page, base_url: str):
-    sign_in(page)
+    sign_in(page, through_the_form=True)
     page.goto("/history")
     expect(page.get_by_role("heading", name="History Logs")).to_be_visible()
     token = page.evaluate("localStorage.getItem('auth_token')")

@@ -21,7 +21,7 @@ def test_logout_forgets_the_user_and_the_next_user_can_sign_in(page: Page):
             "framereceived", lambda payload: frames.append(payload if isinstance(payload, str) else payload.decode())
         ),
     )
-    sign_in(page)
+    sign_in(page, through_the_form=True)
     page.goto("/history")
     expect(page.get_by_text("Login succeeded").first).to_be_visible()
     page.goto("/defense-command/center")
@@ -48,7 +48,7 @@ def test_logout_forgets_the_user_and_the_next_user_can_sign_in(page: Page):
     # The next person signs in in the same tab: the button is not stuck on "Logging in...".
     page.goto("/login")
     expect(page.get_by_role("button", name="Access System")).to_be_enabled()
-    sign_in(page, LIMITED_EMAIL, LIMITED_PASSWORD)
+    sign_in(page, LIMITED_EMAIL, LIMITED_PASSWORD, through_the_form=True)
     expect(page.get_by_text(LIMITED_EMAIL)).to_be_visible()
     page.goto("/defense-command/center")
     expect(page.locator("#center-input")).to_be_visible()

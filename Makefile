@@ -16,11 +16,16 @@ export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
 .PHONY: install run test test-fast fuzz lint bench browser clean
 
-# --no-compile: Python compiles what it imports on first use; compiling every installed file up front cost ~12 s.
+# uv installs the pinned requirements in seconds where pip took 26 s (pip installs uv first; pip again if uv fails).
+# Nothing is compiled up front: Python compiles what it imports on first use.
+UV := $(VENV)/bin/uv pip install -q --python $(PY)
+PIP := $(PY) -m pip install -q --no-compile --disable-pip-version-check
 $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-engines.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile --disable-pip-version-check -r requirements-dev.txt
-	$(PY) -m pip install -q --no-compile --disable-pip-version-check --no-deps --upgrade --target $(VENV)/engines -r requirements-engines.txt
+	$(PIP) uv==0.13.9
+	$(UV) -r requirements-dev.txt || $(PIP) -r requirements-dev.txt
+	$(UV) --no-deps --target $(VENV)/engines -r requirements-engines.txt || \
+		$(PIP) --no-deps --upgrade --target $(VENV)/engines -r requirements-engines.txt
 	touch $@
 
 install: $(VENV)/.installed

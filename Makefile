@@ -47,7 +47,8 @@ MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_r
 	tests/e2e/test_code_artifacts.py::test_create_update_compare_restore_edit_preview_and_download
 
 # Every test, and the lint. The browser tests (first against the offline engine, then against the test model) are
-# the longest path: alone they take about 9 minutes and use under one core, waiting on a live server and Chromium.
+# the longest path: alone they take about 6.5 minutes (5:15 then 1:25) and use under one core, waiting on a live
+# server and Chromium.
 # The in-process tests run beside them on both cores (pytest-xdist, two workers, work-stealing so no core idles at
 # the end) at a lower priority (nice 10), so they use what the browser tests leave instead of slowing them down.
 # Their output is printed after the in-process run's; `make lint` runs when the in-process tests end. The

@@ -1,5 +1,5 @@
-"""Periodic clean-up: dead sessions, old login attempts and traffic past its retention do not pile up (one task
-per deployment)."""
+"""Periodic clean-up: dead sessions, old login attempts, and traffic and AI activity past their retention do not
+pile up (one task per deployment)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import logging
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
+from secdash.services.agents import activities
 from secdash.services.identity import auth
 from secdash.services.traffic import ingest
 
@@ -35,6 +36,10 @@ async def run_housekeeping() -> None:
                     requests, minutes = await ingest.prune(session)
                 if requests or minutes:
                     log.info("dropped %d stored requests and %d minutes past their retention", requests, minutes)
+                async with session_scope() as session:
+                    lines = await activities.prune(session)
+                if lines:
+                    log.info("dropped %d AI activity lines past their retention", lines)
             except Exception:
                 log.exception("housekeeping failed")
             await asyncio.sleep(PURGE_EVERY_SECONDS)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlmodel import col, delete, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from secdash.core.unit import mark_changed
-from secdash.models import ActivityType, AiActivity
+from secdash.core.config import get_settings
+from secdash.core.unit import commit, mark_changed
+from secdash.models import ActivityType, AiActivity, utcnow
 
 TOPIC = "activities"
 FEED_SIZE = 5  # spec section 9: the list is kept at 5
@@ -51,3 +54,12 @@ async def keep_newest_simulated(session: AsyncSession, keep: int = FEED_SIZE) ->
             col(AiActivity.id).not_in(newest.scalar_subquery()),
         )
     )
+
+
+async def prune(session: AsyncSession) -> int:
+    """Real activity older than SECDASH_AI_ACTIVITY_DAYS (simulated lines are kept to the newest few as they are
+    written); committed. Returns how many lines were dropped."""
+    kept_from = utcnow() - timedelta(days=get_settings().AI_ACTIVITY_DAYS)
+    dropped = await session.execute(delete(AiActivity).where(col(AiActivity.created_at) < kept_from))
+    await commit(session)
+    return dropped.rowcount or 0  # type: ignore[attr-defined]

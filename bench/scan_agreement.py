@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from secdash.services.code_scan import collect, engine, semgrep
+from secdash.services.code_scan import analysed, collect, engine, semgrep
 from secdash.services.code_scan.engine import Finding, ScanTarget
 from secdash.services.code_scan.project import scan
 
@@ -187,7 +187,7 @@ def project_timing() -> None:
             )
         again = asyncio.run(scan(collected.targets, "full", collected.skipped))
         print(f"full scan again, no file changed (semgrep's results remembered by the files' bytes): {again.seconds:.1f} s")
-        semgrep.forget_analysed()
+        analysed.forget()
         started = time.perf_counter()
         semgrep.run([(t.path, t.display) for t in collected.targets], ["secdash", "njsscan"], seconds=600)
         print(f"  semgrep alone (both packs, one process, nothing remembered): {time.perf_counter() - started:.1f} s")

@@ -85,13 +85,13 @@ class Settings(BaseSettings):
     )
     LOGIN_MAX_FAILURES_PER_ACCOUNT: int = Field(50, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_MAX_FAILURES_PER_ACCOUNT"))
     LOGIN_ACCOUNT_WINDOW_SECONDS: int = Field(900, ge=1, validation_alias=AliasChoices("SECDASH_LOGIN_ACCOUNT_WINDOW_SECONDS"))
+    # The AI activity feed's real lines (a monitor's state change, a drill, a fix) are kept this many days: a demo
+    # site's designed outage alone writes two an outage, about 576 a day. The screens list only the newest few.
+    AI_ACTIVITY_DAYS: int = Field(30, ge=1, le=3650, validation_alias=AliasChoices("SECDASH_AI_ACTIVITY_DAYS"))
     # Traffic (services/traffic): raw requests are kept this many hours, per-minute figures this many days; addresses
     # are personal data, so they can be stored truncated (IPv4 to /24, IPv6 to /48) instead of whole.
     TRAFFIC_RAW_HOURS: int = Field(24, ge=1, le=24 * 90, validation_alias=AliasChoices("SECDASH_TRAFFIC_RAW_HOURS"))
     TRAFFIC_MINUTE_DAYS: int = Field(30, ge=1, le=3650, validation_alias=AliasChoices("SECDASH_TRAFFIC_MINUTE_DAYS"))
-    # The AI activity feed's real lines (a monitor's state change, a drill, a fix) are kept this many days: a demo
-    # site's designed outage alone writes two an outage, about 576 a day. The screens list only the newest few.
-    AI_ACTIVITY_DAYS: int = Field(30, ge=1, le=3650, validation_alias=AliasChoices("SECDASH_AI_ACTIVITY_DAYS"))
     TRAFFIC_TRUNCATE_ADDRESSES: bool = Field(False, validation_alias=AliasChoices("SECDASH_TRAFFIC_TRUNCATE_ADDRESSES"))
     # The largest log batch one ingest request may send (gzip: compressed; unpacked it may be 8 times as large).
     TRAFFIC_INGEST_MAX_BYTES: int = Field(

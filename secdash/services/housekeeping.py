@@ -34,10 +34,9 @@ async def run_housekeeping() -> None:
                     log.info("purged %d sessions and %d login attempts", result.sessions, result.login_attempts)
                 async with session_scope() as session:
                     requests, minutes = await ingest.prune(session)
+                    lines = await activities.prune(session)
                 if requests or minutes:
                     log.info("dropped %d stored requests and %d minutes past their retention", requests, minutes)
-                async with session_scope() as session:
-                    lines = await activities.prune(session)
                 if lines:
                     log.info("dropped %d AI activity lines past their retention", lines)
             except Exception:

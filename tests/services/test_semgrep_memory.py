@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from secdash.services.code_scan import semgrep
+from secdash.services.code_scan import analysed, semgrep
 
 SERVER = (
     'const express = require("express");\nconst app = express();\napp.post("/c", (req, res) => res.json(eval(req.body.f)));\n'
@@ -27,9 +27,9 @@ def starts(monkeypatch):
         return real(command, **kwargs)
 
     monkeypatch.setattr(semgrep.subprocess, "run", counting)
-    semgrep.forget_analysed()
+    analysed.forget()
     yield started
-    semgrep.forget_analysed()
+    analysed.forget()
 
 
 def _found(run: semgrep.Run) -> set[tuple[str, int, str]]:

@@ -1,4 +1,4 @@
-"""What the file engines found in files analysed before, by the files' bytes.
+"""What semgrep found in files analysed before, by the files' bytes.
 
 semgrep OSS reads each file on its own (no rule here looks at a second file or at a path), so a file whose bytes
 (and suffix, which picks the language) were analysed by the same rules before has the same matches: only files not
@@ -52,5 +52,6 @@ def remember(found: Key | None, value: Any) -> None:
 
 
 def forget() -> None:
+    """Forget every remembered result (tests, and a benchmark that times the engine itself)."""
     with _lock:
         _remembered.clear()

@@ -224,11 +224,6 @@ def _rules_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def forget_analysed() -> None:
-    """Forget every remembered result (tests, and a benchmark that times semgrep itself)."""
-    analysed.forget()
-
-
 def run(
     files: Sequence[tuple[Path, str]],
     packs: Sequence[str],

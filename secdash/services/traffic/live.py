@@ -83,16 +83,15 @@ async def _active_clients(session: AsyncSession, since: datetime) -> tuple[int, 
 
 
 async def _minute_sums(session: AsyncSession, since: datetime) -> dict[int, dict[str, int]]:
-    names = MIX_FIGURES
     rows = await session.exec(
-        select(TrafficMinute.site_id, *[func.coalesce(func.sum(getattr(TrafficMinute, name)), 0) for name in names])
+        select(TrafficMinute.site_id, *[func.coalesce(func.sum(getattr(TrafficMinute, name)), 0) for name in MIX_FIGURES])
         .where(col(TrafficMinute.minute) >= since)
         .group_by(col(TrafficMinute.site_id))
     )
     sums: dict[int, dict[str, int]] = {}
     for row in rows.all():
         values: tuple[Any, ...] = tuple(row)  # type: ignore[arg-type]
-        sums[int(values[0])] = dict(zip(names, map(int, values[1:]), strict=True))
+        sums[int(values[0])] = dict(zip(MIX_FIGURES, map(int, values[1:]), strict=True))
     return sums
 
 

@@ -23,6 +23,7 @@ class AlertKind(StrEnum):
     finding = "finding"  # a new code or site finding at or above the rule's severity
     drill_weak = "drill_weak"  # a Battle Station drill ends below the rule's effectiveness
     account_locked = "account_locked"  # failed logins lock an account or an address out
+    attack_detected = "attack_detected"  # a site's own requests show an attack (a new attack problem)
     test = "test"  # a channel's "Send test" (no rule)
 
 

@@ -34,6 +34,7 @@ class EventSource(StrEnum):
     scanner = "scanner"
     drill = "drill"
     fix = "fix"
+    traffic = "traffic"  # the sites' own requests (services/traffic/attacks.py)
 
 
 class Disposition(StrEnum):

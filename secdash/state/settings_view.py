@@ -12,7 +12,12 @@ from secdash.models.alerting import AlertKind
 from secdash.models.alerting_public import ChannelPublic, DeliveryPublic, RulesPublic
 
 MAX_FIELD_CHARS = 2100  # a little over the service's URL limit: the service says what is too long
-PARAMS = {AlertKind.tls_expiring.value: "days", AlertKind.finding.value: "severity", AlertKind.drill_weak.value: "threshold"}
+PARAMS = {
+    AlertKind.tls_expiring.value: "days",
+    AlertKind.finding.value: "severity",
+    AlertKind.attack_detected.value: "severity",
+    AlertKind.drill_weak.value: "threshold",
+}
 KIND_LABELS = {
     AlertKind.site_down.value: "Site down",
     AlertKind.site_checking.value: "Site degraded",
@@ -21,6 +26,7 @@ KIND_LABELS = {
     AlertKind.finding.value: "Finding",
     AlertKind.drill_weak.value: "Weak drill",
     AlertKind.account_locked.value: "Account locked",
+    AlertKind.attack_detected.value: "Attack detected",
     AlertKind.test.value: "Test",
 }
 ENDED = {"sent", "failed"}

@@ -182,6 +182,7 @@ async def test_rules_have_the_issue_defaults_and_change_only_what_is_sent(client
         "finding": (True, {"severity": "high"}),
         "drill_weak": (False, {"threshold": 70}),
         "account_locked": (False, {}),
+        "attack_detected": (True, {"severity": "high"}),
     }
     assert all(r["channelIds"] == [] and r["label"] for r in rules.values())
 

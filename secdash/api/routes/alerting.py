@@ -57,6 +57,7 @@ def _whole(low_high: tuple[int, int]) -> dict[str, Any]:
 PARAMS = {
     AlertKind.tls_expiring: {"days": _whole(rules.TLS_DAYS)},
     AlertKind.finding: {"severity": {"type": "string", "enum": list(rules.SEVERITIES)}},
+    AlertKind.attack_detected: {"severity": {"type": "string", "enum": list(rules.SEVERITIES)}},
     AlertKind.drill_weak: {"threshold": _whole(rules.DRILL_THRESHOLD)},
 }
 
@@ -116,8 +117,8 @@ class RuleIn(PartialBody):
     params: dict[str, Any] = Field(
         default_factory=dict,
         description=(
-            "tls_expiring {days: 1-365}, finding {severity: low|medium|high}, drill_weak {threshold: 1-100 (%)}; "
-            "none for the others"
+            "tls_expiring {days: 1-365}, finding {severity: low|medium|high}, drill_weak {threshold: 1-100 (%)}, "
+            "attack_detected {severity: low|medium|high}; none for the others"
         ),
     )
 

@@ -38,6 +38,8 @@ def _iso(value: datetime | None) -> str | None:
 def _event_fact(event: SecurityEvent, site_name: str | None, fix_ready: str | None = None) -> EventFact:
     details = event.details or {}
     line = details.get("line")
+    traffic = details.get("kind") == "traffic"
+    samples = details.get("samples") if traffic else None
     return EventFact(
         id=event.id or 0,
         created_at=_iso(event.created_at) or "",
@@ -50,6 +52,8 @@ def _event_fact(event: SecurityEvent, site_name: str | None, fix_ready: str | No
         file=str(details["file"]) if details.get("file") else None,
         line=line if isinstance(line, int) else None,
         fix_ready=fix_ready,
+        requests=tuple(str(target) for target in samples[-5:]) if isinstance(samples, list) else (),
+        raised_because=str(details["raisedBecause"]) if traffic and details.get("raisedBecause") else None,
     )
 
 

@@ -51,6 +51,7 @@ NOTIFY_TYPES = {
     AlertKind.finding: "failure",
     AlertKind.drill_weak: "warning",
     AlertKind.account_locked: "warning",
+    AlertKind.attack_detected: "failure",
     AlertKind.test: "info",
 }
 

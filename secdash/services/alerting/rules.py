@@ -1,8 +1,9 @@
 """Which events notify which channels, and the settings of reminders, flap damping and quiet hours.
 
-A new install gets the defaults the issue names: a site going down and recovering, TLS expiring within 14 days
-and critical findings (the scanner's highest severity, "high") notify every enabled channel; a site turning
-CHECKING, weak drills (under 70 %) and account lockouts are there to switch on.
+A new install gets the defaults the issue names: a site going down and recovering, TLS expiring within 14 days,
+critical findings (the scanner's highest severity, "high") and high-severity attacks (aimed at a hole the site has
+open) notify every enabled channel; a site turning CHECKING, weak drills (under 70 %) and account lockouts are there
+to switch on.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ LABELS = {
     AlertKind.finding: "A new finding at or above a severity",
     AlertKind.drill_weak: "A drill ends below an effectiveness",
     AlertKind.account_locked: "Failed logins lock an account or address out",
+    AlertKind.attack_detected: "An attack is detected on a site, at or above a severity",
 }
 DEFAULTS: dict[AlertKind, tuple[bool, dict[str, Any]]] = {
     AlertKind.site_down: (True, {}),
@@ -42,6 +44,8 @@ DEFAULTS: dict[AlertKind, tuple[bool, dict[str, Any]]] = {
     AlertKind.finding: (True, {"severity": "high"}),
     AlertKind.drill_weak: (False, {"threshold": 70}),
     AlertKind.account_locked: (False, {}),
+    # high: the attack is aimed at a hole the site has open (services/traffic/exposure.py)
+    AlertKind.attack_detected: (True, {"severity": "high"}),
 }
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 # The ranges a rule's parameter and a setting take (lowest, highest); the API documents them.
@@ -105,10 +109,10 @@ def _params(kind: AlertKind, value: Any) -> dict[str, Any]:
         if isinstance(days, bool) or not isinstance(days, int) or not TLS_DAYS[0] <= days <= TLS_DAYS[1]:
             raise Invalid(f"tls_expiring: days must be a whole number from {TLS_DAYS[0]} to {TLS_DAYS[1]}")
         return {"days": days}
-    if kind == AlertKind.finding:
+    if kind in (AlertKind.finding, AlertKind.attack_detected):
         severity = params.get("severity", "high")
         if severity not in SEVERITIES:
-            raise Invalid(f"finding: severity must be one of {', '.join(SEVERITIES)}")
+            raise Invalid(f"{kind.value}: severity must be one of {', '.join(SEVERITIES)}")
         return {"severity": severity}
     if kind == AlertKind.drill_weak:
         threshold = params.get("threshold", 70)

@@ -236,5 +236,16 @@ async def drill_result(session: AsyncSession, *, site: str, attack: str, effecti
     )
 
 
+async def attack_detected(session: AsyncSession, *, severity: str, subject: str, title: str, body: str) -> None:
+    """A new attack problem on a site (services/traffic/attacks.py), at or above the rule's severity."""
+    rule = await rules.rule_of(session, AlertKind.attack_detected)
+    if rule is None or not rule.enabled:
+        return
+    floor = str((rule.params or {}).get("severity", "high"))
+    if SEVERITY_ORDER.get(severity, 0) < SEVERITY_ORDER.get(floor, 2):
+        return
+    await announce(session, AlertKind.attack_detected, subject=subject[:200], title=title, body=body)
+
+
 async def account_locked(session: AsyncSession, description: str) -> None:
     await announce(session, AlertKind.account_locked, subject="sign-in", title="Sign-in lockout", body=description)

@@ -24,8 +24,8 @@ from secdash.core.config import get_settings
 from secdash.core.db import session_scope
 from secdash.core.leader import run_as_leader
 from secdash.core.unit import commit, mark_changed
-from secdash.models import LiveSnapshot, TrafficDetection, TrafficRequest, as_utc, utcnow
-from secdash.services.traffic import decisions, enforcement
+from secdash.models import LiveSnapshot, Site, TrafficDetection, TrafficRequest, as_utc, utcnow
+from secdash.services.traffic import attacks, decisions, enforcement, exposure
 from secdash.services.traffic.detector import DEFAULT_ALLOW, Detection, Detector
 from secdash.services.traffic.ingest import TOPIC, client_of
 from secdash.services.traffic.logformats import Request
@@ -38,7 +38,6 @@ BATCH = 5_000
 POLL_SECONDS = 1.0
 WARM_MINUTES = 10
 SCENARIO_RETRY_SECONDS = 60  # a scenario file that does not load is read again this often
-SEVERE_FAMILIES = frozenset({"sqli", "xss", "cve", "backdoors", "brute-force", "path-traversal", "sensitive-files"})
 
 
 def scenarios() -> list[Scenario]:
@@ -124,13 +123,17 @@ class LiveDetection:
 
 
 async def record(session: AsyncSession, site_id: int, detection: Detection, operation_id: str | None = None) -> TrafficDetection:
-    """A detection and the decision it opens (an active one on the same address is reused); a drill's request
-    (operation_id) makes it the drill's: its decision's origin is "drill". With the caller's commit."""
+    """A detection, its severity (raised when it is aimed at a hole the site has open: services/traffic/exposure.py)
+    and the decision it opens (an active one on the same address is reused); a drill's request (operation_id) makes
+    it the drill's: its decision's origin is "drill" and it opens no problem (the drill records its own results).
+    Another one opens or adds to the site's attack problem (services/traffic/attacks.py). With the caller's commit."""
     decision = await decisions.open_for(session, site_id=site_id, detection=detection, drill=operation_id is not None)
+    family = detection.scenario.family
+    severity, raised_because = exposure.assess(family, detection.samples, await exposure.open_findings(session, site_id))
     row = TrafficDetection(
         site_id=site_id,
         scenario=detection.scenario.name,
-        family=detection.scenario.family,
+        family=family,
         description=detection.scenario.description[:300],
         address=detection.address,
         client=client_of(detection.address),
@@ -138,12 +141,16 @@ async def record(session: AsyncSession, site_id: int, detection: Detection, oper
         last_seen=detection.last_seen,
         events=detection.events,
         samples=list(detection.samples),
-        severity="high" if detection.scenario.family in SEVERE_FAMILIES else "medium",
+        severity=severity,
+        raised_because=raised_because,
         decision_id=decision.id if decision else None,
         operation_id=operation_id,
     )
     session.add(row)
     await session.flush()
+    site = await session.get(Site, site_id)
+    if operation_id is None and site is not None:
+        await attacks.report(session, site, row)
     return row
 
 

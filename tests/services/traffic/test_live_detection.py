@@ -59,7 +59,7 @@ async def test_requests_split_across_batches_fill_one_bucket_and_open_a_ban(sess
     )
     assert timedelta(hours=3, minutes=59) < as_utc(decision.until) - utcnow() <= timedelta(hours=4)
     detection = (await session.exec(select(TrafficDetection))).one()
-    assert detection.decision_id == decision.id and detection.severity == "medium" and len(detection.samples) == 5
+    assert detection.decision_id == decision.id and detection.severity == "low" and len(detection.samples) == 5
 
 
 async def test_a_second_detection_on_a_banned_address_reuses_its_decision(session):

@@ -17,9 +17,9 @@ _TOPICS_KEY = "secdash_changed_topics"
 _AFTER_COMMIT_KEY = "secdash_after_commit"
 
 
-def mark_changed(session: AsyncSession, topic: str) -> None:
-    """Remember that this session's commit changes `topic`."""
-    session.info.setdefault(_TOPICS_KEY, set()).add(topic)
+def mark_changed(session: AsyncSession, *topics: str) -> None:
+    """Remember that this session's commit changes these topics."""
+    session.info.setdefault(_TOPICS_KEY, set()).update(topics)
 
 
 def after_commit(session: AsyncSession, action: Callable[[], Awaitable[None]]) -> None:

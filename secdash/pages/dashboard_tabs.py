@@ -5,6 +5,7 @@ import reflex as rx
 from secdash.components.badges import agent_status_badge, pill
 from secdash.components.cards import card, simulated_mark, stat_card
 from secdash.components.job_log import log_line
+from secdash.pages.dashboard_decisions import decisions_card
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import (
     DefenseTab,
@@ -193,6 +194,7 @@ def users_tab() -> rx.Component:
             title="Recent Clients",
             class_name="mt-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4",
         ),
+        decisions_card(),
         rx.cond(
             UserScanTab.simulation_on,
             card(

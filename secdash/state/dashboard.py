@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from secdash.models import UserPublic
+from secdash.models import UserPublic, utcnow
 from secdash.services.errors import DomainError
 from secdash.services.monitoring import sites
 from secdash.services.problems import events
 from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
+from secdash.services.traffic import decisions
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.dashboard_base import (
@@ -44,11 +45,14 @@ from secdash.state.dashboard_views import (
     site_view,
 )
 from secdash.state.traffic_views import (
+    DECISION_DURATIONS,
     ClientView,
+    DecisionView,
     MixView,
     RequestView,
     SiteTrafficView,
     client_view,
+    decision_view,
     rate_text,
     request_view,
     site_traffic_view,
@@ -231,8 +235,9 @@ class TrafficTab(DashboardState):
 
 
 class UserScanTab(DashboardState):
-    """User Scan: the clients the sites logged in the last day, classified from detections and decisions; the
-    simulated verdicts below them when the simulation is on."""
+    """User Scan: the clients the sites logged in the last day, classified from detections and decisions; for
+    administrators the decisions in force, which they add and lift; the simulated verdicts below them when the
+    simulation is on."""
 
     user_clean: int = 0
     user_suspicious: int = 0
@@ -242,8 +247,83 @@ class UserScanTab(DashboardState):
     sim_clean: int = 0
     sim_suspicious: int = 0
     sim_blocked: int = 0
+    shows_decisions: bool = False  # the server read them for this viewer (administrators)
+    decisions: list[DecisionView] = []
+    decision_value: str = ""
+    decision_type: str = "ban"
+    decision_duration: str = "14400"
+    decision_reason: str = ""
+    deciding: bool = False
+
+    @protected(reads_only=True)
+    async def set_decision_value(self, value: str):
+        self.decision_value = str(value)[:100]  # the service says what is wrong with it
+        return None
+
+    @protected(reads_only=True)
+    async def set_decision_type(self, value: str):
+        if value in ("ban", "throttle"):
+            self.decision_type = value
+        return None
+
+    @protected(reads_only=True)
+    async def set_decision_duration(self, value: str):
+        if value in DECISION_DURATIONS:
+            self.decision_duration = value
+        return None
+
+    @protected(reads_only=True)
+    async def set_decision_reason(self, value: str):
+        self.decision_reason = str(value)[:300]
+        return None
+
+    async def _reread(self, user: UserPublic) -> None:
+        self._apply_reads(await page_reads.dashboard_reads({"decisions", "user_scan"}, viewer=user))
+
+    @protected
+    async def add_decision(self, user: UserPublic):
+        """Ban or throttle an address or range (administrators: the service refuses anyone else)."""
+        if self.deciding:
+            return None
+        self.deciding = True
+        try:
+            decision = await in_session(
+                decisions.add_decision,
+                actor=user,
+                value=self.decision_value,
+                type_=self.decision_type,
+                seconds=int(self.decision_duration),
+                reason=self.decision_reason,
+            )
+        except DomainError as exc:
+            return failed_toast(exc)
+        finally:
+            self.deciding = False
+        self.decision_value = self.decision_reason = ""
+        await self._reread(user)
+        label = DECISION_DURATIONS.get(self.decision_duration, "")
+        return toast.success("Decision added", description=f"{decision.type.value} of {decision.value} for {label}")
+
+    @protected
+    async def lift_decision(self, user: UserPublic, decision_id: int):
+        """Lift a decision now (administrators); bouncers hear of it on their next pull."""
+        try:
+            wanted = int(decision_id)
+        except (TypeError, ValueError):
+            return toast.error("Error", description="decision id must be a whole number")
+        try:
+            decision = await in_session(decisions.remove_decision, actor=user, decision_id=wanted)
+        except DomainError as exc:
+            return failed_toast(exc)
+        await self._reread(user)
+        return toast.success("Decision lifted", description=f"{decision.value}: its {decision.type.value} ends now")
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
+        if "decisions" in reads:
+            rows = reads["decisions"]
+            self.shows_decisions = rows is not None
+            now = utcnow()
+            self.decisions = [decision_view(row, now) for row in rows or []]
         scanned = reads.get("user_scan")
         if scanned is not None:
             counts = scanned["counts"]

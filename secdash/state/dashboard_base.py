@@ -27,7 +27,7 @@ TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 TAB_PARTS: dict[str, frozenset[str]] = {
     "dashboard": frozenset({"sites", "activities", "alerts", "traffic_live", "user_scan"}),
     "traffic": frozenset({"traffic_live", "snapshot"}),
-    "users": frozenset({"user_scan", "snapshot"}),
+    "users": frozenset({"user_scan", "decisions", "snapshot"}),
     "scan": frozenset({"scan"}),
     "defense": frozenset({"site_count", "agents", "activities"}),
     "problems": frozenset({"problems"}),
@@ -67,28 +67,30 @@ class DashboardState(FollowedPage, AuthState):
 
         return await self.get_state(TAB_STATES[tab])
 
-    async def _read_tab(self, tab: str, changed: Mapping[str, Any] | None = None, *, with_target: bool = False) -> None:
+    async def _read_tab(
+        self, tab: str, user: UserPublic, changed: Mapping[str, Any] | None = None, *, with_target: bool = False
+    ) -> None:
         """Read and apply the open tab's stale parts (for handlers that hold the state)."""
         state = await self._tab_state(tab)
         parts = parts_to_read(tab, changed)
         if with_target and tab == "scan" and not state.target_files:  # the code's size, read once per tab
             parts.add("target")
         if parts:
-            state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters()))
+            state._apply_reads(await page_reads.dashboard_reads(parts, state._read_filters(), viewer=user))
 
     @protected
-    async def load(self):
+    async def load(self, user: UserPublic):
         """The dashboard appeared: read the open tab (the demo sites are created at server start-up)."""
-        await self._read_tab(self.tab, with_target=True)
+        await self._read_tab(self.tab, user, with_target=True)
         self.loading = False
         return DashboardState.follow_changes
 
     @protected(reads_only=True)
-    async def set_tab(self, tab: str):
+    async def set_tab(self, user: UserPublic, tab: str):
         """Show another tab, read fresh."""
         if tab in TABS:
             self.tab = tab
-            await self._read_tab(tab, with_target=True)
+            await self._read_tab(tab, user, with_target=True)
         return None
 
     @protected(reads_only=True, background=True)
@@ -99,7 +101,7 @@ class DashboardState(FollowedPage, AuthState):
         ):
             yield out
 
-    async def _follow_round(self, _user: UserPublic, changed: notify.Changed) -> None:
+    async def _follow_round(self, user: UserPublic, changed: notify.Changed) -> None:
         async with self:
             tab = self.tab
             state = await self._tab_state(tab)
@@ -110,7 +112,7 @@ class DashboardState(FollowedPage, AuthState):
                 self._timed_read_at = time.monotonic()
         if not parts:
             return
-        reads = await page_reads.dashboard_reads(parts, filters)  # outside the state lock
+        reads = await page_reads.dashboard_reads(parts, filters, viewer=user)  # outside the state lock
         async with self:
             if self.tab == tab:  # the user did not switch meanwhile (the new tab read itself)
                 (await self._tab_state(tab))._apply_reads(reads)

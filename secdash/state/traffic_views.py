@@ -7,8 +7,10 @@ escapes them), never as markup or attributes that run.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any
 
+from secdash.models.traffic_public import DecisionPublic
 from secdash.state.dashboard_views import snapshot_time_label
 
 VERDICT_CLASSES = {"clean": "text-emerald-300", "suspicious": "text-amber-300", "blocked": "text-red-300"}
@@ -116,4 +118,40 @@ def client_view(row: dict[str, Any]) -> ClientView:
         reason=row["reason"],
         requests=row["requests"],
         time=snapshot_time_label(row["lastSeen"]),
+    )
+
+
+# The durations an operator picks for a decision (seconds: label).
+DECISION_DURATIONS = {"3600": "1 hour", "14400": "4 hours", "86400": "24 hours", "604800": "7 days", "2592000": "30 days"}
+
+
+@dataclasses.dataclass
+class DecisionView:
+    id: int = 0
+    value: str = ""  # the address, or the range in CIDR
+    type: str = ""  # ban or throttle
+    origin: str = ""  # scenario, operator or drill
+    why: str = ""  # the scenario, else the reason
+    ends: str = ""  # how long it still holds
+
+
+def time_left(seconds: float) -> str:
+    """A remaining time as people read it: "3 h 59 min", "12 min", "2 d 4 h"."""
+    minutes = max(0, int(seconds // 60))
+    days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {mins} min" if mins else f"{hours} h"
+    return f"{mins} min" if mins else "under a minute"
+
+
+def decision_view(row: DecisionPublic, now: datetime) -> DecisionView:
+    return DecisionView(
+        id=row.id,
+        value=row.value,
+        type=row.type,
+        origin=row.origin,
+        why=row.scenario or row.reason or row.origin,
+        ends=f"ends in {time_left((row.until - now).total_seconds())}",
     )

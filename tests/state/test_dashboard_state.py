@@ -90,6 +90,7 @@ async def test_each_change_reads_only_what_the_open_tab_shows(session):
     every_part = set(page_reads.DASHBOARD_PARTS)
     assert page_reads.stale_parts(every_part, {"traffic": 7}) == {"snapshot"}  # a simulation tick
     assert page_reads.stale_parts(every_part, {"requests": 2}) == {"traffic_live", "user_scan"}  # logged requests
+    assert page_reads.stale_parts(every_part, {"decisions": 1}) == {"decisions", "user_scan"}  # made or lifted
     assert page_reads.stale_parts(every_part, {"events": 3}) == {"alerts", "problems"}
     assert page_reads.stale_parts(every_part, {"site:3": 1}) == {"sites"}  # a keyed topic: that site's card
     assert page_reads.stale_parts(every_part, {"sites": 1}) == {"sites", "site_count", "agents", "alerts", "problems"}

@@ -14,6 +14,7 @@ from secdash.api.deps import CurrentUser, DbSession
 from secdash.api.schemas import COMMON_ERRORS, SIGNED_IN_ERRORS, MessageBody, PathId, RequestBody, errors
 from secdash.core.config import get_settings
 from secdash.models.public import PublicModel, UtcDateTime
+from secdash.models.traffic_public import DecisionPublic
 from secdash.services.errors import AuthFailed
 from secdash.services.reads import read_models
 from secdash.services.traffic import decisions, ingest, tokens
@@ -132,20 +133,6 @@ async def revoke_ingest_token(site_id: PathId, token_id: PathId, user: CurrentUs
     """Revoke a token: the next batch sent with it is refused (401)."""
     token = await tokens.revoke_token(session=session, actor=user, site_id=site_id, token_id=token_id)
     return MessageBody(message=f"ingest token {token.prefix}… revoked")
-
-
-class DecisionPublic(PublicModel):
-    id: int
-    scope: str
-    value: str
-    type: str
-    origin: str
-    scenario: str
-    reason: str
-    site_id: int | None
-    created_at: UtcDateTime
-    until: UtcDateTime
-    deleted_at: UtcDateTime | None
 
 
 class DecisionIn(RequestBody):

@@ -23,7 +23,7 @@ from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
 from secdash.services.reads import read_models
 from secdash.services.scanning import scans
-from secdash.services.traffic import ingest
+from secdash.services.traffic import decisions, ingest
 
 # What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
 DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
@@ -35,7 +35,8 @@ DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
     "problems": (events.TOPIC, sites.TOPIC),  # the Problem Database under its filters (rows name their site)
     "snapshot": (simulation.TOPIC,),
     "traffic_live": (ingest.TOPIC,),  # Live Traffic from the sites' logged requests
-    "user_scan": (ingest.TOPIC,),  # the clients of the last day, classified
+    "user_scan": (ingest.TOPIC, decisions.DECISIONS_TOPIC),  # the clients of the last day, classified
+    "decisions": (decisions.DECISIONS_TOPIC,),  # the decisions in force (for admins: None for other viewers)
     "scan": (scans.TOPIC,),
 }
 SCAN_LOG_LINES = 200  # log lines read per refresh (a page keeps the newest few)
@@ -69,7 +70,9 @@ def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "alerts": [EventPublic.model_validate(event) for event in data["alerts"]]}
 
 
-async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None = None) -> dict[str, Any]:
+async def dashboard_reads(
+    parts: Iterable[str], filters: dict[str, Any] | None = None, viewer: UserPublic | None = None
+) -> dict[str, Any]:
     """The named parts (see DASHBOARD_PARTS, plus "target": the size of the code a scan reads).
 
     The views every viewer shares (sites, alerts, activities, traffic, agents) come from the read
@@ -78,7 +81,8 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
     typed public shapes (models/public.py).
 
     `filters` are what the asking tab holds: the Problem Database's filters (events.list_events keywords),
-    or the Security Scan's log position (`log_job`, `log_after`: its log is read after that line).
+    or the Security Scan's log position (`log_job`, `log_after`: its log is read after that line). `viewer` is who
+    reads: the decisions are read for administrators only (decisions.shown_to).
     """
     parts = set(parts)
     reads: dict[str, Any] = {}
@@ -102,8 +106,10 @@ async def dashboard_reads(parts: Iterable[str], filters: dict[str, Any] | None =
         reads["traffic_live"] = await read_models.LIVE_TRAFFIC.get()
     if "user_scan" in parts:
         reads["user_scan"] = await read_models.USER_SCAN.get()
-    if "problems" in parts or "scan" in parts:
+    if "problems" in parts or "scan" in parts or "decisions" in parts:
         async with session_scope() as session:
+            if "decisions" in parts:
+                reads["decisions"] = await decisions.shown_to(session=session, viewer=viewer)
             if "problems" in parts:
                 rows = await events.list_events(session=session, **(filters or {}))
                 reads["problems"] = [EventPublic.of(event, name) for event, name in rows]

@@ -13,7 +13,8 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.unit import commit, mark_changed
-from secdash.models import DecisionOrigin, DecisionType, LogCategory, TrafficDecision, UserPublic, as_utc, utcnow
+from secdash.models import DecisionOrigin, DecisionType, LogCategory, Role, TrafficDecision, UserPublic, as_utc, utcnow
+from secdash.models.traffic_public import DecisionPublic
 from secdash.services import audit
 from secdash.services.errors import Invalid, NotFound
 from secdash.services.identity.permissions import require_admin
@@ -22,6 +23,7 @@ from secdash.services.traffic.ingest import TOPIC
 
 IPNetwork = IPv4Network | IPv6Network
 
+DECISIONS_TOPIC = "decisions"  # a decision was made or lifted (ingest's topic is marked too: User Scan's verdicts)
 REUSE_WITHIN = timedelta(minutes=10)  # a decision in force that ends this much sooner still serves a new detection
 
 
@@ -99,6 +101,7 @@ async def open_for(session: AsyncSession, *, site_id: int, detection: Detection,
     )
     session.add(decision)
     await session.flush()
+    mark_changed(session, DECISIONS_TOPIC)
     return decision
 
 
@@ -126,6 +129,18 @@ async def list_decisions(
     if active_only:
         query = query.where(in_force(utcnow()))
     return list(await session.exec(query))
+
+
+SHOWN = 50  # decisions in force listed on the User Scan tab
+
+
+async def shown_to(*, session: AsyncSession, viewer: UserPublic | None) -> list[DecisionPublic] | None:
+    """The decisions in force, newest first, as the dashboard lists them: for admins (who may change them); None
+    for everyone else (they see a client's verdict on User Scan, not the decisions)."""
+    if viewer is None or viewer.role != Role.admin:
+        return None
+    rows = await list_decisions(session=session, actor=viewer, active_only=True, limit=SHOWN)
+    return [DecisionPublic.model_validate(row, from_attributes=True) for row in rows]
 
 
 async def add_decision(
@@ -160,7 +175,7 @@ async def add_decision(
         description=f"{actor.email} added a {kind.value} of {value} for {seconds // 60} minutes",
         details={"decisionId": decision.id, "value": value, "type": kind.value, "seconds": seconds},
     )
-    mark_changed(session, TOPIC)
+    mark_changed(session, TOPIC, DECISIONS_TOPIC)
     await commit(session)
     return decision
 
@@ -183,6 +198,6 @@ async def remove_decision(*, session: AsyncSession, actor: UserPublic, decision_
             description=f"{actor.email} lifted the {decision.type.value} of {decision.value}",
             details={"decisionId": decision.id, "value": decision.value},
         )
-        mark_changed(session, TOPIC)
+        mark_changed(session, TOPIC, DECISIONS_TOPIC)
         await commit(session)
     return decision

@@ -66,6 +66,7 @@ class LiveServer:
     process: subprocess.Popen
     base_url: str
     log_path: Path
+    killed: bool = False  # stop() had to SIGKILL it: SIGTERM did not stop it within the timeout
 
     def stop(self) -> str:
         """Stop the whole process group; return the server's log."""
@@ -73,6 +74,7 @@ class LiveServer:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=20)
         except (ProcessLookupError, subprocess.TimeoutExpired):
+            self.killed = self.process.poll() is None
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -89,7 +89,7 @@ def workers(database, tmp_path) -> Iterator[tuple[LiveServer, LiveServer, str, s
     )
     run_cli(env, "init")
     with ThreadPoolExecutor(2) as pool:
-        starting = [pool.submit(start_server, env, tmp_path, 120, True, False) for _ in range(2)]
+        starting = [pool.submit(start_server, env, tmp_path, timeout=120, backend_only=True, migrate=False) for _ in range(2)]
         servers = [future.result() for future in starting]
     try:
         login = httpx.post(f"{servers[0].base_url}/api/auth/login", json={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})

@@ -14,7 +14,7 @@ export REFLEX_TELEMETRY_ENABLED := false
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 
-.PHONY: install run test test-fast fuzz lint bench browser clean
+.PHONY: install run test test-fast fuzz lint bench browser real-parts clean
 
 # uv installs the pinned requirements in seconds where pip took 26 s (pip installs uv first; pip again if uv fails).
 # Nothing is compiled up front: Python compiles what it imports on first use.
@@ -33,6 +33,13 @@ install: $(VENV)/.installed
 # Debian's Chromium for the browser tests (Playwright's own browser download fails offline).
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# Debian's nginx, sqlmap and crowdsec-custom-bouncer for the real-parts test (tests/services/traffic/test_real_parts.py),
+# each installed only when missing (no Recommends: the bouncer's would pull in the whole CrowdSec engine).
+REAL_PARTS := /usr/sbin/nginx:nginx /usr/bin/sqlmap:sqlmap /usr/bin/crowdsec-custom-bouncer:crowdsec-custom-bouncer
+real-parts:
+	@missing=""; for part in $(REAL_PARTS); do test -x "$${part%%:*}" || missing="$$missing $${part##*:}"; done; \
+	test -z "$$missing" || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; }
 
 run: install browser
 	$(PY) -m secdash init
@@ -53,7 +60,7 @@ MODEL_TESTS := tests/e2e/test_chats_model.py tests/security/browser/test_agent_r
 # the end) at a lower priority (nice 10), so they use what the browser tests leave instead of slowing them down.
 # Their output is printed after the in-process run's; `make lint` runs when the in-process tests end. The
 # schemathesis fuzz runs once in CI (make fuzz).
-test: install browser
+test: install browser real-parts
 	@status=0; browser_log=$$(mktemp); \
 	( $(PY) -m pytest -m e2e -q; offline=$$?; \
 	  SECDASH_E2E_LLM=fake $(PY) -m pytest -q $(MODEL_TESTS); \
@@ -68,7 +75,7 @@ test: install browser
 	cat $$browser_log; rm -f $$browser_log; \
 	exit $$status
 
-test-fast: install
+test-fast: install real-parts
 	$(PY) -m pytest -m "not e2e and not fuzz" -n 2 --dist worksteal -q
 
 fuzz: install

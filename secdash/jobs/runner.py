@@ -174,6 +174,9 @@ class SaqBackend:
             await execute(job_id, pinned)
 
         self.worker = Worker(self.queue, functions=[("run_job", run_job)], concurrency=SAQ_CONCURRENCY)
+        # saq's worker takes SIGINT/SIGTERM on the loop by default; in a server that swallowed the SIGTERM granian
+        # sends at shutdown (the process never stopped). The server's lifespan stops the worker (close()).
+        self.worker.SIGNALS = []
         self._worker_task = asyncio.create_task(self.worker.start(), name="saq-worker")
 
     async def close(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import signal
 from collections import Counter
 
 import pytest
@@ -86,3 +87,14 @@ async def test_a_job_running_on_one_worker_is_stopped_from_the_other(workers):
         assert store.request_stop(other, await store.get(other, job_id))
         await other.commit()
     assert await runner.wait_for(job_id, timeout=20) == "stopped"
+
+
+async def test_a_worker_leaves_the_servers_signals_to_the_server(workers):
+    """saq's Worker.start takes SIGINT and SIGTERM on the running loop by default (to stop itself): in a server worker
+    that swallowed the SIGTERM granian's master sends at shutdown, so a server with Redis never stopped (killed
+    after the caller's timeout, its leader leases left to expire). Stopping is the lifespan's business."""
+    await asyncio.sleep(0.2)  # the saq workers' start() has run
+    loop = asyncio.get_running_loop()
+    handlers = getattr(loop, "_signal_handlers", {})
+    assert signal.SIGTERM not in handlers and signal.SIGINT not in handlers
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

@@ -66,6 +66,7 @@ class LiveServer:
     process: subprocess.Popen
     base_url: str
     log_path: Path
+    killed: bool = False  # stop() had to SIGKILL it: SIGTERM did not stop it within the timeout
 
     def stop(self) -> str:
         """Stop the whole process group; return the server's log."""
@@ -73,6 +74,7 @@ class LiveServer:
             os.killpg(self.process.pid, signal.SIGTERM)
             self.process.wait(timeout=20)
         except (ProcessLookupError, subprocess.TimeoutExpired):
+            self.killed = self.process.poll() is None
             try:
                 os.killpg(self.process.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -80,12 +82,21 @@ class LiveServer:
         return self.log_path.read_text()
 
 
-def start_server(env: dict[str, str], data_dir: Path, timeout: float = 600) -> LiveServer:
-    """Migrate, then start the server on a free port and wait until pages and /ping answer."""
+def start_server(
+    env: dict[str, str], data_dir: Path, timeout: float = 600, backend_only: bool = False, migrate: bool = True
+) -> LiveServer:
+    """Migrate, then start the server on a free port and wait until pages and /ping answer.
+
+    backend_only: the API, /v1 and the lifespan tasks (detection, the monitor...) without the pages: Reflex builds
+    no frontend, so the server is up in a few seconds and never writes the `.web/` the browser tests' server builds
+    into (an in-process test can start one beside them). migrate=False: a second worker on a database already
+    migrated."""
     port = free_port()
     env = env | {"PORT": str(port)}  # the default sites point at this server's own demo sites
-    run_cli(env, "init")
-    log_path = data_dir / "server.log"
+    if migrate:
+        run_cli(env, "init")
+    log_path = data_dir / ("server.log" if migrate else f"server-{port}.log")
+    mode = ["--backend-only"] if backend_only else ["--single-port"]
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [
@@ -93,7 +104,7 @@ def start_server(env: dict[str, str], data_dir: Path, timeout: float = 600) -> L
                 "run",
                 "--env",
                 "prod",
-                "--single-port",
+                *mode,
                 "--backend-port",
                 str(port),
                 "--backend-host",
@@ -112,7 +123,7 @@ def start_server(env: dict[str, str], data_dir: Path, timeout: float = 600) -> L
             raise RuntimeError(f"server exited early:\n{log_path.read_text()[-4000:]}")
         try:
             ping = httpx.get(f"{server.base_url}/ping", timeout=2)
-            if ping.status_code == 200 and httpx.get(server.base_url, timeout=5).status_code == 200:
+            if ping.status_code == 200 and (backend_only or httpx.get(server.base_url, timeout=5).status_code == 200):
                 return server
         except httpx.HTTPError:
             pass

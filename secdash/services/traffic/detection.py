@@ -5,7 +5,8 @@ bucket: the leader of "traffic-detection" reads every new request by id (ingest 
 PostgreSQL, so ids are committed in order and none is skipped), feeds the site's detector (its own buckets per
 site, scenario and client) and records each detection, with a decision (services/traffic/decisions.py). The cursor
 is stored; a new leader first replays the last WARM_MINUTES of requests into fresh buckets without reporting, so
-a bucket half full when the previous leader stopped is not forgotten.
+a bucket half full when the previous leader stopped is not forgotten. A round that fails (its commit, say) starts
+the detector again the same way, so what that round found is found again, not lost.
 """
 
 from __future__ import annotations
@@ -173,16 +174,19 @@ async def run_detection() -> None:
     async def lead(lost: asyncio.Event) -> None:
         live: LiveDetection | None = None
         while not lost.is_set():
-            if live is None:
-                live = await start_live()
-                if live is None:
-                    await asyncio.sleep(SCENARIO_RETRY_SECONDS)
-                    continue
             try:
+                if live is None:
+                    live = await start_live()  # reads the database: its errors are retried like a step's
+                    if live is None:
+                        await asyncio.sleep(SCENARIO_RETRY_SECONDS)
+                        continue
                 async with session_scope() as session:
                     read = await live.step(session)
             except Exception:
-                log.exception("traffic detection failed")
+                log.exception("traffic detection failed; reading again from the stored cursor")
+                # A step feeds its buckets and moves its cursor before its commit: when that fails, what it found
+                # was rolled back. Start again as a new leader does (replay to the stored cursor, then report).
+                live = None
                 read = 0
             if read < BATCH:
                 await asyncio.sleep(POLL_SECONDS)

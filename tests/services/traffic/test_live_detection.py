@@ -149,3 +149,76 @@ async def test_a_broken_operator_scenario_turns_detection_off_with_a_message_not
         assert live is not None and "mine" in {scenario.name for scenario in live.scenarios}
     finally:
         (folder / "mine.yaml").unlink()
+
+
+async def test_a_round_that_fails_to_commit_is_read_again_not_lost(session, monkeypatch, caplog):
+    """A step fed its buckets and moved its cursor before its commit failed (a database blip, or two detectors
+    racing for the stored cursor): the detections it made were rolled back. The leader starts again from the stored
+    cursor, so they are made once more, not lost until the next leader."""
+    import asyncio
+
+    from secdash.models import LiveSnapshot
+    from secdash.services.traffic import detection
+
+    site = await _site(session)
+    session.add(LiveSnapshot(name=detection.CURSOR, data={"cursor": 0}))  # the leader takes up this cursor
+    await session.commit()
+    await _ingest(site, [_line(i) for i in range(11)])
+    failures = []
+    real_commit = detection.commit
+
+    async def commit_failing_once(own) -> None:
+        if not failures:
+            failures.append(1)
+            raise RuntimeError("the database went away")
+        await real_commit(own)
+
+    monkeypatch.setattr(detection, "commit", commit_failing_once)
+    monkeypatch.setattr(detection, "POLL_SECONDS", 0.05)
+    leader = asyncio.create_task(detection.run_detection())
+    try:
+        async with asyncio.timeout(10):
+            while not await _detections(session) and not leader.done():
+                await asyncio.sleep(0.05)
+    except TimeoutError:
+        pass
+    finally:
+        leader.cancel()
+        await asyncio.gather(leader, return_exceptions=True)
+    assert failures and "traffic detection failed" in caplog.text
+    assert await _detections(session) == [("203.0.113.5", "http-probing", 11)]
+
+
+async def test_a_leader_that_cannot_start_for_a_database_error_tries_again(session, monkeypatch, caplog):
+    """Taking up the cursor reads the database: an error there (as while it restarts) is retried, it does not end
+    detection for the life of the process."""
+    import asyncio
+
+    from secdash.models import LiveSnapshot
+    from secdash.services.traffic import detection
+
+    site = await _site(session)
+    session.add(LiveSnapshot(name=detection.CURSOR, data={"cursor": 0}))
+    await session.commit()
+    await _ingest(site, [_line(i) for i in range(11)])
+    failures = []
+    real_start = LiveDetection.start
+
+    async def start_failing_once(self, own) -> None:
+        if not failures:
+            failures.append(1)
+            raise RuntimeError("the database is restarting")
+        await real_start(self, own)
+
+    monkeypatch.setattr(LiveDetection, "start", start_failing_once)
+    monkeypatch.setattr(detection, "POLL_SECONDS", 0.05)
+    leader = asyncio.create_task(detection.run_detection())
+    try:
+        async with asyncio.timeout(10):
+            while not await _detections(session) and not leader.done():
+                await asyncio.sleep(0.05)
+    finally:
+        leader.cancel()
+        results = await asyncio.gather(leader, return_exceptions=True)
+    assert failures and not isinstance(results[0], RuntimeError), results
+    assert await _detections(session) == [("203.0.113.5", "http-probing", 11)]

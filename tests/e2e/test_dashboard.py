@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import sign_in
-from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD
+from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD, LIMITED_EMAIL, LIMITED_PASSWORD
 
+SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
 TAB_NAMES = ("Dashboard", "Live Traffic", "User Scan", "Security Scan", "AI Defense Mode", "Problem Database")
 
 
@@ -135,3 +138,38 @@ def test_site_turns_alert_when_its_server_goes_down(page: Page, base_url: str, s
     expect(row).to_contain_text(re.compile("refused", re.I))
     # The status change is a security event, visible among the alerts.
     expect(page.get_by_test_id("alert-row").filter(has_text="Down test is now ALERT").first).to_be_visible()
+
+
+def test_an_admin_adds_and_lifts_a_decision_on_user_scan_and_a_limited_user_sees_none(page: Page, browser, base_url):
+    """SECDASH_E2E_SCREENSHOTS=<folder> keeps the User Scan tab at 1280 and 390 px there."""
+    sign_in(page)
+    _tab(page, "User Scan").click()
+    decisions = page.get_by_role("heading", name="Decisions")
+    expect(decisions).to_be_visible()
+    page.get_by_label("Address or range").fill("not-an-address")
+    page.get_by_role("button", name="Add decision").click()
+    expect(page.get_by_text(re.compile("an IP address or a network in CIDR")).first).to_be_visible()
+    page.get_by_label("Address or range").fill("198.51.100.0/24")
+    page.get_by_label("Type").select_option("throttle")
+    page.get_by_label("For", exact=True).select_option(label="7 days")
+    page.get_by_label("Reason").fill("<b>stuffing</b> from the SOC")
+    page.get_by_role("button", name="Add decision").click()
+    row = page.get_by_test_id("decision-row").filter(has_text="198.51.100.0/24")
+    expect(row).to_contain_text("throttle")
+    expect(row).to_contain_text("<b>stuffing</b> from the SOC")  # an operator's text is shown as text
+    expect(row).to_contain_text(re.compile(r"ends in 6 d 23 h"))
+    if SHOTS:
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900})
+            page.screenshot(path=str(Path(SHOTS) / f"user-scan-decisions-{width}.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
+    row.get_by_role("button", name="Lift the decision on 198.51.100.0/24").click()
+    expect(row).to_have_count(0)
+
+    context = browser.new_context(base_url=base_url, reduced_motion="reduce")
+    limited = context.new_page()
+    sign_in(limited, LIMITED_EMAIL, LIMITED_PASSWORD)
+    _tab(limited, "User Scan").click()
+    expect(limited.get_by_text("Recent Clients")).to_be_visible()
+    expect(limited.get_by_role("heading", name="Decisions")).to_have_count(0)
+    context.close()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from secdash.models import DecisionOrigin, DecisionType, TrafficDecision, utcnow
+from sqlmodel import select
+
+from secdash.models import DecisionOrigin, DecisionType, EventType, SecurityEvent, TrafficDecision, utcnow
+from secdash.services.problems import events
 from secdash.services.traffic.bouncers import go_duration
 from tests.api.conftest import signed_in
 
@@ -103,3 +106,44 @@ def test_durations_are_written_as_go_writes_them():
     assert go_duration(720) == "12m0s"
     assert go_duration(-303) == "-5m3s"
     assert go_duration(0.25) == "0.25s"
+
+
+async def _threats_blocked(session) -> tuple[int, list]:
+    """The Threats Blocked figure (what the overview sums), and its records."""
+    session.expire_all()
+    rows = await session.exec(select(SecurityEvent).where(SecurityEvent.event_type == EventType.threat_blocked.value))
+    return await events.count_threats_blocked(session=session), list(rows)
+
+
+async def test_a_firewall_bouncer_taking_a_decision_counts_in_threats_blocked(client, session):
+    """Its blocked requests never reach the site's log: a decision counts once when a bouncer first fetches it, and
+    a live-mode bouncer's question about a client it is told to block counts that request."""
+    admin = await signed_in(client, session, "root@example.com", "admin")
+    keys = []
+    for name in ("fw-1", "fw-2"):
+        made = await client.post("/api/bouncers", json={"name": name}, headers=admin)
+        keys.append(made.json()["apiKey"])
+    first_key, second_key = keys
+    ban_id = (await _decision(session, "203.0.113.5")).id
+    drill = TrafficDecision(
+        scope="ip", value="203.0.113.9", type=DecisionType.ban, origin=DecisionOrigin.drill, scenario="drill",
+        until=utcnow() + timedelta(hours=1),
+    )  # fmt: skip
+    session.add(drill)
+    await session.commit()
+    before, none = await _threats_blocked(session)
+    assert none == []
+
+    for key in (first_key, second_key, first_key):  # two bouncers start, one pulls again
+        await client.get("/v1/decisions/stream", params={"startup": "true"}, headers={"X-Api-Key": key})
+    counted, [record] = await _threats_blocked(session)
+    assert counted == before + 1  # the ban, once; the drill's decision is the drill's to count
+    assert record.details["decisionId"] == ban_id and record.details["bouncers"] == ["fw-1", "fw-2"]
+    assert "enforced by bouncer 'fw-1'" in record.description and record.resolved
+
+    for _ in range(3):  # three requests from the banned client reach a live-mode bouncer
+        asked = await client.get("/v1/decisions", params={"ip": "203.0.113.5"}, headers={"X-Api-Key": second_key})
+        assert asked.json()[0]["value"] == "203.0.113.5"
+    await client.get("/v1/decisions", params={"ip": "198.51.100.3"}, headers={"X-Api-Key": second_key})  # clean
+    counted, [record] = await _threats_blocked(session)
+    assert counted == before + 4 and record.blocked_requests == 4

@@ -83,7 +83,8 @@ async def decisions(
     bouncer = await bouncers.bouncer_for_key(session, key)
     if bouncer is None:
         return _forbidden()
-    return JSONResponse(await bouncers.query(session, ip=ip, range_=range, value=value, scope=scope, type_=type))
+    found = await bouncers.query(session, ip=ip, range_=range, value=value, scope=scope, type_=type, bouncer=bouncer)
+    return JSONResponse(found)
 
 
 def _public(bouncer) -> BouncerPublic:

@@ -25,7 +25,7 @@ from secdash.models import Bouncer, DecisionType, LogCategory, TrafficDecision, 
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.identity.permissions import require_admin
-from secdash.services.traffic import keys
+from secdash.services.traffic import enforcement, keys
 from secdash.services.traffic.decisions import in_force
 
 KEY_PREFIX = "sdb_"
@@ -166,6 +166,7 @@ async def stream(session: AsyncSession, bouncer: Bouncer, *, startup: bool, scop
     deleted = [row for row in ended if row.value not in still_held]
     bouncer.last_pull_at = now
     session.add(bouncer)
+    await enforcement.by_bouncer(session, bouncer.name, new, asked=False)
     await commit(session)
     return {
         "new": [lapi_decision(row, now) for row in new] or None,
@@ -175,11 +176,12 @@ async def stream(session: AsyncSession, bouncer: Bouncer, *, startup: bool, scop
 
 async def query(
     session: AsyncSession, *, ip: str | None = None, range_: str | None = None, value: str | None = None,
-    scope: str | None = None, type_: str | None = None,
+    scope: str | None = None, type_: str | None = None, bouncer: Bouncer | None = None,
 ) -> list[dict[str, Any]] | None:  # fmt: skip
     """The decisions in force that cover an address or range (None when there is none, as the Local API answers).
     Bouncers in live mode ask this for each new client, so an address is looked up by value (and the ranges,
-    which are few), not by reading every decision."""
+    which are few), not by reading every decision. A `bouncer` asking about an address it is told to block counts
+    that request as blocked (services/traffic/enforcement.py)."""
     now = utcnow()
     wanted: ipaddress.IPv4Network | ipaddress.IPv6Network | None = None
     try:
@@ -200,7 +202,7 @@ async def query(
     elif value is not None:
         candidates = candidates.where(col(TrafficDecision.value) == value)
     rows = list(await session.exec(candidates))
-    found = []
+    found: list[TrafficDecision] = []
     for row in rows:
         if value is not None and row.value != value:
             continue
@@ -212,5 +214,7 @@ async def query(
             held = ipaddress.ip_network(row.value, strict=False)
             if held.version != wanted.version or not wanted.subnet_of(held):  # type: ignore[arg-type]
                 continue
-        found.append(lapi_decision(row, now))
-    return found or None
+        found.append(row)
+    if bouncer is not None and ip and found and await enforcement.by_bouncer(session, bouncer.name, found, asked=True):
+        await commit(session)
+    return [lapi_decision(row, now) for row in found] or None

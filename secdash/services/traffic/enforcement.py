@@ -1,4 +1,5 @@
-"""Enforced blocks: requests a site answered 403 or 429 while a decision covered their client (after it was made).
+"""Enforced blocks: requests a site answered 403 or 429 while a decision covered their client (after it was made),
+and decisions bouncers took.
 
 A bouncer on the site's server (or the site's own rules fed by SecDash's decisions) answers a banned client with
 403 or 429, and the site's log shows it. The detection leader reads every stored request once, so it counts them
@@ -6,6 +7,11 @@ here: per decision, one Threats Blocked record (services/problems/events.py `rec
 `blocked_requests` grows with each batch, instead of one record per request. A drill's requests are left out (the
 drill records its own blocks), and so is a 403 or 429 to a client no decision covers (a site forbids things for
 reasons of its own).
+
+A bouncer on a firewall blocks before the site: its blocked requests never reach the log. So a decision also
+counts once when a bouncer first fetches it (the stream: it is enforced from then on), and once for each request a
+live-mode bouncer asks about and is told to block (`GET /v1/decisions?ip=`: it asks as a request arrives). They add
+to the same record, which names the bouncers.
 """
 
 from __future__ import annotations
@@ -15,12 +21,13 @@ from collections.abc import Sequence
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.unit import mark_changed
-from secdash.models import EventSeverity, SecurityEvent, TrafficDecision, TrafficRequest, as_utc
+from secdash.models import DecisionOrigin, EventSeverity, SecurityEvent, TrafficDecision, TrafficRequest, as_utc
 from secdash.services.problems import events
 from secdash.services.traffic import decisions
 from secdash.services.traffic.ingest import BLOCKED_STATUSES
 
-SOURCE = "monitor"  # what recorded it: SecDash, reading the site's log
+SOURCE = "monitor"  # what recorded it: SecDash, reading the site's log or answering its bouncers
+MAX_NAMED_BOUNCERS = 10
 
 
 def _description(decision: TrafficDecision) -> str:
@@ -69,3 +76,56 @@ async def count(session: AsyncSession, rows: Sequence[TrafficRequest]) -> int:
     if blocked:
         mark_changed(session, events.TOPIC)
     return sum(seen for _decision, _first, seen in blocked.values())
+
+
+async def _record_of(session: AsyncSession, decision: TrafficDecision, description: str) -> tuple[SecurityEvent, bool]:
+    """The decision's Threats Blocked record, made (with no request counted yet) if it has none; (record, made)."""
+    event = await session.get(SecurityEvent, decision.blocked_event_id) if decision.blocked_event_id else None
+    if event is not None:
+        return event, False
+    event = events.record_blocked_threat(
+        session,
+        description=description,
+        source=SOURCE,
+        site_id=decision.site_id,
+        target=decision.value,
+        severity=EventSeverity.medium,
+        source_ip=decision.value if decision.scope == "ip" else None,
+        details={"decisionId": decision.id, "via": "a bouncer"},
+        resolved_note="Blocked by a decision in force; nothing to act on",
+    )
+    event.blocked_requests = 0
+    await session.flush()
+    decision.blocked_event_id = event.id
+    session.add(decision)
+    return event, True
+
+
+async def by_bouncer(session: AsyncSession, name: str, taken: Sequence[TrafficDecision], *, asked: bool) -> int:
+    """Count what a bouncer took (see the module docstring): `asked` for a live-mode query (one request each time),
+    else a stream pull (each decision once, the first time any bouncer fetches it). With the caller's commit;
+    returns how much was added. A drill's decisions are left out (the drill records its own blocks)."""
+    added = 0
+    for decision in taken:
+        if decision.origin == DecisionOrigin.drill or decision.id is None:
+            continue
+        what = f"{decision.value}: its {decision.type.value} enforced by bouncer {name!r} ({decisions.why(decision)})"
+        event, _made = await _record_of(session, decision, what[:300])
+        details = dict(event.details or {})
+        named = list(details.get("bouncers") or [])
+        if name not in named and len(named) < MAX_NAMED_BOUNCERS:
+            details["bouncers"] = [*named, name]
+        counted = asked or not details.get("fetched")
+        details["fetched"] = True
+        event.details = details
+        session.add(event)
+        if not counted:
+            continue
+        event.blocked_requests = (event.blocked_requests or 0) + 1
+        session.add(event)
+        added += 1
+        if asked:
+            break  # one request: the first decision that covers it
+    if added:
+        mark_changed(session, events.TOPIC)
+    return added

@@ -47,6 +47,9 @@ class Site(SQLModel, table=True):
     probe_requested_at: datetime | None = _ts(default=None, nullable=True)
     is_demo: bool = False
     allow_private: bool = False
+    # Traffic settings (services/traffic/site_settings.py): the requests per minute it is built for, its signup path.
+    capacity_rpm: int | None = None
+    signup_route: str | None = Field(default=None, max_length=200)
     default_slug: str | None = Field(default=None, max_length=16)
     created_at: datetime = _ts(default_factory=utcnow)
 

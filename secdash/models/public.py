@@ -100,6 +100,8 @@ class SitePublic(PublicModel):
     last_checked_at: UtcDateTime | None
     is_demo: bool
     allow_private: bool
+    capacity_rpm: int | None = None  # requests per minute it is built for (Live Traffic's capacity figure)
+    signup_route: str | None = None  # the path signups are POSTed to (None: the usual ones)
 
     @classmethod
     def of(cls, site: Site) -> SitePublic:
@@ -124,6 +126,8 @@ class SitePublic(PublicModel):
             last_checked_at=site.last_checked_at,
             is_demo=site.is_demo,
             allow_private=site.allow_private,
+            capacity_rpm=site.capacity_rpm,
+            signup_route=site.signup_route,
         )
 
 

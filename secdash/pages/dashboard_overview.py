@@ -285,9 +285,47 @@ def site_dialog() -> rx.Component:
                     class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
                 ),
                 rx.el.label(
-                    rx.el.input(type="checkbox", name="allow_private"),
+                    rx.el.input(
+                        type="checkbox",
+                        name="allow_private",
+                        default_checked=OverviewTab.site_form_allow_private,
+                        key=OverviewTab.editing_site_id.to_string() + OverviewTab.site_form_allow_private.to_string(),
+                    ),
                     " Allow a private or local address (only for hosts you own)",
                     class_name="flex items-center gap-2 text-sm text-slate-300",
+                ),
+                rx.el.div(
+                    rx.el.div(
+                        rx.el.label("Capacity (requests / min)", html_for="site-capacity", class_name="text-sm"),
+                        rx.el.input(
+                            id="site-capacity",
+                            name="capacity_rpm",
+                            input_mode="numeric",
+                            placeholder="not set",
+                            default_value=OverviewTab.site_form_capacity,
+                            max_length=9,
+                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                        ),
+                        class_name="flex min-w-0 flex-col gap-1",
+                    ),
+                    rx.el.div(
+                        rx.el.label("Signup route", html_for="site-signup-route", class_name="text-sm"),
+                        rx.el.input(
+                            id="site-signup-route",
+                            name="signup_route",
+                            placeholder="/signup, /register, /join…",
+                            default_value=OverviewTab.site_form_signup_route,
+                            max_length=200,
+                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                        ),
+                        class_name="flex min-w-0 flex-col gap-1",
+                    ),
+                    class_name="grid grid-cols-1 gap-2 sm:grid-cols-2",
+                ),
+                rx.el.p(
+                    "Live Traffic measures the site against its capacity and counts a POST to its signup route as a "
+                    "signup (empty: the usual routes).",
+                    class_name="text-xs text-slate-400",
                 ),
                 rx.cond(
                     OverviewTab.confirm_remove,

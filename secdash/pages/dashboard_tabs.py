@@ -80,6 +80,7 @@ def _site_traffic(site: SiteTrafficView) -> rx.Component:
             " · ",
             site.blocked_last_hour,
             " blocked in the last hour",
+            rx.cond(site.capacity != "", rx.fragment(" · ", site.capacity)),
             class_name="mb-2 text-xs text-slate-400",
         ),
         _feed(site.feed, "No request logged yet."),
@@ -119,7 +120,15 @@ def traffic_tab() -> rx.Component:
             class_name="mb-3 flex flex-wrap items-center gap-2",
         ),
         rx.el.div(
-            stat_card("Requests / min", TrafficTab.requests_per_minute, "activity"),
+            stat_card(
+                "Requests / min",
+                TrafficTab.requests_per_minute,
+                "activity",
+                note=rx.cond(
+                    TrafficTab.capacity != "",
+                    rx.el.p(TrafficTab.capacity, class_name="mt-1 text-xs text-slate-400", data_testid="traffic-capacity"),
+                ),
+            ),
             stat_card("Active Clients", TrafficTab.active_clients, "users"),
             stat_card("Bandwidth", TrafficTab.bandwidth, "gauge"),
             stat_card("Signups Today", TrafficTab.signups_today, "user-plus"),

@@ -21,7 +21,7 @@ from secdash.services.monitoring import sites
 from secdash.services.problems import events
 from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
-from secdash.services.traffic import decisions
+from secdash.services.traffic import decisions, site_settings
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.dashboard_base import (
@@ -51,6 +51,7 @@ from secdash.state.traffic_views import (
     MixView,
     RequestView,
     SiteTrafficView,
+    capacity_text,
     client_view,
     decision_view,
     rate_text,
@@ -101,6 +102,9 @@ class OverviewTab(DashboardState):
     editing_site_id: int = 0
     site_form_name: str = ""
     site_form_url: str = ""
+    site_form_allow_private: bool = False
+    site_form_capacity: str = ""
+    site_form_signup_route: str = ""
     confirm_remove: bool = False  # Remove asks first; only "Remove site" then removes
 
     def _apply_reads(self, reads: dict[str, Any]) -> None:
@@ -132,6 +136,9 @@ class OverviewTab(DashboardState):
         self.editing_site_id = site.id if site else 0
         self.site_form_name = site.name if site else ""
         self.site_form_url = site.url if site else "https://"
+        self.site_form_allow_private = site.allow_private if site else False
+        self.site_form_capacity = site.capacity_rpm if site else ""
+        self.site_form_signup_route = site.signup_route if site else ""
         self.site_dialog_open, self.confirm_remove = True, False
         return None
 
@@ -155,15 +162,25 @@ class OverviewTab(DashboardState):
     async def save_site(self, user: UserPublic, form: dict):
         name, url = str(form.get("name", "")), str(form.get("url", ""))
         allow_private = bool(form.get("allow_private"))
+        capacity, route = str(form.get("capacity_rpm", "")).strip()[:20], str(form.get("signup_route", ""))[:500]
         try:
+            traffic = site_settings.clean(int(capacity) if capacity.isdigit() else capacity or None, route)
             if self.editing_site_id:
                 await in_session(
-                    sites.update_site, actor=user, site_id=self.editing_site_id, name=name, url=url, allow_private=allow_private
+                    sites.update_site,
+                    actor=user,
+                    site_id=self.editing_site_id,
+                    name=name,
+                    url=url,
+                    allow_private=allow_private,
+                    traffic=traffic,
                 )
             else:
-                await in_session(sites.create_site, actor=user, name=name, url=url, allow_private=allow_private)
+                await in_session(sites.create_site, actor=user, name=name, url=url, allow_private=allow_private, traffic=traffic)
         except DomainError as exc:
-            self.site_form_name, self.site_form_url = name, url  # keep what was typed
+            # keep what was typed
+            self.site_form_name, self.site_form_url, self.site_form_allow_private = name, url, allow_private
+            self.site_form_capacity, self.site_form_signup_route = capacity, route
             return failed_toast(exc)
         self.site_dialog_open = False
         await self._reload_sites()
@@ -188,6 +205,7 @@ class TrafficTab(DashboardState):
     on, the simulated figures, labelled."""
 
     requests_per_minute: int = 0
+    capacity: str = ""  # the sites with a capacity set, against it ("" when none has one)
     active_clients: int = 0
     bandwidth: str = "0 B/s"
     signups_today: int = 0
@@ -210,6 +228,7 @@ class TrafficTab(DashboardState):
         live = reads.get("traffic_live")
         if live is not None:
             self.requests_per_minute = live["requestsPerMinute"]
+            self.capacity = capacity_text(live.get("capacityPercent"))
             self.active_clients = live["activeClients"]
             self.bandwidth = rate_text(live["bytesPerSecond"])
             self.signups_today = live["signupsToday"]

@@ -28,6 +28,9 @@ class SiteView:
     domain: str = ""
     address: str = ""  # what the card shows: host[:port] plus the path, so the four demo sites differ
     url: str = ""
+    allow_private: bool = False
+    capacity_rpm: str = ""  # its traffic settings, as the edit form shows them ("" when not set)
+    signup_route: str = ""
     status: str = "warning"
     status_label: str = "CHECKING"
     response_time: str = "-"  # total: every redirect hop and the body
@@ -134,6 +137,9 @@ def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
         name=site.name,
         domain=site.domain,
         url=site.url,
+        allow_private=site.allow_private,
+        capacity_rpm=str(site.capacity_rpm) if site.capacity_rpm else "",
+        signup_route=site.signup_route or "",
         status=site.security_status.value,
         address=site.domain + urlsplit(site.url).path.rstrip("/"),
         status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),

@@ -67,12 +67,20 @@ class SiteTrafficView:
     active_clients: int = 0
     bandwidth: str = ""
     blocked_last_hour: int = 0
+    capacity: str = ""  # "12% of 600 req/min capacity" ("" when the site has no capacity set)
     feed: list[RequestView] = dataclasses.field(default_factory=list)
+
+
+def capacity_text(percent: int | None, capacity_rpm: int | None = None) -> str:
+    if percent is None:
+        return ""
+    return f"{percent}% of {capacity_rpm:,} req/min capacity" if capacity_rpm else f"{percent}% of capacity"
 
 
 def site_traffic_view(site: dict[str, Any]) -> SiteTrafficView:
     return SiteTrafficView(
         name=site["name"],
+        capacity=capacity_text(site.get("capacityPercent"), site.get("capacityRpm")),
         requests_per_minute=site["requestsPerMinute"],
         active_clients=site["activeClients"],
         bandwidth=rate_text(site["bytesPerSecond"]),

@@ -30,6 +30,7 @@ from secdash.services.monitoring.sites import MAX_NAME_LENGTH
 from secdash.services.probe import MAX_URL_LENGTH
 from secdash.services.problems import events, resolution
 from secdash.services.reads import dashboard, read_models
+from secdash.services.traffic import site_settings
 
 router = APIRouter(prefix="/api", tags=["dashboard"], responses=SIGNED_IN_ERRORS)
 SiteFilter = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH, description="Only this site's"), integer_text(1, MAX_ID)]
@@ -66,6 +67,23 @@ class SiteIn(RequestBody):
         not_blank=True,
     )
     allowPrivate: bool = False  # noqa: N815
+    capacityRpm: Annotated[int, Field(ge=1, le=site_settings.MAX_CAPACITY_RPM)] | None = Field(  # noqa: N815
+        default=None,
+        description="requests per minute the site is built for (Live Traffic's capacity); null: not set. "
+        "Left out of an update: unchanged",
+    )
+    signupRoute: str | None = Field(  # noqa: N815
+        default=None,
+        max_length=site_settings.MAX_ROUTE,
+        description="the path signups are POSTed to (e.g. /account/create); null or empty: the usual routes. "
+        "Left out of an update: unchanged",
+    )
+
+    def traffic(self, *, update: bool) -> site_settings.TrafficSettings | None:
+        """The traffic settings sent, checked (None: an update that sends neither keeps the stored ones)."""
+        if update and not {"capacityRpm", "signupRoute"} & self.model_fields_set:
+            return None
+        return site_settings.clean(self.capacityRpm, self.signupRoute)
 
 
 class ResolveIn(RequestBody):
@@ -117,14 +135,27 @@ async def read_sites(user: CurrentUser, session: DbSession) -> list[SitePublic]:
 
 @router.post("/sites", status_code=201, response_model=SitePublic, responses=errors(403, 409))
 async def create_site(body: SiteIn, user: CurrentUser, session: DbSession) -> SitePublic:
-    site = await sites.create_site(session=session, actor=user, name=body.name, url=body.url, allow_private=body.allowPrivate)
+    site = await sites.create_site(
+        session=session,
+        actor=user,
+        name=body.name,
+        url=body.url,
+        allow_private=body.allowPrivate,
+        traffic=body.traffic(update=False),
+    )
     return SitePublic.of(site)
 
 
 @router.put("/sites/{site_id}", response_model=SitePublic, responses=errors(403, 404))
 async def update_site(site_id: PathId, body: SiteIn, user: CurrentUser, session: DbSession) -> SitePublic:
     site = await sites.update_site(
-        session=session, actor=user, site_id=site_id, name=body.name, url=body.url, allow_private=body.allowPrivate
+        session=session,
+        actor=user,
+        site_id=site_id,
+        name=body.name,
+        url=body.url,
+        allow_private=body.allowPrivate,
+        traffic=body.traffic(update=True),
     )
     return SitePublic.of(site)
 

@@ -204,6 +204,8 @@ class SiteTrafficPublic(PublicModel):
     id: int
     name: str
     requests_per_minute: int
+    capacity_rpm: int | None = None  # the site's setting (None: not set)
+    capacity_percent: int | None = None  # the last minute's requests as a share of it
     bytes_per_second: int
     active_clients: int
     last_hour: MixPublic
@@ -214,6 +216,7 @@ class SiteTrafficPublic(PublicModel):
 class LiveTrafficPublic(PublicModel):
     updated_at: str
     requests_per_minute: int
+    capacity_percent: int | None = None  # the sites with a capacity, against the sum of their capacities
     bytes_per_second: int
     active_clients: int
     last_hour: MixPublic

@@ -22,6 +22,7 @@ from secdash.services.identity.permissions import require_admin
 from secdash.services.once import insert_missing
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.problems import events
+from secdash.services.traffic.site_settings import TrafficSettings
 
 log = logging.getLogger(__name__)
 
@@ -157,14 +158,25 @@ def _is_literal(host: str, address: str) -> bool:
         return False
 
 
-async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, url: str, allow_private: bool = False) -> Site:
-    """Add a site to monitor (admins only; audited)."""
+async def create_site(
+    *,
+    session: AsyncSession,
+    actor: UserPublic,
+    name: str,
+    url: str,
+    allow_private: bool = False,
+    traffic: TrafficSettings | None = None,
+) -> Site:
+    """Add a site to monitor (admins only; audited), with its traffic settings (services/traffic/site_settings.py,
+    checked by `site_settings.clean`)."""
     require_admin(actor, "add sites")
     name, url = _clean(name, url)
     await _check_target(session, url, allow_private=allow_private)
     if (await session.exec(select(func.count()).select_from(Site))).one() >= MAX_SITES:
         raise Conflict(f"at most {MAX_SITES} sites can be monitored")
     site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private, probe_requested_at=utcnow())
+    if traffic is not None:
+        site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route
     session.add(site)
     await session.flush()
     mark_changed(session, TOPIC)
@@ -182,16 +194,29 @@ async def create_site(*, session: AsyncSession, actor: UserPublic, name: str, ur
 
 
 async def update_site(
-    *, session: AsyncSession, actor: UserPublic, site_id: int, name: str, url: str, allow_private: bool = False
+    *,
+    session: AsyncSession,
+    actor: UserPublic,
+    site_id: int,
+    name: str,
+    url: str,
+    allow_private: bool = False,
+    traffic: TrafficSettings | None = None,
 ) -> Site:
-    """Change a site's name or URL (admins only; audited). It is probed again at once; a new URL starts afresh."""
+    """Change a site's name or URL, and its traffic settings when given (admins only; audited). It is probed again
+    at once; a new URL starts afresh."""
     require_admin(actor, "change sites")
     site = await get_site(session=session, site_id=site_id)
     name, url = _clean(name, url)
     # Demo sites keep their URL on this server; a changed URL, or "allow private" taken away, is checked.
     if url != site.url or (site.allow_private and not allow_private and not site.is_demo):
         await _check_target(session, url, allow_private=allow_private)
-    before = {"name": site.name, "url": site.url}
+    before: dict[str, object] = {"name": site.name, "url": site.url}
+    after: dict[str, object] = {"name": name, "url": url}
+    if traffic is not None:
+        before |= {"capacityRpm": site.capacity_rpm, "signupRoute": site.signup_route}
+        after |= {"capacityRpm": traffic.capacity_rpm, "signupRoute": traffic.signup_route}
+        site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route
     if url != site.url:
         site.is_demo = False
         site.status, site.response_time_ms, site.grade, site.score = SiteStatus.warning, None, None, None
@@ -209,7 +234,7 @@ async def update_site(
         action="Site changed",
         description=f"{actor.email} changed {name}",
         actor_user_id=actor.id,
-        details={"siteId": site_id, "before": before, "after": {"name": name, "url": url}},
+        details={"siteId": site_id, "before": before, "after": after},
     )
     await commit(session)
     return site

@@ -10,7 +10,6 @@ IPv6 to /48); IPv6 clients count per /64 either way (one host usually holds a wh
 from __future__ import annotations
 
 import ipaddress
-import re
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from secdash.core.config import get_settings
 from secdash.core.unit import commit, mark_changed
 from secdash.models import Site, TrafficMinute, TrafficRequest, utcnow
 from secdash.services.errors import Invalid, TooLarge, Unsupported
+from secdash.services.traffic import site_settings
 from secdash.services.traffic.logfiles import Tally
 from secdash.services.traffic.logformats import LineError, Request, parse_line
 
@@ -37,8 +37,6 @@ STORED_TARGET_CHARS = 1024
 STORED_TEXT_CHARS = 512
 BLOCKED_STATUSES = (403, 429)
 MINUTE_FIGURES = ("requests", "bytes", "status_2xx", "status_3xx", "status_4xx", "status_5xx", "blocked", "signups")
-# A signup: a POST to one of these paths answered 2xx or 3xx (the site's own signup route).
-SIGNUP_PATH = re.compile(r"(?i)^/(?:[\w-]+/)*(?:signup|sign-up|register|join|create-account)/?(?:\?.*)?$")
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def _row(site_id: int, request: Request, truncate: bool, operation_id: str | Non
     }
 
 
-def _count(minutes: dict[datetime, dict[str, int]], request: Request) -> None:
+def _count(minutes: dict[datetime, dict[str, int]], request: Request, signup_route: str | None) -> None:
     figures = minutes.setdefault(
         _minute(request.time),
         {
@@ -116,7 +114,7 @@ def _count(minutes: dict[datetime, dict[str, int]], request: Request) -> None:
         figures[f"status_{status_class}xx"] += 1
     if request.status in BLOCKED_STATUSES:
         figures["blocked"] += 1
-    if request.method == "POST" and 200 <= request.status < 400 and SIGNUP_PATH.match(request.target):
+    if site_settings.is_signup(request.method, request.status, request.target, signup_route):
         figures["signups"] += 1
 
 
@@ -143,9 +141,10 @@ async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Re
         # Ingest transactions take turns, so request ids are committed in order and detection, reading by id,
         # never passes over a request another worker is still storing (SQLite writers take turns anyway).
         await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": INGEST_LOCK_KEY})
+    signup_route = (await session.exec(select(Site.signup_route).where(Site.id == site_id))).first()
     minutes: dict[datetime, dict[str, int]] = {}
     for request in requests:
-        _count(minutes, request)
+        _count(minutes, request, signup_route)
     rows = [_row(site_id, request, truncate, operation_id) for request in requests]
     await session.execute(insert(TrafficRequest), rows)
     await _add_minutes(session, site_id, minutes)

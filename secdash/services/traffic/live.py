@@ -19,7 +19,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import Site, TrafficDetection, TrafficMinute, TrafficRequest, as_utc, utcnow
 from secdash.services.probe.fetch import USER_AGENT as MONITOR_AGENT
-from secdash.services.traffic import decisions
+from secdash.services.traffic import decisions, site_settings
 from secdash.services.traffic.ingest import MINUTE_FIGURES
 
 RATE_SECONDS = 60  # requests, bytes: the last minute
@@ -137,6 +137,13 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
     """The Live Traffic figures, overall and per site (sites with no request in the last hour have zeros)."""
     now = now or utcnow()
     names = await _site_names(session)
+    capacities = {
+        site_id: capacity
+        for site_id, capacity in (
+            await session.exec(select(Site.id, Site.capacity_rpm).where(col(Site.capacity_rpm).is_not(None)))
+        ).all()
+        if site_id is not None and capacity
+    }
     rate = await _per_site_rate(session, now - timedelta(seconds=RATE_SECONDS))
     active_total, active = await _active_clients(session, now - timedelta(minutes=ACTIVE_MINUTES))
     hour = await _minute_sums(session, now - timedelta(minutes=MIX_MINUTES))
@@ -150,6 +157,8 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
                 "id": site_id,
                 "name": name,
                 "requestsPerMinute": count,
+                "capacityRpm": capacities.get(site_id),
+                "capacityPercent": site_settings.capacity_percent(count, capacities.get(site_id)),
                 "bytesPerSecond": round(size / RATE_SECONDS),
                 "activeClients": active.get(site_id, 0),
                 "lastHour": hour.get(site_id, _zero_mix()),
@@ -160,9 +169,12 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
     last_hour = _zero_mix()
     for part in hour.values():
         last_hour = _added(last_hour, part)
+    # Overall: the sites that have a capacity, against the sum of their capacities (None when none has one).
+    with_capacity = sum(rate.get(site_id, (0, 0))[0] for site_id in capacities)
     return {
         "updatedAt": now.isoformat(),
         "requestsPerMinute": sum(count for count, _size in rate.values()),
+        "capacityPercent": site_settings.capacity_percent(with_capacity, sum(capacities.values()) or None),
         "bytesPerSecond": round(sum(size for _count, size in rate.values()) / RATE_SECONDS),
         "activeClients": active_total,
         "lastHour": last_hour,

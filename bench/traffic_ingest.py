@@ -17,10 +17,11 @@ PostgreSQL (a database `secdash_ingest_<random>` made for the run and dropped af
    hundred lines a second; 0 skips it).
 2. Latency. Debian's nginx (when installed; else the bench appends the lines itself and says so) serves a second
    site's requests and writes its access log; `python -m secdash ship` (the real shipper, following the file)
-   sends it. SECDASH_INGEST_LATENCY_LINES requests (50), one every SECDASH_INGEST_LATENCY_INTERVAL s (0.5), each to
-   a path of its own; `GET /api/traffic/live` is read every 50 ms and a request counts as visible when that site's
-   newest-requests feed (`sites[].feed[].path`) lists its path. Delay: nginx's answer to the first sight. Meanwhile
-   a background sender posts SECDASH_INGEST_BACKGROUND_RATE lines a second (1,000) of the corpus to the first site.
+   sends it. SECDASH_INGEST_LATENCY_LINES requests (50; 0 skips this part), one every
+   SECDASH_INGEST_LATENCY_INTERVAL s (0.5), each to a path of its own; `GET /api/traffic/live` is read every 50 ms
+   and a request counts as visible when that site's newest-requests feed (`sites[].feed[].path`) lists its path.
+   Delay: nginx's answer to the first sight. Meanwhile a background sender posts SECDASH_INGEST_BACKGROUND_RATE
+   lines a second (1,000) of the corpus to the first site.
 3. Disk. After the throughput run (the traffic tables were empty before it): SQLite after a WAL checkpoint, per table
    with its indexes (the dbstat table), and the file's growth; PostgreSQL `pg_total_relation_size` (heap, TOAST
    and indexes) of traffic_requests and traffic_minutes. Raw rows per million requests = bytes / rows x 10^6; the
@@ -89,7 +90,7 @@ class Database:
     def env(self) -> dict[str, str]:
         return {}
 
-    def query(self, sql: str) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 
     def cursor(self) -> int:
@@ -108,6 +109,9 @@ class Database:
     def table_bytes(self) -> dict[str, int]:
         raise NotImplementedError
 
+    def parts(self, table: str) -> dict[str, int]:
+        raise NotImplementedError
+
     def total_bytes(self) -> int:
         raise NotImplementedError
 
@@ -121,9 +125,9 @@ class SQLite(Database):
     def __init__(self, data_dir: Path) -> None:
         self.path = data_dir / "secdash.db"
 
-    def query(self, sql: str) -> list[tuple[Any, ...]]:
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with sqlite3.connect(self.path, timeout=30) as connection:
-            return connection.execute(sql).fetchall()
+            return connection.execute(sql, params).fetchall()
 
     def checkpoint(self) -> None:
         self.query("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -136,6 +140,15 @@ class SQLite(Database):
         self.checkpoint()
         rows = self.query(
             "SELECT m.tbl_name, sum(s.pgsize) FROM dbstat s JOIN sqlite_master m ON m.name = s.name GROUP BY m.tbl_name"
+        )
+        return {name: int(size) for name, size in rows}
+
+    def parts(self, table: str) -> dict[str, int]:
+        """Bytes of the table and of each of its indexes."""
+        rows = self.query(
+            "SELECT s.name, sum(s.pgsize) FROM dbstat s JOIN sqlite_master m ON m.name = s.name"
+            " WHERE m.tbl_name = ? GROUP BY s.name",
+            (table,),
         )
         return {name: int(size) for name, size in rows}
 
@@ -155,8 +168,8 @@ class PostgreSQL(Database):
     def env(self) -> dict[str, str]:
         return {"SECDASH_DATABASE_URL": self.url}
 
-    def query(self, sql: str) -> list[tuple[Any, ...]]:
-        return list(self.connection.execute(sql).fetchall())  # type: ignore[arg-type]
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return list(self.connection.execute(sql, params).fetchall())  # type: ignore[arg-type]
 
     def total_bytes(self) -> int:
         return int(self.query("SELECT pg_database_size(current_database())")[0][0])
@@ -165,6 +178,15 @@ class PostgreSQL(Database):
         rows = self.query(
             "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
             " WHERE c.relkind = 'r' AND n.nspname = 'public'"
+        )
+        return {name: int(size) for name, size in rows}
+
+    def parts(self, table: str) -> dict[str, int]:
+        """Bytes of the table (heap and TOAST) and of each of its indexes."""
+        rows = self.query(
+            "SELECT %s, pg_table_size(%s::regclass) UNION ALL"
+            " SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) FROM pg_index WHERE indrelid = %s::regclass",
+            (table, table, table),
         )
         return {name: int(size) for name, size in rows}
 
@@ -494,6 +516,8 @@ def disk(db: Database, before_total: int, requests: int) -> dict[str, float]:
         f"      traffic_requests: {raw_rows:,} rows, {raw / 1e6:.1f} MB with its indexes:"
         f" {raw / raw_rows:,.0f} B per request, {raw / raw_rows * MILLION / 1e6:,.0f} MB per million"
     )
+    split = ", ".join(f"{name} {size / raw_rows:,.0f} B" for name, size in sorted(db.parts("traffic_requests").items()))
+    print(f"         per request: {split}")
     print(
         f"      traffic_minutes: {minute_rows:,} rows, {minutes / 1e3:.0f} KB:"
         f" {minutes / max(minute_rows, 1):,.0f} B per site-minute;"
@@ -533,7 +557,7 @@ def run() -> None:
                 measured = throughput(server, token, lines)
                 sustained = print_throughput(server.db.kind, measured, peers)
                 disk(server.db, before_total, measured.stored)
-                delays = latency(server, lines, token, Path(tempfile.mkdtemp(dir=folder)))
+                delays = latency(server, lines, token, Path(tempfile.mkdtemp(dir=folder))) if LATENCY_LINES > 0 else None
                 results[database] = (sustained, delays)
             finally:
                 server.stop()

@@ -20,6 +20,7 @@ BENCHMARKS = {
     "scan": "bench.scan_agreement",
     "scan_reference": "bench.scan_reference",
     "detection": "bench.detection_agreement",
+    "ingest": "bench.traffic_ingest",
 }
 # Benchmarks that take arguments (application folders): `python -m bench scan_reference PATH [PATH...]`.
 WITH_ARGUMENTS = {"scan_reference"}

@@ -46,7 +46,7 @@ class TrafficRequest(SQLModel, table=True):
 
     __tablename__ = "traffic_requests"
     __table_args__ = (
-        Index("ix_traffic_requests_site_time", "site_id", "time"),
+        Index("ix_traffic_requests_site_id", "site_id", "id"),  # a site's newest requests (Live Traffic)
         Index("ix_traffic_requests_time", "time"),
         Index("ix_traffic_requests_client_time", "client", "time"),
     )

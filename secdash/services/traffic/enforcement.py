@@ -17,11 +17,13 @@ to the same record, which names the bouncers.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from sqlalchemy.engine import Row
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.core.unit import mark_changed
-from secdash.models import DecisionOrigin, EventSeverity, SecurityEvent, TrafficDecision, TrafficRequest, as_utc
+from secdash.models import DecisionOrigin, EventSeverity, SecurityEvent, TrafficDecision, as_utc
 from secdash.services.problems import events
 from secdash.services.traffic import decisions
 from secdash.services.traffic.ingest import BLOCKED_STATUSES
@@ -37,14 +39,14 @@ def _description(decision: TrafficDecision) -> str:
     )[:300]
 
 
-async def count(session: AsyncSession, rows: Sequence[TrafficRequest]) -> int:
-    """Add the batch's enforced blocks to their decisions' Threats Blocked records; with the caller's commit.
-    Returns how many requests were counted."""
+async def count(session: AsyncSession, rows: Sequence[Row[Any]]) -> int:
+    """Add the batch's enforced blocks to their decisions' Threats Blocked records; with the caller's commit. The rows
+    hold TrafficRequest's columns (as detection reads them). Returns how many requests were counted."""
     answered = [row for row in rows if row.status in BLOCKED_STATUSES and row.operation_id is None]
     if not answered:
         return 0
     covering = await decisions.cover(session)
-    blocked: dict[int, tuple[TrafficDecision, TrafficRequest, int]] = {}
+    blocked: dict[int, tuple[TrafficDecision, Row[Any], int]] = {}
     for row in answered:
         decision = covering.of(row.client)
         if decision is None or decision.id is None or as_utc(row.time) < as_utc(decision.created_at):

@@ -222,3 +222,32 @@ async def test_a_leader_that_cannot_start_for_a_database_error_tries_again(sessi
         results = await asyncio.gather(leader, return_exceptions=True)
     assert failures and not isinstance(results[0], RuntimeError), results
     assert await _detections(session) == [("203.0.113.5", "http-probing", 11)]
+
+
+async def test_the_leader_reads_stored_requests_as_plain_rows_not_one_orm_object_each(session):
+    """Found by `python -m bench ingest`: building a TrafficRequest entity (identity map, instance state) for every
+    request read cost about as much as reading its columns twice over and held detection below the ingest rate."""
+    from sqlalchemy import event
+
+    from secdash.models import TrafficRequest
+
+    site = await _site(session)
+    loaded: list[object] = []
+
+    def count(target: object, _context: object) -> None:
+        loaded.append(target)
+
+    event.listen(TrafficRequest, "load", count)
+    try:
+        live = LiveDetection()
+        async with session_scope() as own:
+            await live.start(own)
+        await _ingest(site, [_line(i) for i in range(11)])
+        assert await _step(live) == 11
+        restarted = LiveDetection()  # a new leader warms its buckets from the same rows
+        async with session_scope() as own:
+            await restarted.start(own)
+    finally:
+        event.remove(TrafficRequest, "load", count)
+    assert await _detections(session) == [("203.0.113.5", "http-probing", 11)]
+    assert loaded == []

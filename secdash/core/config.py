@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
     # Battle Station's simulated threats (real drills started at random): on with the simulation unless "off".
     THREAT_SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_THREAT_SIMULATION"))
+    # The simulated Live Traffic and User Scan figures (below the real ones from the sites' logs, labelled): off
+    # unless asked for, now that the sites' own requests give the real ones.
+    TRAFFIC_SIMULATION: str = Field("off", validation_alias=AliasChoices("SECDASH_TRAFFIC_SIMULATION"))
     SCAN_PATHS: str = Field("", validation_alias=AliasChoices("SECDASH_SCAN_PATHS"))
     # A pause after each scanned file, so a long scan leaves the CPU to the monitor on a small server.
     SCAN_PAUSE_MS: int = Field(0, ge=0, le=10_000, validation_alias=AliasChoices("SECDASH_SCAN_PAUSE_MS"))
@@ -183,6 +186,10 @@ class Settings(BaseSettings):
     @property
     def simulation_enabled(self) -> bool:
         return self.SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
+
+    @property
+    def traffic_simulation_enabled(self) -> bool:
+        return self.simulation_enabled and self.TRAFFIC_SIMULATION.strip().lower() not in {"off", "0", "false", "no"}
 
     @property
     def threat_simulation_enabled(self) -> bool:

@@ -41,14 +41,24 @@ def test_user_scans_happen_about_thirty_percent_of_the_time_and_keep_three():
 
 async def test_the_overview_marks_simulated_figures_and_has_none_with_the_simulation_off(session, monkeypatch):
     """What API clients and the Dashboard read: traffic and user-scan figures say they are simulated, and with
-    SECDASH_SIMULATION=off no stored figure is served at all."""
+    SECDASH_SIMULATION=off no stored figure is served at all; SECDASH_TRAFFIC_SIMULATION (off by default) asks
+    for them."""
     from secdash.core.config import get_settings
     from secdash.services.reads import dashboard
 
     await simulation.save_snapshot(session, SimulationState())
     await session.commit()
     overview = await dashboard.overview(session=session)
+    assert overview["trafficData"] is None and overview["userStats"] is None  # the simulated traffic is asked for
+    monkeypatch.setenv("SECDASH_TRAFFIC_SIMULATION", "on")
+    get_settings.cache_clear()
+    try:
+        overview = await dashboard.overview(session=session)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
     assert overview["trafficData"]["simulated"] is True and overview["userStats"]["simulated"] is True
+    monkeypatch.setenv("SECDASH_TRAFFIC_SIMULATION", "on")
     monkeypatch.setenv("SECDASH_SIMULATION", "off")
     get_settings.cache_clear()
     try:

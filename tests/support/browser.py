@@ -56,6 +56,7 @@ def _e2e_env(data_dir, fake_model) -> dict[str, str]:
         # after each file, so a running scan can always be seen and stopped before it ends.
         "SECDASH_DEMO_SHARES_OUTAGE": "up",
         "SECDASH_THREAT_SIMULATION": "off",  # no drill starts at random under a browser test
+        "SECDASH_TRAFFIC_SIMULATION": "on",  # the labelled simulated figures are shown (and checked) on request
         "SECDASH_SCAN_PAUSE_MS": "300",
         "SECDASH_SERVED_BY_HEADER": "1",
     }

@@ -141,8 +141,8 @@ async def save_snapshot(session: AsyncSession, state: SimulationState) -> None:
 
 
 async def read_snapshot(*, session: AsyncSession) -> dict[str, Any] | None:
-    """The newest simulated figures, or None when the simulation is off or has not run."""
-    if not get_settings().simulation_enabled:
+    """The newest simulated figures, or None when the simulated traffic is off (the default) or has not run."""
+    if not get_settings().traffic_simulation_enabled:
         return None
     row = await session.get(LiveSnapshot, SNAPSHOT)
     return dict(row.data) if row else None

@@ -244,8 +244,8 @@ async def recent_activities() -> list[dict[str, Any]]:
 
 
 async def traffic_snapshot() -> dict[str, Any] | None:
-    """The newest simulated figures, or None when the simulation is off or has not run."""
-    if not get_settings().simulation_enabled:
+    """The newest simulated figures, or None when the simulated traffic is off (the default) or has not run."""
+    if not get_settings().traffic_simulation_enabled:
         return None
     return await TRAFFIC.get()
 

@@ -62,7 +62,7 @@ def test_an_admin_adds_a_webhook_sends_a_test_and_sees_the_delivery(page: Page, 
     expect(banner.get_by_role("link", name="Settings", exact=True)).to_have_attribute("aria-current", "page")
     _fits(page, DESKTOP["width"])
     main = page.get_by_role("main")
-    expect(main.get_by_role("region", name="Rules").get_by_test_id("rule-row")).to_have_count(7)
+    expect(main.get_by_role("region", name="Rules").get_by_test_id("rule-row")).to_have_count(8)
     page.mouse.move(600, 600)  # off the nav link: a hovered link takes Radix's darker hover colour
     assert_accessible(page, "settings as loaded")
 
@@ -169,7 +169,7 @@ def test_the_settings_page_fits_a_phone_and_the_menu_offers_it(page: Page):
     page.get_by_role("button", name="Toggle navigation menu").or_(page.get_by_label("Toggle navigation menu")).click()
     page.get_by_role("navigation", name="Main navigation").get_by_role("link", name="Settings").first.click()
     expect(page.get_by_role("heading", name="Settings", level=1)).to_be_visible()
-    expect(page.get_by_test_id("rule-row")).to_have_count(7)
+    expect(page.get_by_test_id("rule-row")).to_have_count(8)
     _fits(page, PHONE["width"])
     assert_accessible(page, "settings on a phone")
 

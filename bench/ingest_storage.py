@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 import sqlite3
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ PG_URL = os.environ.get("SECDASH_INGEST_PG_URL", "postgresql://postgres@127.0.0.
 MILLION = 1_000_000
 
 
-class Database:
+class Database(ABC):
     """The server's database as the bench reads it (sizes, the detector's cursor)."""
 
     kind = ""
@@ -25,8 +26,9 @@ class Database:
     def env(self) -> dict[str, str]:
         return {}
 
+    @abstractmethod
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
+        """(each database answers in its own words)"""
 
     def cursor(self) -> int:
         rows = self.query("SELECT data FROM live_snapshots WHERE name = 'traffic-detection'")
@@ -41,17 +43,20 @@ class Database:
     def count(self, table: str) -> int:
         return int(self.query(f"SELECT count(*) FROM {table}")[0][0])  # noqa: S608 (our table names)
 
+    @abstractmethod
     def table_bytes(self) -> dict[str, int]:
-        raise NotImplementedError
+        """(each database answers in its own words)"""
 
+    @abstractmethod
     def parts(self, table: str) -> dict[str, int]:
-        raise NotImplementedError
+        """(each database answers in its own words)"""
 
+    @abstractmethod
     def total_bytes(self) -> int:
-        raise NotImplementedError
+        """(each database answers in its own words)"""
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 (most databases hold nothing to close)
+        return None
 
 
 class SQLite(Database):

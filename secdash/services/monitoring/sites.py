@@ -22,6 +22,7 @@ from secdash.services.identity.permissions import require_admin
 from secdash.services.once import insert_missing
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.problems import events
+from secdash.services.traffic import site_settings
 from secdash.services.traffic.site_settings import TrafficSettings
 
 log = logging.getLogger(__name__)
@@ -167,7 +168,7 @@ async def create_site(
     allow_private: bool = False,
     traffic: TrafficSettings | None = None,
 ) -> Site:
-    """Add a site to monitor (admins only; audited), with its traffic settings (services/traffic/site_settings.py,
+    """Add a site to monitor (admins only; audited), with its traffic settings (services/traffic/site_settings.py:
     checked by `site_settings.clean`)."""
     require_admin(actor, "add sites")
     name, url = _clean(name, url)
@@ -176,6 +177,7 @@ async def create_site(
         raise Conflict(f"at most {MAX_SITES} sites can be monitored")
     site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private, probe_requested_at=utcnow())
     if traffic is not None:
+        traffic = site_settings.clean(traffic.capacity_rpm, traffic.signup_route)  # the rule is checked here too
         site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route
     session.add(site)
     await session.flush()
@@ -214,6 +216,7 @@ async def update_site(
     before: dict[str, object] = {"name": site.name, "url": site.url}
     after: dict[str, object] = {"name": name, "url": url}
     if traffic is not None:
+        traffic = site_settings.clean(traffic.capacity_rpm, traffic.signup_route)  # the rule is checked here too
         before |= {"capacityRpm": site.capacity_rpm, "signupRoute": site.signup_route}
         after |= {"capacityRpm": traffic.capacity_rpm, "signupRoute": traffic.signup_route}
         site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route

@@ -118,12 +118,12 @@ async def open_findings(session: AsyncSession, site_id: int) -> list[OpenFinding
     found = []
     for event in rows:
         details = event.details or {}
-        cwe = details.get("cwe")
+        cwe, line = details.get("cwe"), details.get("line")
         found.append(
             OpenFinding(
                 event_id=event.id or 0,
                 file=str(details.get("file") or ""),
-                line=int(details.get("line") or 0) if str(details.get("line") or "0").isdigit() else 0,
+                line=line if isinstance(line, int) and not isinstance(line, bool) else 0,
                 rule=str(details.get("rule") or ""),
                 cwe=cwe if isinstance(cwe, int) and not isinstance(cwe, bool) else None,
                 text=str(details.get("finding") or ""),

@@ -141,7 +141,9 @@ async def ingest_requests(session: AsyncSession, site_id: int, requests: list[Re
         # Ingest transactions take turns, so request ids are committed in order and detection, reading by id,
         # never passes over a request another worker is still storing (SQLite writers take turns anyway).
         await session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": INGEST_LOCK_KEY})
-    signup_route = (await session.exec(select(Site.signup_route).where(Site.id == site_id))).first()
+    signup_route = None  # read only when a request could be a signup (a POST answered 2xx/3xx): most batches have none
+    if any(request.method == "POST" and 200 <= request.status < 400 for request in requests):
+        signup_route = (await session.exec(select(Site.signup_route).where(Site.id == site_id))).first()
     minutes: dict[datetime, dict[str, int]] = {}
     for request in requests:
         _count(minutes, request, signup_route)

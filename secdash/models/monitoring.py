@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index
+from sqlalchemy import JSON, Column, Index, false
 from sqlmodel import Field, SQLModel
 
 from secdash.models.base import _enum, _ts, utcnow
@@ -51,6 +51,10 @@ class Site(SQLModel, table=True):
     capacity_rpm: int | None = None
     signup_route: str | None = Field(default=None, max_length=200)
     default_slug: str | None = Field(default=None, max_length=16)
+    # Operator-chosen labels ("prod", "eu", "client-a"): the site list filters by them (lower-case, sorted, unique).
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]"))
+    # A paused site keeps its history and problems but is not probed until it is resumed.
+    paused: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     created_at: datetime = _ts(default_factory=utcnow)
 
 

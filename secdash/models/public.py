@@ -102,6 +102,8 @@ class SitePublic(PublicModel):
     allow_private: bool
     capacity_rpm: int | None = None  # requests per minute it is built for (Live Traffic's capacity figure)
     signup_route: str | None = None  # the path signups are POSTed to (None: the usual ones)
+    tags: list[str] = []  # operator-chosen labels the site list filters by
+    paused: bool = False  # monitoring paused: not probed until resumed
 
     @classmethod
     def of(cls, site: Site) -> SitePublic:
@@ -128,6 +130,8 @@ class SitePublic(PublicModel):
             allow_private=site.allow_private,
             capacity_rpm=site.capacity_rpm,
             signup_route=site.signup_route,
+            tags=list(site.tags or []),
+            paused=site.paused,
         )
 
 

@@ -282,7 +282,7 @@ async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurr
         await agents.list_agents(session=session)
         for (site_id, _url, _allow, _demo), result in zip(targets, results, strict=True):
             site = by_id.get(site_id)
-            if site is None:  # removed while it was being probed
+            if site is None or site.paused:  # removed or paused while it was being probed
                 continue
             await apply_probe(session, site, result)
             statuses[site_id] = site.status
@@ -296,7 +296,7 @@ async def probe_all(*, clients: ProbeClients | None = None, concurrency: int = M
         async with ProbeClients() as shared:
             return await probe_all(clients=shared, concurrency=concurrency)
     async with session_scope() as session:
-        targets = [_target(site) for site in await sites.list_sites(session=session)]
+        targets = [_target(site) for site in await sites.list_sites(session=session) if not site.paused]
     return await _probe_and_apply(targets, clients, concurrency)
 
 
@@ -307,6 +307,7 @@ async def probe_requested(*, clients: ProbeClients | None = None, concurrency: i
             return await probe_requested(clients=shared, concurrency=concurrency)
     async with session_scope() as session:
         saved = select(Site).where(
+            col(Site.paused).is_(False),
             col(Site.probe_requested_at).is_not(None),
             or_(col(Site.last_checked_at).is_(None), col(Site.last_checked_at) < col(Site.probe_requested_at)),
         )

@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = {
     "overview": "bench.overview_load",
     "monitor": "bench.monitor_load",
+    "probe_cost": "bench.probe_cost",
     "latency": "bench.event_latency",
     "llm": "bench.llm_overhead",
     "fanout": "bench.fanout",

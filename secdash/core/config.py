@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     COOKIE_SECURE: bool = Field(False, validation_alias=AliasChoices("SECDASH_COOKIE_SECURE"))
     MONITOR_INTERVAL_SECONDS: float = Field(30, validation_alias=AliasChoices("SECDASH_MONITOR_INTERVAL"))
     MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
+    # Days of site check history kept (site_checks; older rows are pruned in batches by the monitor).
+    HISTORY_DAYS: float = Field(7, ge=1, le=366, validation_alias=AliasChoices("SECDASH_HISTORY_DAYS"))
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
     # Battle Station's simulated threats (real drills started at random): on with the simulation unless "off".
     THREAT_SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_THREAT_SIMULATION"))

@@ -12,10 +12,16 @@ A site is followed probe by probe (`observe_site`), so one outage is one message
 - a recovery is only announced for an outage that was announced.
 A certificate expiring within the rule's days is announced once a day at most while it stays so. The bundled demo
 sites are simulations (Shares fails one minute in five by design): their status never pages anyone.
+
+A monitor round reads the alert state of all its sites at once (`load_site_states`: one query for the states, one
+for the settings, one for the TLS rule) and hands it to observe_site/observe_tls, which then query nothing for a
+site whose state does not move; a site with no stored state that stays SECURE (or whose certificate is not
+expiring) gets no row at all. Only a state that changes is written.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy.exc import IntegrityError
@@ -26,11 +32,13 @@ from secdash.core.unit import mark_changed
 from secdash.jobs import runner
 from secdash.models import Site, as_utc, utcnow
 from secdash.models.alerting import (
+    AlertingSettings,
     AlertKind,
     AlertState,
     DeliveryOutcome,
     NotificationChannel,
     NotificationDelivery,
+    NotificationRule,
 )
 from secdash.services.alerting import deliver_job, rules  # noqa: F401  (deliver_job registers the "notify" kind)
 from secdash.services.alerting.records import DELIVERY_KIND, TOPIC
@@ -38,6 +46,28 @@ from secdash.services.alerting.records import DELIVERY_KIND, TOPIC
 SEVERITY_ORDER = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 TLS_REPEAT = timedelta(days=1)
 MAX_BODY_CHARS = 4000
+SUBJECTS_PER_QUERY = 500  # bound parameters of one IN list (SQLite and PostgreSQL both take far more)
+
+
+@dataclass
+class SiteStates:
+    """The alert state of a batch of sites, read at once: rows by subject (a subject missing has no row yet), the
+    alerting settings and the TLS rule. The states are rows of the caller's session, written at its commit."""
+
+    rows: dict[str, AlertState] = field(default_factory=dict)
+    settings: AlertingSettings | None = None
+    tls_rule: NotificationRule | None = None
+
+
+async def load_site_states(session: AsyncSession, site_ids: list[int]) -> SiteStates:
+    """observe_site's and observe_tls's reads for these sites, in a few queries whatever their number."""
+    subjects = [f"{kind}:{site_id}" for site_id in site_ids for kind in ("site", "tls")]
+    rows: dict[str, AlertState] = {}
+    for start in range(0, len(subjects), SUBJECTS_PER_QUERY):
+        chunk = subjects[start : start + SUBJECTS_PER_QUERY]
+        for row in await session.exec(select(AlertState).where(col(AlertState.subject).in_(chunk))):
+            rows[row.subject] = row
+    return SiteStates(rows, await rules.settings_row(session), await rules.rule_of(session, AlertKind.tls_expiring))
 
 
 async def _channels(session: AsyncSession, wanted: list[int]) -> list[NotificationChannel]:
@@ -113,12 +143,23 @@ def _ago(since: datetime, now: datetime) -> str:
     return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
 
 
-async def observe_site(session: AsyncSession, site: Site, status: str, reason: str, now: datetime) -> None:
-    """One probe's status of a site through the outage state machine (see the module docstring)."""
+async def observe_site(
+    session: AsyncSession, site: Site, status: str, reason: str, now: datetime, known: SiteStates | None = None
+) -> None:
+    """One probe's status of a site through the outage state machine (see the module docstring). `known`: the
+    round's states (load_site_states); without it the site's state is read here."""
     if site.is_demo:
         return  # the bundled demo sites are simulations (Shares fails one minute in five by design): no pages
-    state = await _state(session, f"site:{site.id}")
-    settings = await rules.settings_row(session)
+    subject = f"site:{site.id}"
+    if known is None:
+        state = await _state(session, subject)
+    else:
+        found = known.rows.get(subject)
+        if found is None and status == "secure":
+            return  # no state yet means "ok": a SECURE probe leaves it so, with nothing to store
+        state = found or await _state(session, subject)
+        known.rows[subject] = state
+    settings = known.settings if known is not None and known.settings is not None else await rules.settings_row(session)
     where = f"{site.name} ({site.url})"
     before = (state.state, state.notified, state.since, state.last_sent_at)
 
@@ -173,22 +214,29 @@ async def observe_site(session: AsyncSession, site: Site, status: str, reason: s
         session.add(state)
 
 
-async def observe_tls(session: AsyncSession, site: Site, days_left: float | None, now: datetime) -> None:
+async def observe_tls(
+    session: AsyncSession, site: Site, days_left: float | None, now: datetime, known: SiteStates | None = None
+) -> None:
     if site.is_demo:
         return
-    rule = await rules.rule_of(session, AlertKind.tls_expiring)
+    rule = known.tls_rule if known is not None else await rules.rule_of(session, AlertKind.tls_expiring)
     if rule is None or not rule.enabled:
         return
     limit = int((rule.params or {}).get("days", 14))
     expiring = days_left is not None and days_left < limit
     subject = f"tls:{site.id}"
-    existing = (await session.exec(select(AlertState).where(AlertState.subject == subject))).first()
+    if known is not None:
+        existing = known.rows.get(subject)
+    else:
+        existing = (await session.exec(select(AlertState).where(AlertState.subject == subject))).first()
     if not expiring:
         if existing is not None and existing.state != "ok":
             existing.state, existing.since = "ok", now
             session.add(existing)
         return
     state = existing or await _state(session, subject)
+    if known is not None:
+        known.rows[subject] = state
     if state.state == "expiring" and state.last_sent_at is not None and now - as_utc(state.last_sent_at) < TLS_REPEAT:
         return
     await announce(

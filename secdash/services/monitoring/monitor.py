@@ -10,6 +10,21 @@ problem of its own, closed when a probe no longer sees it (site_findings.py).
 A site added or changed is probed at once, not at the next round: the save publishes sites.PROBE_TOPIC after its
 commit and the monitor's follower (probe_on_request, next to the rounds in the leader) probes every site saved since
 its last check. The request neither waits for the probe nor holds a transaction across it.
+
+What a round costs the database (issue 26): the round's sites, their alert states, their open findings and the time
+of each site's newest stored check are read in a few queries whatever the number of sites (RoundReads); a site whose
+probe changed nothing then costs no query at all, only its row's new figures, written in one batched UPDATE at the
+round's commit. The round publishes one change of sites.TOPIC (the read models of the sites and their charts
+follow it), not one per site.
+
+History (site_checks): a probe is stored as a check row when it differs from the site's previous probe in status,
+HTTP status code, header grade, whole days of TLS validity left or error, when it is the site's first, or when the
+site's newest stored check is UNCHANGED_CHECK_INTERVAL old or more; an unchanged probe within that interval only
+updates the site's row (its response time, first byte and last check). Each stored row keeps its own probe's
+figures: the response-time chart (the newest HISTORY_POINTS rows) shows one point per stored check, a change
+always among them; an unchanged site is drawn from one point per UNCHANGED_CHECK_INTERVAL. The four bundled demo
+sites keep every check (AI Systems' uptime and the drills' reports count their checks). Rows older than
+SECDASH_HISTORY_DAYS are deleted in batches of PRUNE_BATCH (docs/configuration.md).
 """
 
 from __future__ import annotations
@@ -17,9 +32,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from math import floor
 
-from sqlalchemy import delete, or_
+from sqlalchemy import delete, func, or_
+from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -35,12 +53,15 @@ from secdash.services.alerting import signals
 from secdash.services.battle import request_log
 from secdash.services.monitoring import site_findings, sites
 from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
-from secdash.services.problems import events
+from secdash.services.problems import events, triage
 
 log = logging.getLogger(__name__)
 
-HISTORY_RETENTION = timedelta(days=7)
 MAX_CONCURRENT_PROBES = 50
+# An unchanged probe is stored as a check row when the site's newest row is this old (see the module docstring).
+UNCHANGED_CHECK_INTERVAL = timedelta(minutes=5)
+PRUNE_BATCH = 5000  # check rows deleted per statement (and per transaction) when pruning old history
+PRUNE_EVERY_ROUNDS = 120
 _SEVERITY_OF_STATUS = {"critical": EventSeverity.high, "warning": EventSeverity.medium, "secure": EventSeverity.low}
 STARTUP_DELAY_SECONDS = 3.0
 # After a recovery, the same failure within this window reopens the same problem (a flapping site is one problem).
@@ -63,12 +84,93 @@ def status_reason(result: ProbeResult, status: str) -> str:
     return ", ".join(reasons) or f"HTTP {result.status_code}, grade {result.grade}"
 
 
-async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) -> str | None:
+@dataclass
+class RoundReads:
+    """What applying a round's probes reads, loaded for all of its sites at once (load_round): their alert states,
+    their open findings, the triage decisions of findings reported but not open, and each site's newest stored check.
+    apply_probe given these queries nothing for a site whose probe changed nothing."""
+
+    states: signals.SiteStates
+    open_findings: dict[int, list[SecurityEvent]] = field(default_factory=dict)
+    decided: dict[str, SecurityEvent] = field(default_factory=dict)
+    newest_check: dict[int, datetime] = field(default_factory=dict)
+
+
+SITES_PER_QUERY = 500
+
+
+def _answered(result: ProbeResult) -> bool:
+    """Only an answer tells the site's findings."""
+    return result.error is None and result.status_code is not None
+
+
+async def newest_checks(session: AsyncSession, site_ids: list[int]) -> dict[int, datetime]:
+    """The time of each site's newest stored check (one index lookup per site, in one query per 500 sites)."""
+    newest = select(func.max(SiteCheck.checked_at)).where(SiteCheck.site_id == Site.id).correlate(Site).scalar_subquery()
+    found: dict[int, datetime] = {}
+    for start in range(0, len(site_ids), SITES_PER_QUERY):
+        query = select(Site.id, newest).where(col(Site.id).in_(site_ids[start : start + SITES_PER_QUERY]))
+        for site_id, checked_at in await session.exec(query):  # type: ignore[call-overload]
+            if site_id is not None and checked_at is not None:
+                found[site_id] = as_utc(checked_at)
+    return found
+
+
+async def load_round(session: AsyncSession, probed: list[tuple[Site, ProbeResult]]) -> RoundReads:
+    """RoundReads for these sites and their probes: a handful of queries, whatever their number."""
+    ids = [site.id for site, _result in probed if site.id is not None]
+    real = [site.id for site, _result in probed if site.id is not None and not site.is_demo]
+    open_findings = await site_findings.open_findings_of_sites(session, ids)
+    wanted: list[str] = []
+    for site, result in probed:
+        if _answered(result):
+            open_prints = {event.fingerprint for event in open_findings.get(site.id or 0, [])}
+            wanted += sorted(site_findings.reported_fingerprints(site.id, list(result.findings)) - open_prints)
+    decided: dict[str, SecurityEvent] = {}
+    for start in range(0, len(wanted), SITES_PER_QUERY):
+        decided |= await triage.decided(session, wanted[start : start + SITES_PER_QUERY])
+    return RoundReads(await signals.load_site_states(session, real), open_findings, decided, await newest_checks(session, ids))
+
+
+def _tls_days(days: float | None) -> int | None:
+    return floor(days) if days is not None else None
+
+
+def _keeps_check(site: Site, status: str, result: ProbeResult, error: str | None, newest: datetime | None) -> bool:
+    """Whether this probe is stored as a check row (the rule in the module docstring). Called before the site's row
+    takes the probe's figures: the row still holds the previous probe's."""
+    if site.is_demo or site.last_checked_at is None or newest is None:
+        return True
+    if as_utc(result.checked_at) - newest >= UNCHANGED_CHECK_INTERVAL:
+        return True
+    before = (site.status, site.status_code, site.grade, _tls_days(site.tls_days_left), site.last_error)
+    return before != (status, result.status_code, result.grade, _tls_days(result.tls_days_left), error)
+
+
+# The site columns every probe writes: flagged as written even when equal, so every site of a round is updated by
+# the same statement (one batched UPDATE at the commit instead of one per site).
+_PROBE_COLUMNS = (
+    "status",
+    "status_code",
+    "response_time_ms",
+    "ttfb_ms",
+    "redirects",
+    "tls_days_left",
+    "tls_expires_at",
+    "grade",
+    "score",
+    "last_error",
+    "last_checked_at",
+)
+
+
+async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult, reads: RoundReads | None = None) -> str | None:
     """Store the check on the site and in its history; return the new status if it changed.
 
     A probe that started before the last one applied but answered after it (a monitor round overtaken by a fix's
     or a save's immediate probe) is stale: it is dropped, so it cannot undo what the newer probe saw. So is a probe
-    of a URL the site no longer has (a round that started before the URL was changed)."""
+    of a URL the site no longer has (a round that started before the URL was changed). `reads`: the round's batched
+    reads (load_round); without them (one site: a fix's or a test's probe) this reads what it needs itself."""
     if site.last_checked_at is not None and as_utc(result.checked_at) < as_utc(site.last_checked_at):
         return None
     if result.url != site.url:
@@ -76,42 +178,68 @@ async def apply_probe(session: AsyncSession, site: Site, result: ProbeResult) ->
     assert site.id is not None  # a stored site
     status = SiteStatus(site_status(result))
     previous = site.status if site.last_checked_at is not None else None
+    error = result.error[:300] if result.error else None
+    if reads is not None:
+        newest = reads.newest_check.get(site.id)
+    else:
+        newest = (await newest_checks(session, [site.id])).get(site.id)
+    keep = _keeps_check(site, status, result, error, newest)
+    if reads is not None:
+        for column in _PROBE_COLUMNS:
+            flag_modified(site, column)
     site.status = status
     site.status_code = result.status_code
     site.response_time_ms = _whole(result.response_ms)
     site.ttfb_ms = _whole(result.ttfb_ms)
     site.redirects = result.redirects if result.hops else None
     site.tls_days_left, site.tls_expires_at = result.tls_days_left, result.tls_expires_at
-    site.grade, site.score, site.findings = result.grade, result.score, list(result.findings)
-    site.header_tests = [
+    site.grade, site.score = result.grade, result.score
+    if site.findings != list(result.findings):
+        site.findings = list(result.findings)
+    header_tests = [
         {"name": test.name, "title": test.title, "result": test.result, "modifier": test.modifier, "pass": test.passed}
         for test in result.header_tests
     ]
-    site.last_error = result.error[:300] if result.error else None
+    if site.header_tests != header_tests:
+        site.header_tests = header_tests
+    site.last_error = error
     site.last_checked_at = result.checked_at
     session.add(site)
-    session.add(
-        SiteCheck(
-            site_id=site.id,
-            checked_at=result.checked_at,
-            status=status,
-            status_code=result.status_code,
-            response_ms=site.response_time_ms,
-            ttfb_ms=site.ttfb_ms,
-            redirects=site.redirects,
-            tls_days_left=result.tls_days_left,
-            grade=result.grade,
-            error=site.last_error,
+    if keep:
+        session.add(
+            SiteCheck(
+                site_id=site.id,
+                checked_at=result.checked_at,
+                status=status,
+                status_code=result.status_code,
+                response_ms=site.response_time_ms,
+                ttfb_ms=site.ttfb_ms,
+                redirects=site.redirects,
+                tls_days_left=result.tls_days_left,
+                grade=result.grade,
+                error=site.last_error,
+            )
         )
-    )
-    mark_changed(session, sites.TOPIC)
-    mark_changed(session, sites.site_topic(site.id))
-    if result.error is None and result.status_code is not None:  # only an answer tells the site's findings
-        await site_findings.reconcile_site_findings(session, site, list(result.findings), as_utc(result.checked_at))
+        if reads is not None:
+            reads.newest_check[site.id] = as_utc(result.checked_at)
+    mark_changed(session, sites.TOPIC)  # a round publishes it once: every site's figures are in the sites' read
+    if reads is None:
+        mark_changed(session, sites.site_topic(site.id))
     now = as_utc(result.checked_at)
+    if _answered(result):
+        findings = list(result.findings)
+        if reads is None:
+            await site_findings.reconcile_site_findings(session, site, findings, now)
+        else:
+            open_now = reads.open_findings.get(site.id, [])
+            if not site_findings.unchanged(site.id, findings, open_now):
+                await site_findings.reconcile_site_findings(
+                    session, site, findings, now, open_now=open_now, decided=reads.decided
+                )
     reason = status_reason(result, status)
-    await signals.observe_site(session, site, status, reason, now)  # alerting: outages, flaps, recoveries
-    await signals.observe_tls(session, site, result.tls_days_left, now)
+    known = reads.states if reads is not None else None
+    await signals.observe_site(session, site, status, reason, now, known)  # alerting: outages, flaps, recoveries
+    await signals.observe_tls(session, site, result.tls_days_left, now, known)
     changed = status != previous and not (previous is None and status == SiteStatus.secure.value)
     if not changed:
         return None
@@ -278,14 +406,21 @@ async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurr
     async with session_scope() as session:
         # One read for every site (not one per site); the agents too, so following a status finds them loaded.
         ids = [site_id for site_id, *_ in targets]
-        by_id = {site.id: site for site in await session.exec(select(Site).where(col(Site.id).in_(ids)))}
+        by_id: dict[int | None, Site] = {}
+        for start in range(0, len(ids), SITES_PER_QUERY):
+            chunk = ids[start : start + SITES_PER_QUERY]
+            by_id |= {site.id: site for site in await session.exec(select(Site).where(col(Site.id).in_(chunk)))}
         await agents.list_agents(session=session)
+        probed = []
         for (site_id, _url, _allow, _demo), result in zip(targets, results, strict=True):
             site = by_id.get(site_id)
-            if site is None or site.paused:  # removed or paused while it was being probed
-                continue
-            await apply_probe(session, site, result)
-            statuses[site_id] = site.status
+            if site is not None and not site.paused:  # not removed or paused while it was being probed
+                probed.append((site, result))
+        reads = await load_round(session, probed)
+        for site, result in probed:
+            await apply_probe(session, site, result, reads)
+            assert site.id is not None
+            statuses[site.id] = site.status
         await commit(session)
     return statuses
 
@@ -327,10 +462,23 @@ async def probe_on_request(clients: ProbeClients) -> None:
             await changes.wait()
 
 
-async def prune_history(*, session: AsyncSession) -> None:
-    """Keep a week of checks per site."""
-    await session.exec(delete(SiteCheck).where(SiteCheck.checked_at < utcnow() - HISTORY_RETENTION))  # type: ignore[arg-type]
-    await session.commit()
+def history_retention() -> timedelta:
+    return timedelta(days=get_settings().HISTORY_DAYS)
+
+
+async def prune_history(*, session: AsyncSession, now: datetime | None = None, batch: int = PRUNE_BATCH) -> int:
+    """Delete the check rows older than SECDASH_HISTORY_DAYS, `batch` rows per statement, each batch its own
+    transaction (no long delete holding the database's write lock); how many were deleted."""
+    cutoff = (now or utcnow()) - history_retention()
+    deleted = 0
+    while True:
+        oldest = select(SiteCheck.id).where(col(SiteCheck.checked_at) < cutoff).order_by(col(SiteCheck.id)).limit(batch)
+        done = await session.exec(delete(SiteCheck).where(col(SiteCheck.id).in_(oldest.scalar_subquery())))  # type: ignore[call-overload]
+        await session.commit()
+        deleted += done.rowcount or 0
+        if (done.rowcount or 0) < batch:
+            return deleted
+        await asyncio.sleep(0)  # let the event loop serve others between batches
 
 
 async def _rounds(clients: ProbeClients, lost: asyncio.Event, interval: float) -> None:
@@ -340,7 +488,7 @@ async def _rounds(clients: ProbeClients, lost: asyncio.Event, interval: float) -
         try:
             await probe_all(clients=clients)
             rounds += 1
-            if rounds % 120 == 1:
+            if rounds % PRUNE_EVERY_ROUNDS == 1:
                 async with session_scope() as session:
                     await prune_history(session=session)
         except Exception:

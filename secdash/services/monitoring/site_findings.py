@@ -5,6 +5,10 @@ opens one, a `vulnerability_detected` event from the monitor, identified by the 
 text (its fingerprint); a probe that no longer reports it closes that event and records the fix, so Fix
 Mode can fix a site's headers and a re-probe verify it. Only a probe that got an HTTP answer says which
 findings a site has: the caller leaves failed probes out.
+
+A monitor round reads the open findings of all its sites in one query (`open_findings_of_sites`) and reconciles
+only a site whose reported findings differ from its open ones (`unchanged`); the triage decisions the others
+need are read for all of them in one more query. A round where no finding changed reads nothing per site.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from secdash.models import EventSeverity, EventType, SecurityEvent, Site, as_utc
@@ -21,6 +26,7 @@ from secdash.services.problems import events, triage
 SOURCE = "monitor"
 MAX_FINGERPRINT_LENGTH = 128
 MEDIUM_FROM_POINTS = 20  # a penalty of this many points or more is a medium problem, a smaller one low
+SITES_PER_QUERY = 500
 _POINTS = re.compile(r"\s*\(-(\d+)\)\s*$")
 
 
@@ -54,26 +60,65 @@ async def open_site_findings(session: AsyncSession, site: Site) -> list[Security
     return [event for event in rows if (event.fingerprint or "").startswith(prefix)]
 
 
+async def open_findings_of_sites(session: AsyncSession, site_ids: list[int]) -> dict[int, list[SecurityEvent]]:
+    """open_site_findings of many sites at once, by site id (a site with none is missing)."""
+    found: dict[int, list[SecurityEvent]] = {}
+    for start in range(0, len(site_ids), SITES_PER_QUERY):
+        chunk = site_ids[start : start + SITES_PER_QUERY]
+        query = (
+            select(SecurityEvent)
+            .where(
+                SecurityEvent.event_type == EventType.vulnerability_detected.value,
+                SecurityEvent.resolved == False,  # noqa: E712
+                col(SecurityEvent.site_id).in_(chunk),
+                col(SecurityEvent.fingerprint).startswith("site-finding:"),
+            )
+            .order_by(col(SecurityEvent.created_at), col(SecurityEvent.id))
+        )
+        for event in await session.exec(query):
+            if event.site_id is not None and (event.fingerprint or "").startswith(fingerprint_prefix(event.site_id)):
+                found.setdefault(event.site_id, []).append(event)
+    return found
+
+
+def reported_fingerprints(site_id: int | None, findings: list[str]) -> set[str]:
+    return {finding_fingerprint(site_id, text) for text in findings}
+
+
+def unchanged(site_id: int | None, findings: list[str], open_events: list[SecurityEvent]) -> bool:
+    """Whether reconciling would change nothing: the probe reports exactly the findings that are open, one event
+    each (a finding an admin closed as a false positive or an accepted risk is reported but not open: that site is
+    reconciled, which reads its decisions)."""
+    open_prints = [event.fingerprint for event in open_events]
+    return len(set(open_prints)) == len(open_prints) and set(open_prints) == reported_fingerprints(site_id, findings)
+
+
 async def reconcile_site_findings(
     session: AsyncSession,
     site: Site,
     findings: list[str],
     now: datetime,
+    *,
+    open_now: list[SecurityEvent] | None = None,
+    decided: dict[str, SecurityEvent] | None = None,
 ) -> tuple[int, int]:
     """Open an event for each of the probe's findings not open yet, close (as fixed) each open one the probe
-    no longer reports; (opened, closed). The caller commits, and calls this only for a probe with an answer."""
+    no longer reports; (opened, closed). The caller commits, and calls this only for a probe with an answer.
+    `open_now` (the site's open findings) and `decided` (triage decisions by fingerprint, covering every reported
+    finding not open) are a round's batched reads; without them they are read here."""
     reported: dict[str, tuple[str, int]] = {}
     for text in findings:
         reported.setdefault(finding_fingerprint(site.id, text), split_finding(text))
     open_events: dict[str, SecurityEvent] = {}
-    for event in await open_site_findings(session, site):
+    for event in open_now if open_now is not None else await open_site_findings(session, site):
         kept = open_events.setdefault(event.fingerprint or "", event)
         if kept is not event:  # two rounds raced: one problem stays open
             events.close_by_system(
                 session, event, by=SOURCE, at=now, note=f"Closed by the monitor: the same finding as event #{kept.id}"
             )
     opened = closed = 0
-    decided = await triage.decided(session, [fp for fp in reported if fp not in open_events])
+    if decided is None:
+        decided = await triage.decided(session, [fp for fp in reported if fp not in open_events])
     for fingerprint, (finding, points) in reported.items():
         if fingerprint in open_events:
             continue

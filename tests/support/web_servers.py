@@ -28,12 +28,27 @@ STRONG_HEADERS = {
 class LocalSite:
     """A threaded HTTP(S) server on 127.0.0.1 answering from a route table."""
 
-    def __init__(self, routes: dict[str, Route], tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, routes: dict[str, Route], tls: ssl.SSLContext | None = None, keep_alive: bool = False) -> None:
+        """keep_alive: answer HTTP/1.1 and keep connections open (and answer OPTIONS with 204), as most servers do;
+        `connections` counts the connections accepted."""
         table = routes
         self.requests: list[tuple[str, dict[str, str]]] = []  # (path, headers) of each request, in order
         seen = self.requests
+        self.connections = 0
+        owner = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
+            def setup(self):
+                owner.connections += 1
+                super().setup()
+
+            def do_OPTIONS(self):  # noqa: N802
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
             def do_GET(self):  # noqa: N802
                 seen.append((self.path, {name.lower(): value for name, value in self.headers.items()}))
                 status, headers, body, delay = table.get(self.path, (404, {}, b"missing", 0.0))

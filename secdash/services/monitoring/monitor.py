@@ -62,6 +62,7 @@ MAX_CONCURRENT_PROBES = 50
 UNCHANGED_CHECK_INTERVAL = timedelta(minutes=5)
 PRUNE_BATCH = 5000  # check rows deleted per statement (and per transaction) when pruning old history
 PRUNE_EVERY_ROUNDS = 120
+KEEPALIVE_SLACK_SECONDS = 15.0
 _SEVERITY_OF_STATUS = {"critical": EventSeverity.high, "warning": EventSeverity.medium, "secure": EventSeverity.low}
 STARTUP_DELAY_SECONDS = 3.0
 # After a recovery, the same failure within this window reopens the same problem (a flapping site is one problem).
@@ -389,23 +390,32 @@ def _target(site: Site) -> Target:
 
 
 async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurrency: int) -> dict[int, str]:
-    """Probe the targets concurrently (no transaction open meanwhile), then record everything in one commit."""
+    """Probe the targets concurrently (no transaction open meanwhile), then record everything in one commit.
+
+    A site whose unchanged probe would be stored now (its newest check UNCHANGED_CHECK_INTERVAL old, or none) is
+    probed on a fresh connection (clients.get(fresh=True)); the others may reuse one the clients kept from an earlier
+    round, and say so (ProbeResult.connection_reused): the history's periodic rows are full measurements, connect and
+    TLS included, as curl takes them."""
+    ids = [site_id for site_id, *_ in targets]
+    async with session_scope() as session:
+        newest = await newest_checks(session, ids)
+    due = as_utc(utcnow()) - UNCHANGED_CHECK_INTERVAL
     gate = asyncio.Semaphore(concurrency)
 
-    async def probe(url: str, allow_private: bool, demo: bool) -> ProbeResult:
+    async def probe(site_id: int, url: str, allow_private: bool, demo: bool) -> ProbeResult:
+        fresh = site_id not in newest or newest[site_id] <= due
         async with gate:
             return await probe_site(
                 url,
-                client=clients.get(allow_private=allow_private),
+                client=clients.get(allow_private=allow_private, fresh=fresh),
                 allow_private=allow_private,
                 own_headers=request_log.monitor_headers() if demo else None,
             )
 
-    results = await asyncio.gather(*(probe(url, allow, demo) for _id, url, allow, demo in targets))
+    results = await asyncio.gather(*(probe(site_id, url, allow, demo) for site_id, url, allow, demo in targets))
     statuses: dict[int, str] = {}
     async with session_scope() as session:
         # One read for every site (not one per site); the agents too, so following a status finds them loaded.
-        ids = [site_id for site_id, *_ in targets]
         by_id: dict[int | None, Site] = {}
         for start in range(0, len(ids), SITES_PER_QUERY):
             chunk = ids[start : start + SITES_PER_QUERY]
@@ -504,7 +514,9 @@ async def run_monitor() -> None:
     await asyncio.sleep(STARTUP_DELAY_SECONDS)  # let this server start serving its own demo sites
 
     async def lead(lost: asyncio.Event) -> None:
-        async with ProbeClients() as clients:
+        # Connections are kept from one round to the next (the target willing): a round's interval and a little more.
+        keepalive = settings.MONITOR_INTERVAL_SECONDS + KEEPALIVE_SLACK_SECONDS
+        async with ProbeClients(keepalive_seconds=keepalive) as clients:
             log.info("site monitor started (every %ss)", settings.MONITOR_INTERVAL_SECONDS)
             try:
                 async with session_scope() as session:

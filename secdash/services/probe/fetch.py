@@ -43,6 +43,12 @@ class _Trace:
         self.hops: list[Hop] = []
         self.redirects = 0
         self.expires_at: datetime | None = None
+        self.connected = False  # a connection was opened for the site's own requests (not all reused)
+
+    async def on_network(self, event: str, _info: dict) -> None:
+        """httpcore's trace: a connection opened (the request did not reuse one from the pool)."""
+        if event == "connection.connect_tcp.started":
+            self.connected = True
 
     def ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000
@@ -60,6 +66,7 @@ class _Trace:
             redirects=self.redirects,
             tls_expires_at=self.expires_at,
             tls_days_left=days_left(self.expires_at, self.checked_at) if self.expires_at is not None else None,
+            connection_reused=bool(self.hops) and not self.connected,
             **found,
         )
 
@@ -253,7 +260,7 @@ async def probe_site(
             headers = {"User-Agent": USER_AGENT}
             if own_headers and _same_origin(current, url):  # only to the site asked for, never a redirect's
                 headers |= own_headers
-            request = http.build_request("GET", current, headers=headers, timeout=timeout)
+            request = http.build_request("GET", current, headers=headers, timeout=timeout, extensions={"trace": trace.on_network})
             try:
                 async with asyncio.timeout_at(deadline):
                     response = await http.send(request, stream=True, follow_redirects=False)

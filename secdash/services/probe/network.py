@@ -119,17 +119,38 @@ class ProbeClient(httpx.AsyncClient):
         super().__init__(transport=transport, follow_redirects=False, trust_env=False)
 
 
+# The monitor's pools keep connections open across its rounds (a connection stays idle for up to a round's
+# interval): KEEPALIVE_CONNECTIONS idle ones at most per address policy, each closed after `keepalive_seconds` idle.
+KEEPALIVE_CONNECTIONS = 200
+FRESH_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)  # httpx's 5-s idle expiry
+
+
+def keepalive_limits(keepalive_seconds: float) -> httpx.Limits:
+    return httpx.Limits(max_connections=100, max_keepalive_connections=KEEPALIVE_CONNECTIONS, keepalive_expiry=keepalive_seconds)
+
+
 class ProbeClients:
-    """One ProbeClient per address policy, made when first needed; close with aclose or `async with`."""
+    """One ProbeClient per address policy, made when first needed; close with aclose or `async with`.
 
-    def __init__(self, **options: Any) -> None:
+    `keepalive_seconds`: the clients keep idle connections that long (the monitor gives a round's interval and a
+    little more, so a site's connection serves its next round when the site keeps it open too); `get(fresh=True)`
+    then gives a second client per policy whose pool is apart (httpx's 5-s idle expiry), for a probe that must
+    open its own connection and measure connect and TLS as curl does."""
+
+    def __init__(self, *, keepalive_seconds: float | None = None, **options: Any) -> None:
         self._options = options
-        self._clients: dict[bool, ProbeClient] = {}
+        self._keepalive = keepalive_seconds
+        self._clients: dict[tuple[bool, bool], ProbeClient] = {}
 
-    def get(self, *, allow_private: bool) -> ProbeClient:
-        if allow_private not in self._clients:
-            self._clients[allow_private] = ProbeClient(allow_private=allow_private, **self._options)
-        return self._clients[allow_private]
+    def get(self, *, allow_private: bool, fresh: bool = False) -> ProbeClient:
+        fresh = fresh and self._keepalive is not None  # without kept connections every client is the fresh kind
+        key = (allow_private, fresh)
+        if key not in self._clients:
+            options = dict(self._options)
+            if self._keepalive is not None:
+                options.setdefault("limits", FRESH_LIMITS if fresh else keepalive_limits(self._keepalive))
+            self._clients[key] = ProbeClient(allow_private=allow_private, **options)
+        return self._clients[key]
 
     async def aclose(self) -> None:
         for client in self._clients.values():

@@ -39,6 +39,9 @@ class ProbeResult:
     tls_expires_at: datetime | None = None
     hops: tuple[Hop, ...] = ()
     header_tests: tuple = ()  # the header grade's tests (services/observatory TestResult), in the reference's order
+    # Whether every request of the probe went over a connection already open (a kept-alive pool): its times then
+    # leave out the name lookup, the TCP connect and the TLS handshake that curl's figures include.
+    connection_reused: bool = False
 
     @property
     def total_ms(self) -> float | None:
@@ -104,6 +107,7 @@ def report(result: ProbeResult) -> dict[str, Any]:
         "tlsDaysLeft": result.tls_days_left,
         "tlsExpiresAt": _iso(result.tls_expires_at),
         "error": result.error,
+        "connectionReused": result.connection_reused,
         "grade": result.grade,
         "score": result.score,
         "findings": list(result.findings),

@@ -46,8 +46,8 @@ def demo_server(settings, monkeypatch):
     monkeypatch.setattr(settings, "DEMO_BASE_URL", "http://127.0.0.1:3999")
     app, real_get = shared_api(), ProbeClients.get
 
-    def get(self, *, allow_private: bool):
-        client = real_get(self, allow_private=allow_private)
+    def get(self, *, allow_private: bool, fresh: bool = False):
+        client = real_get(self, allow_private=allow_private, fresh=fresh)
         client._transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 40001))
         return client
 

@@ -52,7 +52,7 @@ from secdash.services.agents import activities, agents
 from secdash.services.alerting import signals
 from secdash.services.battle import request_log
 from secdash.services.monitoring import site_findings, sites
-from secdash.services.probe import ProbeClients, ProbeResult, probe_site, site_status
+from secdash.services.probe import POOL_KEY, ProbeClients, ProbeResult, probe_site, site_status
 from secdash.services.problems import events, triage
 
 log = logging.getLogger(__name__)
@@ -404,10 +404,13 @@ async def _probe_and_apply(targets: list[Target], clients: ProbeClients, concurr
 
     async def probe(site_id: int, url: str, allow_private: bool, demo: bool) -> ProbeResult:
         fresh = site_id not in newest or newest[site_id] <= due
+        POOL_KEY.set(site_id)  # this task's requests keep the site's own connections (network.SitePools)
         async with gate:
             return await probe_site(
                 url,
-                client=clients.get(allow_private=allow_private, fresh=fresh),
+                client=clients.get(allow_private=allow_private, fresh=True)
+                if fresh
+                else clients.get(allow_private=allow_private),
                 allow_private=allow_private,
                 own_headers=request_log.monitor_headers() if demo else None,
             )

@@ -17,11 +17,12 @@ from secdash.services.probe.addresses import (
     validate_target,
 )
 from secdash.services.probe.fetch import probe_site
-from secdash.services.probe.network import PinnedBackend, ProbeClient, ProbeClients, Resolver, resolve
+from secdash.services.probe.network import POOL_KEY, PinnedBackend, ProbeClient, ProbeClients, Resolver, resolve
 from secdash.services.probe.result import Hop, ProbeResult, report, site_status
 
 __all__ = [
     "MAX_URL_LENGTH",
+    "POOL_KEY",
     "AddressRefused",
     "Hop",
     "PinnedBackend",

@@ -38,13 +38,12 @@ def enable() -> bool:
     base = granian_server.Server
     if getattr(base, "secdash_respawn", False):  # already done (rxconfig.py is imported more than once)
         return True
-    respawn = wanted()
 
     class Server(base):  # type: ignore[valid-type, misc]
         secdash_respawn = True
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
-            kwargs.setdefault("respawn_failed_workers", respawn)
+            kwargs.setdefault("respawn_failed_workers", wanted())
             super().__init__(*args, **kwargs)
 
     Server.__qualname__ = Server.__name__ = base.__name__

@@ -38,7 +38,7 @@ def site_topic(site_id: int | None) -> str:
     return f"site:{site_id}"
 
 
-MAX_SITES = 1000
+MAX_SITES = 10_000  # across workers the monitor shards its rounds (rounds.py); one worker: docs/configuration.md
 MAX_NAME_LENGTH = 80
 MAX_HOST_LENGTH = 253
 RESOLVE_TIMEOUT_SECONDS = 5.0

@@ -183,3 +183,34 @@ async def test_finished_shards_are_pruned_after_their_retention(session):
         await own.commit()
     assert await rounds.prune_shards() == 1
     assert sorted(job.id for job in await _shard_jobs()) == sorted([recent.id, running.id])
+
+
+async def test_a_site_removed_while_its_shard_ran_costs_that_shard_not_a_crash(session, monkeypatch):
+    from sqlalchemy.orm.exc import StaleDataError
+
+    async def removed_meanwhile(targets, clients, concurrency):
+        raise StaleDataError("UPDATE statement on table 'sites' expected to update 1 row(s); 0 were matched.")
+
+    monkeypatch.setattr(rounds.monitor, "_probe_and_apply", removed_meanwhile)
+    ids = await _sites(session, "http://127.0.0.1:9", 2)
+    async with session_scope() as own:
+        job = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 30, "at": time.time()})
+        await own.commit()
+    assert await runner.execute(job.id or 0, "w") == JobStatus.done
+    assert (await _shard_jobs())[0].result["lost"] == "a site was removed while the shard ran"
+
+
+async def test_the_leader_does_not_queue_a_slice_whose_last_shard_is_still_waiting(session, monkeypatch):
+    handed: list[int] = []
+
+    async def hold(job_id: int) -> None:  # no worker takes them: they stay queued
+        handed.append(job_id)
+
+    monkeypatch.setattr(runner, "dispatch", hold)
+    await _sites(session, "http://127.0.0.1:9", 3)
+    async with ProbeClients() as clients:
+        monitor_rounds = rounds.Rounds(clients, asyncio.Event(), interval=0.3, slice_seconds=0.1, use_jobs=True)
+        await monitor_rounds.one_round()
+        await monitor_rounds.one_round()
+    jobs = await _shard_jobs()
+    assert len(handed) == 3 and len(jobs) == 3, [(j.params, j.status) for j in jobs]

@@ -12,11 +12,12 @@ Who probes a slice:
   so a slow round never runs the same sites twice at once.
 - several workers (Redis): the leader enqueues each slice as a `probe-shard` job (the site ids only) and saq hands it
   to whichever worker is free, the leader included. The store's claim lets one worker run a shard however many
-  receive it, the handler reads the sites again (a paused or removed site is skipped) and probes and applies them
-  with `monitor._probe_and_apply`; a result older than the site's last check is dropped by `apply_probe`, so
-  results land once. A shard that waited in the queue longer than its interval is skipped (the next round probes the
-  same sites), so a backlog never piles up; one whose worker died is marked interrupted by the reaper and not run
-  again (the next round is sooner than the reaper).
+  receive it, and the leader does not queue a slice again while its last shard is still queued or running (two runs
+  of the same sites at once would race each other's row locks). The handler reads the sites again (a paused or
+  removed site is skipped) and probes and applies them with `monitor._probe_and_apply`; a result older than the
+  site's last check is dropped by `apply_probe`, so results land once. A shard that waited in the queue longer than
+  its interval is skipped (the next round probes the same sites), so a backlog never piles up; one whose worker died
+  is marked interrupted by the reaper and not run again (the next round is sooner than the reaper).
 
 Shard jobs are system work: they have no owner, are not shared (only admins can read one through the jobs API,
 by id), write no audit entry and no job log lines, and there is no job list in the UI to flood. Finished shards are
@@ -35,6 +36,8 @@ from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import delete
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm.exc import StaleDataError
 from sqlmodel import col, select
 
 from secdash.core.config import get_settings
@@ -42,7 +45,7 @@ from secdash.core.db import session_scope
 from secdash.core.unit import commit
 from secdash.jobs import JobContext, register, runner
 from secdash.models import Site, utcnow
-from secdash.models.jobs import FINISHED_STATUSES, Job
+from secdash.models.jobs import ACTIVE_STATUSES, FINISHED_STATUSES, Job
 from secdash.services.monitoring import monitor
 from secdash.services.probe import ProbeClients
 
@@ -66,7 +69,7 @@ def slice_count(sites: int, interval: float, slice_seconds: float) -> int:
     """One slice per `slice_seconds` of the interval, at least one, at most one per site."""
     if sites <= 0:
         return 0
-    return max(1, min(sites, math.floor(interval / max(slice_seconds, 0.001))))
+    return max(1, min(sites, math.floor(interval / max(slice_seconds, 0.001) + 1e-9)))  # 0.3 / 0.1 is 2.999...
 
 
 def plan(targets: list[monitor.Target], interval: float, slice_seconds: float) -> list[Slice]:
@@ -113,14 +116,33 @@ async def run_shard(ctx: JobContext) -> dict[str, Any]:
         return base | {"skipped": "late", "waitedSeconds": round(waited, 1), "sites": 0, "applied": 0}
     targets = await shard_targets([int(site_id) for site_id in params.get("siteIds", [])])
     started = time.monotonic()
-    async with ProbeClients() as clients:
-        statuses = await monitor._probe_and_apply(targets, clients, monitor.MAX_CONCURRENT_PROBES)
+    try:
+        async with ProbeClients() as clients:
+            statuses = await monitor._probe_and_apply(targets, clients, monitor.MAX_CONCURRENT_PROBES)
+    except StaleDataError:  # a site removed between the read and the commit: the shard's one commit rolled back
+        log.warning("monitor shard %s/%s: a site was removed while it ran; its results wait for the next round", *_of(params))
+        return base | {"lost": "a site was removed while the shard ran", "sites": len(targets), "applied": 0}
+    except DBAPIError as exc:
+        if not _deadlock(exc):
+            raise
+        log.warning("monitor shard %s/%s: its commit met another's (deadlock); its results wait for the next round", *_of(params))
+        return base | {"lost": "deadlock", "sites": len(targets), "applied": 0}
     return base | {
         "sites": len(targets),
         "applied": len(statuses),
+        "appliedIds": sorted(statuses),  # the sites this run recorded (tests and the bench read them)
         "seconds": round(time.monotonic() - started, 3),
         "waitedSeconds": round(waited, 1),
     }
+
+
+def _deadlock(exc: DBAPIError) -> bool:
+    """PostgreSQL gave up one of two transactions waiting on each other's rows (its work is rolled back)."""
+    return "deadlock detected" in str(exc)
+
+
+def _of(params: dict[str, Any]) -> tuple[int, Any]:
+    return int(params.get("slice") or 0) + 1, params.get("of")
 
 
 async def prune_shards(*, older_than: timedelta = SHARD_RETENTION) -> int:
@@ -164,6 +186,7 @@ class Rounds:
         self.concurrency = concurrency
         self.clock = clock
         self.running: dict[int, asyncio.Task] = {}  # slice index -> its probe here (no Redis)
+        self.shards: dict[int, int] = {}  # slice index -> its newest shard job (Redis)
         self.rounds = 0
 
     async def _sleep_until(self, moment: float) -> bool:
@@ -177,8 +200,16 @@ class Rounds:
         return not self.lost.is_set()
 
     async def _enqueue(self, round_id: int, part: Slice) -> None:
+        """The slice as a shard job for any worker, unless its last one is still queued or running: two runs of the
+        same sites at once would only race each other's commits (row locks taken in different orders)."""
         async with session_scope() as session:
-            await runner.enqueue(
+            previous = self.shards.get(part.index)
+            if previous is not None:
+                job = await session.get(Job, previous)
+                if job is not None and job.status in ACTIVE_STATUSES:
+                    log.info("monitor shard %s/%s still %s from the last round; skipped", part.index + 1, part.of, job.status)
+                    return
+            job = await runner.enqueue(
                 session,
                 kind=SHARD_KIND,
                 params={
@@ -190,6 +221,8 @@ class Rounds:
                     "siteIds": [target[0] for target in part.targets],
                 },
             )
+            assert job.id is not None
+            self.shards[part.index] = job.id
             await commit(session)
 
     def _run_here(self, part: Slice) -> None:
@@ -203,8 +236,13 @@ class Rounds:
     async def _probe(self, part: Slice) -> None:
         try:
             await monitor._probe_and_apply(part.targets, self.clients, self.concurrency)
-        except Exception:
-            log.exception("monitor slice %s/%s failed", part.index + 1, part.of)
+        except StaleDataError:
+            log.warning("monitor slice %s/%s: a site was removed while it ran; next round", part.index + 1, part.of)
+        except Exception as exc:
+            if isinstance(exc, DBAPIError) and _deadlock(exc):
+                log.warning("monitor slice %s/%s: its commit met another's (deadlock); next round", part.index + 1, part.of)
+            else:
+                log.exception("monitor slice %s/%s failed", part.index + 1, part.of)
 
     async def one_round(self) -> list[Slice]:
         """Plan one round and start its slices on their offsets; returns when the last one has started."""

@@ -158,7 +158,7 @@ async def test_a_late_shard_is_skipped_and_a_paused_site_left_out(session):
             assert paused is not None
             paused.paused = True
             own.add(paused)
-            late = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 2, "at": time.time() - 5})
+            late = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 2, "at": time.time() - 11})
             fresh = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 2, "at": time.time()})
             await own.commit()
         assert await runner.execute(late.id or 0, "w") == JobStatus.done

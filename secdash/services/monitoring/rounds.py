@@ -15,9 +15,10 @@ Who probes a slice:
   receive it, and the leader does not queue a slice again while its last shard is still queued or running (two runs
   of the same sites at once would race each other's row locks). The handler reads the sites again (a paused or
   removed site is skipped) and probes and applies them with `monitor._probe_and_apply`; a result older than the
-  site's last check is dropped by `apply_probe`, so results land once. A shard that waited in the queue longer than
-  its interval is skipped (the next round probes the same sites), so a backlog never piles up; one whose worker died
-  is marked interrupted by the reaper and not run again (the next round is sooner than the reaper).
+  site's last check is dropped by `apply_probe`, so results land once. Overloaded, a slice's cadence stretches (its
+  next shard waits for the last one) rather than shards piling up; a shard queued more than LATE_AFTER_INTERVALS ago
+  (by a leader that has since gone: its successor does not know what it queued) is skipped. One whose worker died is
+  marked interrupted by the reaper and not run again (the next round is sooner than the reaper).
 
 Shard jobs are system work: they have no owner, are not shared (only admins can read one through the jobs API,
 by id), write no audit entry and no job log lines, and there is no job list in the UI to flood. Finished shards are
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 SHARD_KIND = "probe-shard"
 SHARD_TOPIC = "jobs:probe-shard"
 SHARD_RETENTION = timedelta(hours=1)
+LATE_AFTER_INTERVALS = 5  # a shard queued longer ago than this many intervals is skipped, not run
 PRUNE_EVERY_ROUNDS = 120  # the week of checks per site (monitor.prune_history), as before
 
 
@@ -112,7 +114,7 @@ async def run_shard(ctx: JobContext) -> dict[str, Any]:
     interval = float(params.get("interval") or get_settings().MONITOR_INTERVAL_SECONDS)
     waited = time.time() - float(params.get("at") or time.time())
     base = {"round": params.get("round"), "slice": params.get("slice"), "of": params.get("of"), "worker": runner.worker_id()}
-    if waited > interval:  # the next round has these sites already: do not run behind it
+    if waited > LATE_AFTER_INTERVALS * interval:  # queued by a leader long gone (a restart): later rounds have its sites
         return base | {"skipped": "late", "waitedSeconds": round(waited, 1), "sites": 0, "applied": 0}
     targets = await shard_targets([int(site_id) for site_id in params.get("siteIds", [])])
     started = time.monotonic()

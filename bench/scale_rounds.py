@@ -139,7 +139,7 @@ def _first_contact(database_url: str, started_at: float) -> float:
     return time.monotonic() - started_at
 
 
-def _coverage(database_url: str, since_epoch: float, until_epoch: float) -> str:
+def _coverage(database_url: str, since_epoch: float, until_epoch: float) -> tuple[str, int]:
     from datetime import UTC, datetime
 
     from sqlalchemy import create_engine, text
@@ -182,7 +182,7 @@ def _coverage(database_url: str, since_epoch: float, until_epoch: float) -> str:
             f"  shard jobs: {len(shards)} ({skipped} skipped late), by worker {dict(by_worker)}, "
             f"median {median:.1f} s, longest {took[-1] if took else 0:.1f} s"
         )
-    return "\n".join(lines)
+    return "\n".join(lines), sum(count * sites for count, sites in per_site.items())
 
 
 def run() -> None:
@@ -234,23 +234,29 @@ def run() -> None:
         if SQLITE:
             watched.pop("postgres")
             watched.pop("redis")
-        before = {name: sum(_cpu_seconds(pid) for pid in pids) for name, pids in watched.items()}
+        before = {name: {pid: _cpu_seconds(pid) for pid in pids} for name, pids in watched.items()}
         window_start, wall_start = time.time(), time.monotonic()
         time.sleep(ROUNDS * INTERVAL)
         wall = time.monotonic() - wall_start
-        after = {name: sum(_cpu_seconds(pid) for pid in pids) for name, pids in watched.items()}
+        after = {name: {pid: _cpu_seconds(pid) for pid in pids} for name, pids in watched.items()}
         window_end = time.time()
         now_workers = _children(supervisor)
         print(f"  CPU over {wall:.0f} s ({ROUNDS} rounds), share of one core:")
+        used_by = {  # processes alive at both readings (a PostgreSQL backend may come and go)
+            name: sum(after[name][pid] - before[name][pid] for pid in before[name] if after[name].get(pid)) for name in watched
+        }
         for name in watched:
-            used = after[name] - before[name]
+            used = used_by[name]
             print(f"    {name:<22} {used:7.1f} s  {used / wall * 100:5.1f} %")
-        server_cpu = sum(after[n] - before[n] for n in watched if n == "supervisor" or n.startswith("worker"))
+        server_cpu = sum(used_by[n] for n in watched if n == "supervisor" or n.startswith("worker"))
         probes = SITES * ROUNDS
         print(f"    whole server {server_cpu:.1f} s: {server_cpu / probes * 1000:.2f} ms per probe ({probes} probes due)")
         if now_workers != workers:
             print(f"  note: the workers changed during the window: {workers} -> {now_workers}")
-        print(_coverage(database_url, window_start, window_end))
+        text, checks = _coverage(database_url, window_start, window_end)
+        print(text)
+        if checks:
+            print(f"  whole server CPU per check recorded: {server_cpu / checks * 1000:.2f} ms ({checks} checks)")
         load = os.getloadavg()
         print(f"  machine load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cores)")
     finally:

@@ -8,8 +8,8 @@ slices of about 33 sites, one a second, instead of 1,000 probes in the first sec
 
 Who probes a slice:
 - one worker (no Redis: in-process jobs, SQLite or PostgreSQL): the leader itself, calling
-  `monitor._probe_and_apply` (one commit per slice). A slice still running when its turn comes again is skipped,
-  so a slow round never runs the same sites twice at once.
+  `monitor._probe_and_apply` (one commit per slice), one slice at a time. A slice still running or waiting when its
+  turn comes again is skipped, so a slow round never runs the same sites twice at once.
 - several workers (Redis): the leader enqueues each slice as a `probe-shard` job (the site ids only) and saq hands it
   to whichever worker is free, the leader included. The store's claim lets one worker run a shard however many
   receive it, and the leader does not queue a slice again while its last shard is still queued or running (two runs
@@ -188,6 +188,9 @@ class Rounds:
         self.concurrency = concurrency
         self.clock = clock
         self.running: dict[int, asyncio.Task] = {}  # slice index -> its probe here (no Redis)
+        # Here, one slice probes and commits at a time (SQLite has one writer; a slow slice delays the next, as a slow
+        # round did before): overloaded, the rounds stretch rather than pile up.
+        self.one_at_a_time = asyncio.Semaphore(1)
         self.shards: dict[int, int] = {}  # slice index -> its newest shard job (Redis)
         self.rounds = 0
 
@@ -237,7 +240,8 @@ class Rounds:
 
     async def _probe(self, part: Slice) -> None:
         try:
-            await monitor._probe_and_apply(part.targets, self.clients, self.concurrency)
+            async with self.one_at_a_time:
+                await monitor._probe_and_apply(part.targets, self.clients, self.concurrency)
         except StaleDataError:
             log.warning("monitor slice %s/%s: a site was removed while it ran; next round", part.index + 1, part.of)
         except Exception as exc:

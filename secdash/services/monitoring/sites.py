@@ -53,6 +53,9 @@ def _domain_of(url: str) -> str:
     return f"{host}:{parts.port}" if parts.port else host
 
 
+domain_of = _domain_of  # the import's name for it (services/monitoring/site_import.py)
+
+
 async def list_sites(*, session: AsyncSession) -> list[Site]:
     return list(await session.exec(select(Site).order_by(col(Site.id))))
 
@@ -109,6 +112,12 @@ async def seed_default_sites() -> None:
 
 
 def _clean(name: str, url: str) -> tuple[str, str]:
+    return clean_name_and_url(name, url)
+
+
+def clean_name_and_url(name: str, url: str) -> tuple[str, str]:
+    """A site's name and URL, trimmed and checked (Invalid names what is wrong): the rule of the form, the API and
+    the import (services/monitoring/site_import.py). No DNS: `check_target` resolves."""
     name = (name or "").strip()
     if not name:
         raise Invalid("name is required")
@@ -130,6 +139,12 @@ async def _check_target(session: AsyncSession, url: str, *, allow_private: bool)
     """Resolve the URL's host (briefly) and refuse non-global addresses unless allowed. The probe checks
     again on every connection: this check is for a clear message when the site is saved."""
     await end_read(session)  # no pooled connection held across the DNS lookup
+    await check_target(url, allow_private=allow_private)
+
+
+async def check_target(url: str, *, allow_private: bool) -> None:
+    """`_check_target` without a session: resolve the validated URL's host (within RESOLVE_TIMEOUT_SECONDS) and refuse
+    a non-global address unless allowed (Invalid, the form's message). The import runs many at once."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     try:

@@ -8,6 +8,7 @@ from secdash.components.cards import card, sample_mark, simulated_mark, stat_car
 from secdash.components.focus import dialog_content
 from secdash.components.response_chart import response_chart
 from secdash.core.demo_sites import NAME_OF
+from secdash.pages.dashboard_site_import import site_import_button
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import OverviewTab
 from secdash.state.dashboard_views import ActivityView, EventView, SiteView
@@ -170,6 +171,7 @@ def dashboard_tab() -> rx.Component:
         ),
         rx.el.div(
             card(
+                site_import_button(),
                 rx.cond(
                     OverviewTab.sites.length() > 0,
                     rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),

@@ -113,6 +113,13 @@ async def test_an_oversized_file_and_an_unknown_body_type(client, admin_headers)
     assert no_file.status_code == 400 and "form field 'file'" in no_file.json()["message"]
 
 
+async def test_the_dashboards_upload_is_capped_as_the_import(client):
+    """Reflex's /_upload (the dialog's rx.upload) reads any body to disk before a handler runs: the guard caps it."""
+    big = b"x" * (site_import.MAX_FILE_BYTES + 128 * 1024)
+    answer = await client.post("/_upload", files={"files": ("s.csv", big, "text/csv")})
+    assert answer.status_code == 413 and "too large" in answer.json()["message"]
+
+
 async def test_export_in_both_formats_reads_back(client, session, admin_headers):
     await client.post(
         "/api/sites/import", json=[{"name": "A", "url": "https://a.example/", "tags": ["b", "a"]}], headers=admin_headers

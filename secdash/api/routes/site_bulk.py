@@ -27,7 +27,10 @@ router = APIRouter(prefix="/api/sites", tags=["sites in bulk"], responses=SIGNED
 IMPORT_PATH = re.compile(r"^/api/sites/import/?$")
 # The file (up to MAX_FILE_BYTES) and a multipart form's own lines: larger bodies are the request guard's 413.
 IMPORT_MAX_BODY_BYTES = MAX_FILE_BYTES + 64 * 1024
-BODY_CAPS = ((IMPORT_PATH, IMPORT_MAX_BODY_BYTES),)  # for api/middleware.RequestGuard
+# The Dashboard's Import / export dialog uploads the same file through Reflex's /_upload (rx.upload), which reads
+# any size to disk before a handler can check anything: the guard caps it as this route.
+UPLOAD_PATH = re.compile(r"^/_upload/?$")
+BODY_CAPS = ((IMPORT_PATH, IMPORT_MAX_BODY_BYTES), (UPLOAD_PATH, IMPORT_MAX_BODY_BYTES))  # for api/middleware.RequestGuard
 
 FlagText = Annotated[str | None, Query(max_length=MAX_FILTER_LENGTH), choice_text(["", "true", "false"])]
 FormatText = Annotated[

@@ -47,10 +47,12 @@ def row_view(row: RowResult) -> ImportRowView:
 
 
 def shown_rows(report: ImportReport) -> tuple[list[ImportRowView], int]:
-    """The rows the dialog lists (every refused one first, up to SHOWN_REFUSED, then good ones) and how many not."""
+    """The rows the dialog lists, in the file's order (every refused one up to SHOWN_REFUSED, the first SHOWN_ACCEPTED
+    good ones), and how many it leaves out."""
     refused = [row for row in report.rows if row.result == "refused"][:SHOWN_REFUSED]
     good = [row for row in report.rows if row.result != "refused"][:SHOWN_ACCEPTED]
-    return [row_view(row) for row in refused + good], len(report.rows) - len(refused) - len(good)
+    shown = sorted(refused + good, key=lambda row: row.row)
+    return [row_view(row) for row in shown], len(report.rows) - len(shown)
 
 
 def kind_of(filename: str) -> Kind | None:

@@ -1,7 +1,10 @@
 """The Dashboard's Import / export dialog (admins): a file of sites checked row by row before anything is created, and
 every site downloaded as CSV or JSON. `site_import_button()` is the one piece dashboard_overview.py places."""
 
+from typing import Any
+
 import reflex as rx
+from reflex.vars import ArrayVar, ObjectVar
 
 from secdash.components.focus import dialog_content
 from secdash.services.monitoring.site_import_file import MAX_FILE_BYTES, MAX_ROWS
@@ -123,6 +126,19 @@ def _working() -> rx.Component:
     )
 
 
+def _rejection_codes(rejected: rx.Var) -> rx.Var:
+    """Only the error codes of the files the browser refused ("file-too-large"): the rejections hold the files
+    themselves, which socket.io would send along as binary (a 2 MB file closes the websocket)."""
+    return (
+        rejected.to(ArrayVar, list[dict[str, Any]])
+        .map(lambda item: item.to(ObjectVar, dict[str, Any])["errors"].to(ArrayVar, list[dict[str, Any]]))
+        .to(ArrayVar, list[list[dict[str, Any]]])
+        .map(lambda errors: errors.to(ArrayVar, list[dict[str, Any]]).map(lambda e: e.to(ObjectVar, dict[str, Any])["code"]))
+        .to(ArrayVar, list[list[str]])
+        .map(lambda codes: codes.to(ArrayVar, list[str]).join(","))
+    )
+
+
 def _upload_zone() -> rx.Component:
     zone = rx.upload.root(
         rx.el.div(
@@ -140,7 +156,7 @@ def _upload_zone() -> rx.Component:
         max_size=MAX_FILE_BYTES,
         accept={"text/csv": [".csv"], "application/json": [".json"], "text/plain": [".txt"]},
         on_drop=S.preview(rx.upload_files(upload_id=UPLOAD_ID)),
-        on_drop_rejected=S.file_refused,
+        on_drop_rejected=lambda rejected: S.file_refused(_rejection_codes(rejected)),
         disabled=S.working != "",
         aria_label="Choose a CSV or JSON file of sites to import",
         class_name="mt-3 cursor-pointer rounded-lg border border-dashed border-slate-600 p-4 hover:border-cyan-400 "

@@ -96,9 +96,10 @@ class SiteImportState(AuthState):
         return None
 
     @protected(reads_only=True)
-    async def file_refused(self, rejections: list[dict]):
-        """The browser refused the file before sending it (its type or size)."""
-        codes = {error.get("code") for item in rejections for error in (item.get("errors") or [])}
+    async def file_refused(self, codes_by_file: list[str]):
+        """The browser refused the file before sending it (its type or size): react-dropzone's error codes, comma
+        separated, for each file."""
+        codes = {code for item in codes_by_file[:10] for code in str(item).split(",")}
         if "file-too-large" in codes:
             message = f"The file is larger than {MAX_FILE_BYTES // 1024 // 1024} MB; split it into smaller files."
         elif "too-many-files" in codes:

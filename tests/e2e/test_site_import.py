@@ -49,6 +49,9 @@ def test_an_admin_previews_a_file_with_bad_rows_and_imports_the_good_ones(page: 
     page.get_by_role("button", name="Import / export").click()
     dialog = page.get_by_role("dialog", name="Import / export sites")
     expect(dialog).to_be_visible()
+    too_large = b"name,url\n" + b"x" * (2 * 1024 * 1024)
+    dialog.locator("input[type=file]").set_input_files(files=[{"name": "big.csv", "mimeType": "text/csv", "buffer": too_large}])
+    expect(toast(page, "Not imported")).to_contain_text("larger than 2 MB")
     with page.expect_file_chooser() as chooser:  # the drop zone works from the keyboard
         dialog.get_by_test_id("site-import-upload").focus()
         page.keyboard.press("Enter")

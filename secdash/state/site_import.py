@@ -22,6 +22,7 @@ from secdash.state.browser_actions import toast
 UPLOAD_ID = "site-import-upload"
 SHOWN_REFUSED = 200  # rows the report lists (a 10,000-row file's report would not fit a websocket message)
 SHOWN_ACCEPTED = 50
+MAX_EVENT_DOWNLOAD_BYTES = 512 * 1024  # an export sent through the websocket; a larger one is fetched from the API
 RESULT_LABELS = {"added": "Added", "ready": "Ready", "refused": "Refused"}
 
 
@@ -156,7 +157,9 @@ class SiteImportState(AuthState):
             exported = await in_session(site_export.export_sites, actor=user, fmt="json" if fmt == "json" else "csv")
         except DomainError as exc:
             return toast.error("Not exported", description=exc.message)
-        return [
-            rx.download(data=exported.content, filename=exported.filename, mime_type=exported.media_type),
-            toast.success("Sites exported", description=f"{exported.count} sites in {exported.filename}"),
-        ]
+        done = toast.success("Sites exported", description=f"{exported.count} sites in {exported.filename}")
+        if len(exported.content.encode()) > MAX_EVENT_DOWNLOAD_BYTES:
+            # Too large for a websocket message (1 MB): the browser fetches the same file from the API, with the
+            # session cookie it holds (the API checks the user again).
+            return [rx.download(url=f"/api/sites/export?format={fmt}", filename=exported.filename), done]
+        return [rx.download(data=exported.content, filename=exported.filename, mime_type=exported.media_type), done]

@@ -73,6 +73,10 @@ def test_an_admin_previews_a_file_with_bad_rows_and_imports_the_good_ones(page: 
     expect(toast(page, "Sites imported: 3 added, 2 refused")).to_be_visible(timeout=20000)
     expect(rows.filter(has=page.get_by_text("Added", exact=True))).to_have_count(3)
     expect(dialog.get_by_role("button", name="Imported")).to_be_disabled()
+    with page.expect_download() as download:
+        dialog.get_by_role("button", name="Export CSV").click()
+    exported = Path(download.value.path()).read_text(encoding="utf-8")
+    assert exported.startswith("name,url,allowPrivate,tags,capacityRpm,signupRoute") and f"{NAMES[0]}," in exported
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
     sites = page.get_by_test_id("site-row")

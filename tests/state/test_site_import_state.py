@@ -73,3 +73,14 @@ def test_the_report_lists_every_refused_row_and_the_first_good_ones_in_order():
         sum(row.result == "refused" for row in rows), state_module.SHOWN_REFUSED
     )
     assert hidden == len(rows) - len(shown)
+
+
+async def test_a_large_export_is_fetched_from_the_api_not_sent_through_the_websocket(session, monkeypatch):
+    state = await _state(session, "admin")
+    session.add_all([Site(name=f"s{i}", url=f"https://s{i}.example/" + "p" * 100, domain=f"s{i}.example") for i in range(20)])
+    await session.commit()
+    small = await SiteImportState.event_handlers["export"].fn(state, "json")
+    assert "data:" in str(small[0]) or "s19.example" in str(small[0])
+    monkeypatch.setattr(state_module, "MAX_EVENT_DOWNLOAD_BYTES", 1000)
+    large = await SiteImportState.event_handlers["export"].fn(state, "csv")
+    assert "/api/sites/export?format=csv" in str(large[0]) and "s19.example" not in str(large[0])

@@ -238,16 +238,18 @@ async def test_export_then_import_into_an_empty_install_recreates_the_sites(sess
     admin = await make_user(session, "root@example.com", role="admin")
     originals = [
         Site(name="=Formula, Inc", url="https://a.example/x?y=1", domain="a.example", tags=["-x", "prod"], capacity_rpm=60),
+        Site(name="'quoted", url="https://q.example/", domain="q.example"),
+        Site(name="'=kept", url="https://k.example/", domain="k.example"),
         Site(name="Lan", url="http://10.0.0.7:8080/", domain="10.0.0.7:8080", allow_private=True, signup_route="/join"),
         Site(name="Demo", url="http://127.0.0.1:3000/demo/stock/", domain="127.0.0.1:3000", is_demo=True),
     ]
     session.add_all(originals)
     await session.commit()
     exported = await site_export.export_sites(session=session, actor=admin, fmt=fmt)
-    assert exported.count == 2 and "Demo" not in exported.content and "token" not in exported.content.lower()
+    assert exported.count == 4 and "Demo" not in exported.content and "token" not in exported.content.lower()
     if fmt == "csv":
         assert exported.content.splitlines()[1].startswith("\"'=Formula")  # not a formula in a spreadsheet
-    before = [site_export.site_row(site) for site in originals[:2]]
+    before = [site_export.site_row(site) for site in originals[:4]]
     for site in list(await session.exec(select(Site))):
         await session.delete(site)
     await session.commit()

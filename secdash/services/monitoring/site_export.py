@@ -58,7 +58,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, list):
         value = ";".join(value)
     text = str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text  # a spreadsheet does not run it as a formula
+    # A spreadsheet does not run it as a formula; a "'" of the text's own is doubled, so the import takes one away.
+    return "'" + text if text.startswith((*FORMULA_STARTS, "'")) else text
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

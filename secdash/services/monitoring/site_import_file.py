@@ -141,7 +141,8 @@ def _csv_row(number: int, header: list[str | None], cells: list[str]) -> RawRow:
 
 
 def _unescape(cell: str) -> str:
-    return cell[1:] if cell.startswith("'") and cell[1:2] in FORMULA_STARTS and cell[1:2] else cell
+    """A cell the export wrote after a "'" (site_export.py), as it was."""
+    return cell[1:] if cell[:1] == "'" and (cell[1:2] in FORMULA_STARTS or cell[1:2] == "'") else cell
 
 
 def _check_count(count: int) -> None:

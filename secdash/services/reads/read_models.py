@@ -25,11 +25,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.models import AgentRecord, SiteCheck
+from secdash.models import AgentRecord, SecurityEvent, SiteCheck
 from secdash.services.agents import activities, agents
 from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
-from secdash.services.reads import dashboard
+from secdash.services.reads import dashboard, site_list
 from secdash.services.traffic import ingest, live
 
 T = TypeVar("T")
@@ -213,6 +213,16 @@ async def _load_traffic(session: AsyncSession) -> dict[str, Any] | None:
     return await simulation.read_snapshot(session=session)
 
 
+async def _load_open_problems(session: AsyncSession) -> dict[int, int]:
+    """How many open problems each site has, in one grouped query."""
+    query = (
+        select(SecurityEvent.site_id, func.count())
+        .where(SecurityEvent.resolved == False, col(SecurityEvent.site_id).is_not(None))  # noqa: E712
+        .group_by(col(SecurityEvent.site_id))
+    )
+    return {int(site_id or 0): int(count) for site_id, count in await session.exec(query)}
+
+
 async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
     return list(await agents.with_threats_blocked(session=session))  # plain rows: not expired on commit
 
@@ -220,6 +230,7 @@ async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
 SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 # Event rows carry their site's name: a renamed or removed site changes them too.
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
+OPEN_PROBLEMS = _register(ReadModel("open-problems", (events.TOPIC, sites.TOPIC), _load_open_problems))
 ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
 TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
 # Live Traffic and User Scan: windows that slide with the clock, over requests logged many times a second.
@@ -263,6 +274,19 @@ async def agent_rows() -> list[dict[str, str]]:
             {"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(blocked)} for r, blocked in records
         ],
     )
+
+
+_site_list: dict[str, Any] = {"key": None, "value": None}
+
+
+async def site_list_rows() -> site_list.SiteRows:
+    """Every site as a row of the site list, with its status counts and the tags in use: built once per change of the
+    sites or of their open problems, shared by every page (filtering, sorting and paging run over it in memory)."""
+    site_rows, open_problems = await SITES.get(), await OPEN_PROBLEMS.get()
+    key = (SITES.version, OPEN_PROBLEMS.version)
+    if _site_list["key"] != key:
+        _site_list.update(key=key, value=site_list.SiteRows.of([site for site, _history in site_rows], open_problems))
+    return _site_list["value"]
 
 
 _overview: dict[str, Any] = {"key": None, "value": None, "json": {}}

@@ -8,6 +8,8 @@ from secdash.components.cards import card, sample_mark, simulated_mark, stat_car
 from secdash.components.focus import dialog_content
 from secdash.components.response_chart import response_chart
 from secdash.core.demo_sites import NAME_OF
+from secdash.pages.dashboard_site_list import site_list
+from secdash.services.monitoring import site_tags
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import OverviewTab
 from secdash.state.dashboard_views import ActivityView, EventView, SiteView
@@ -52,7 +54,11 @@ def _site_row(site: SiteView) -> rx.Component:
                 rx.el.div(site.address, class_name="text-xs text-slate-400 truncate"),
                 class_name="min-w-0",
             ),
-            status_badge(site.status, site.status_label),
+            rx.el.div(
+                rx.cond(site.paused, status_badge("paused", "PAUSED"), rx.fragment()),
+                status_badge(site.status, site.status_label),
+                class_name="flex shrink-0 gap-1",
+            ),
             class_name="flex items-start justify-between gap-2",
         ),
         rx.el.dl(
@@ -96,8 +102,37 @@ def _site_row(site: SiteView) -> rx.Component:
             ),
             rx.fragment(),
         ),
-        class_name="min-w-0 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
+        id="site-card-" + site.id.to_string(),
+        class_name="min-w-0 scroll-mt-4 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
         data_testid="site-row",
+    )
+
+
+def _cards() -> rx.Component:
+    """Every site as a card with its chart in a small deployment; else the site chosen in the list."""
+    grid = rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2")
+    return rx.cond(
+        OverviewTab.all_cards,
+        rx.el.div(grid, class_name="mt-4"),
+        rx.cond(
+            OverviewTab.sites.length() > 0,
+            rx.el.div(
+                rx.el.div(
+                    rx.el.h4("Chosen site", class_name="text-sm font-semibold text-slate-300"),
+                    rx.el.button(
+                        "Close",
+                        type="button",
+                        on_click=OverviewTab.close_chosen_site,
+                        class_name="text-xs text-cyan-300 hover:underline",
+                    ),
+                    class_name="flex items-center justify-between",
+                ),
+                grid,
+                class_name="mt-4 flex flex-col gap-2",
+                data_testid="chosen-site",
+            ),
+            rx.fragment(),
+        ),
     )
 
 
@@ -171,8 +206,8 @@ def dashboard_tab() -> rx.Component:
         rx.el.div(
             card(
                 rx.cond(
-                    OverviewTab.sites.length() > 0,
-                    rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
+                    OverviewTab.sites_count > 0,
+                    rx.fragment(site_list(), _cards()),
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",
@@ -325,6 +360,19 @@ def site_dialog() -> rx.Component:
                 rx.el.p(
                     "Live Traffic measures the site against its capacity and counts a POST to its signup route as a "
                     "signup (empty: the usual routes).",
+                    class_name="text-xs text-slate-400",
+                ),
+                rx.el.label("Tags (comma-separated)", html_for="site-tags", class_name="text-sm"),
+                rx.el.input(
+                    id="site-tags",
+                    name="tags",
+                    placeholder="production, eu-west, team:web",
+                    default_value=OverviewTab.site_form_tags,
+                    max_length=400,
+                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
+                ),
+                rx.el.p(
+                    f"At most {site_tags.MAX_TAGS} tags of up to {site_tags.MAX_TAG_LENGTH} characters: {site_tags.ALLOWED}.",
                     class_name="text-xs text-slate-400",
                 ),
                 rx.cond(

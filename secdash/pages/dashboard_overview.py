@@ -109,30 +109,31 @@ def _site_row(site: SiteView) -> rx.Component:
 
 
 def _cards() -> rx.Component:
-    """Every site as a card with its chart in a small deployment; else the site chosen in the list."""
+    """Every site as a card with its chart, in a small deployment."""
     grid = rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2")
+    return rx.cond(OverviewTab.all_cards, rx.el.div(grid, class_name="mt-4"), rx.fragment())
+
+
+def _chosen_card() -> rx.Component:
+    """With many sites, the one chosen in the list: its card, above the list's rows."""
     return rx.cond(
-        OverviewTab.all_cards,
-        rx.el.div(grid, class_name="mt-4"),
-        rx.cond(
-            OverviewTab.sites.length() > 0,
+        ~OverviewTab.all_cards & (OverviewTab.sites.length() > 0),
+        rx.el.div(
             rx.el.div(
-                rx.el.div(
-                    rx.el.h4("Chosen site", class_name="text-sm font-semibold text-slate-300"),
-                    rx.el.button(
-                        "Close",
-                        type="button",
-                        on_click=OverviewTab.close_chosen_site,
-                        class_name="text-xs text-cyan-300 hover:underline",
-                    ),
-                    class_name="flex items-center justify-between",
+                rx.el.h4("Chosen site", class_name="text-sm font-semibold text-slate-300"),
+                rx.el.button(
+                    "Close",
+                    type="button",
+                    on_click=OverviewTab.close_chosen_site,
+                    class_name="text-xs text-cyan-300 hover:underline",
                 ),
-                grid,
-                class_name="mt-4 flex flex-col gap-2",
-                data_testid="chosen-site",
+                class_name="flex items-center justify-between",
             ),
-            rx.fragment(),
+            rx.foreach(OverviewTab.sites, _site_row),
+            class_name="flex flex-col gap-2 rounded-lg border border-cyan-500/30 p-2 md:max-w-xl",
+            data_testid="chosen-site",
         ),
+        rx.fragment(),
     )
 
 
@@ -207,7 +208,7 @@ def dashboard_tab() -> rx.Component:
             card(
                 rx.cond(
                     OverviewTab.sites_count > 0,
-                    rx.fragment(site_list(), _cards()),
+                    rx.fragment(site_list(_chosen_card()), _cards()),
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",

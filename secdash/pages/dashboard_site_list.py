@@ -34,6 +34,10 @@ STATUS_TEXT = {
 }
 
 
+def _status_class(status, base: str):
+    return rx.match(status, *[(key, f"{base} {text}") for key, text in STATUS_TEXT.items()], f"{base} text-amber-300")
+
+
 def _summary_part(part: SummaryPartView) -> rx.Component:
     return rx.el.button(
         part.count,
@@ -44,9 +48,8 @@ def _summary_part(part: SummaryPartView) -> rx.Component:
         title="Show only these sites (again: show all)",
         class_name=rx.cond(
             part.active,
-            "rounded px-1 font-bold underline decoration-2 underline-offset-4 "
-            + rx.match(part.status, *STATUS_TEXT.items(), "text-slate-200"),
-            "rounded px-1 font-semibold hover:underline " + rx.match(part.status, *STATUS_TEXT.items(), "text-slate-200"),
+            _status_class(part.status, "rounded px-1 font-bold underline decoration-2 underline-offset-4"),
+            _status_class(part.status, "rounded px-1 font-semibold hover:underline"),
         ),
         data_testid="status-summary-part",
     )
@@ -58,7 +61,9 @@ def status_summary() -> rx.Component:
         rx.foreach(
             OverviewTab.list_summary,
             lambda part, index: rx.fragment(
-                rx.cond(index > 0, rx.el.span("·", class_name="text-slate-500", aria_hidden="true"), rx.fragment()),
+                rx.cond(
+                    index > 0, rx.el.span(" · ", class_name="whitespace-pre text-slate-500", aria_hidden="true"), rx.fragment()
+                ),
                 _summary_part(part),
             ),
         ),
@@ -95,7 +100,7 @@ def _toolbar() -> rx.Component:
                     class_name=FIELD + " w-full",
                     data_testid="site-search",
                 ),
-                debounce_timeout=200,
+                debounce_timeout=50,  # a keystroke costs the server a few ms: wait only for a burst of typing
                 force_notify_by_enter=True,
             ),
             class_name="min-w-0 flex-1 basis-40",
@@ -218,9 +223,7 @@ def _checkbox(row: SiteListRowView) -> rx.Component:
 
 
 def _status(row: SiteListRowView) -> rx.Component:
-    return rx.el.span(
-        row.status_label, class_name="text-xs font-bold " + rx.match(row.status, *STATUS_TEXT.items(), "text-amber-300")
-    )
+    return rx.el.span(row.status_label, class_name=_status_class(row.status, "text-xs font-bold"))
 
 
 def _tags(row: SiteListRowView) -> rx.Component:
@@ -231,7 +234,7 @@ def _tags(row: SiteListRowView) -> rx.Component:
                 tag, class_name="rounded-full border border-slate-700 bg-slate-800/60 px-1.5 text-[10px] text-slate-300"
             ),
         ),
-        class_name="flex flex-wrap gap-1",
+        class_name="inline-flex flex-wrap gap-1",
     )
 
 
@@ -242,10 +245,13 @@ def _name(row: SiteListRowView) -> rx.Component:
             type="button",
             on_click=OverviewTab.choose_site(row.id),
             title="Open its card: chart, header tests, edit",
-            class_name="text-left font-semibold text-cyan-200 hover:underline break-all",
+            class_name="text-left font-semibold text-cyan-200 hover:underline [overflow-wrap:anywhere]",
         ),
-        rx.el.div(row.domain, class_name="text-xs text-slate-400 break-all"),
-        _tags(row),
+        rx.el.div(
+            rx.el.span(row.domain, class_name="[overflow-wrap:anywhere]"),
+            _tags(row),
+            class_name="flex flex-wrap items-center gap-x-2 gap-y-0.5 text-xs text-slate-400",
+        ),
         class_name="min-w-0",
     )
 
@@ -254,7 +260,7 @@ def _table_row(row: SiteListRowView) -> rx.Component:
     cell = "px-2 py-1.5 align-top"
     return rx.el.tr(
         rx.cond(AuthState.is_admin, rx.el.td(_checkbox(row), class_name=cell), rx.fragment()),
-        rx.el.td(_name(row), class_name=cell),
+        rx.el.td(_name(row), class_name=cell + " min-w-[11rem]"),
         rx.el.td(_status(row), class_name=cell),
         rx.el.td(row.grade, class_name=cell + " font-bold"),
         rx.el.td(row.response, class_name=cell + " whitespace-nowrap"),
@@ -365,15 +371,17 @@ def _pager() -> rx.Component:
     )
 
 
-def site_list() -> rx.Component:
+def site_list(chosen: rx.Component) -> rx.Component:
+    """The list; `chosen` (the chosen site's card) shows between its toolbar and its rows."""
     return rx.el.div(
         status_summary(),
         _toolbar(),
         _bulk_bar(),
+        chosen,
         rx.cond(
             OverviewTab.list_rows.length() > 0,
             rx.fragment(
-                rx.el.div(_table(), class_name="min-w-0"),
+                rx.el.div(_table(), class_name="min-w-0 overflow-x-auto"),
                 rx.el.ul(rx.foreach(OverviewTab.list_rows, _stacked_row), class_name="flex flex-col gap-2 md:hidden"),
             ),
             rx.el.p("No site matches.", class_name="text-sm text-slate-400"),

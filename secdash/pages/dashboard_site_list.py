@@ -62,7 +62,7 @@ def status_summary() -> rx.Component:
             OverviewTab.list_summary,
             lambda part, index: rx.fragment(
                 rx.cond(
-                    index > 0, rx.el.span(" · ", class_name="whitespace-pre text-slate-500", aria_hidden="true"), rx.fragment()
+                    index > 0, rx.el.span(" · ", class_name="whitespace-pre text-slate-400", aria_hidden="true"), rx.fragment()
                 ),
                 _summary_part(part),
             ),

@@ -14,14 +14,14 @@ from typing import Any
 from secdash.core import notify
 from secdash.core.db import session_scope
 from secdash.jobs import store as jobs_store
-from secdash.models import HistoryLogPublic, UserPublic
+from secdash.models import HistoryLogPublic, Site, UserPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
 from secdash.services import audit
 from secdash.services.agents import activities
 from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
-from secdash.services.reads import read_models, site_list
+from secdash.services.reads import dashboard, read_models, site_list
 from secdash.services.scanning import scans
 from secdash.services.traffic import decisions, ingest
 
@@ -69,12 +69,20 @@ def _typed_sites(rows: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> lis
 
 
 async def site_cards(chosen_site: int = 0) -> list[tuple[SitePublic, list[SiteCheckPublic]]]:
-    """The sites shown as cards with their charts: all of them up to site_list.CARDS_MAX_SITES, else only the chosen
-    one (none when none is chosen). Only those sites' checks are typed."""
-    raw = await read_models.SITES.get()
-    if len(raw) <= site_list.CARDS_MAX_SITES:
+    """The sites shown as cards with their charts: all of them up to site_list.CARDS_MAX_SITES (the shared view), else
+    only the chosen one, read on its own (none when none is chosen): a large deployment never waits for every site's
+    checks."""
+    listed = await read_models.site_list_rows()
+    if len(listed.rows) <= site_list.CARDS_MAX_SITES:
         return await read_models.SITES.derived("page-typed", _typed_sites)
-    return _typed_sites([(site, history) for site, history in raw if site["id"] == chosen_site])
+    if not any(row.id == chosen_site for row in listed.rows):
+        return []
+    async with session_scope() as session:
+        site = await session.get(Site, chosen_site)
+        if site is None:
+            return []
+        checks = await dashboard.site_checks(session=session, site_id=chosen_site, limit=read_models.HISTORY_POINTS)
+        return [(SitePublic.of(site), checks)]
 
 
 def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:

@@ -129,6 +129,16 @@ def _toolbar() -> rx.Component:
             class_name="md:hidden",
         ),
         rx.el.button("Clear filters", type="button", on_click=OverviewTab.clear_list_filters, class_name=BUTTON),
+        rx.cond(  # the table's header checkbox, for the stacked rows
+            AuthState.is_admin,
+            rx.el.button(
+                rx.cond(OverviewTab.page_selected, "Unselect page", "Select page"),
+                type="button",
+                on_click=OverviewTab.toggle_page_selected,
+                class_name=BUTTON + " md:hidden",
+            ),
+            rx.fragment(),
+        ),
         # The spot of the "Import / export" button (the import/export dialog is built apart).
         rx.el.div(id="site-list-import-export", class_name="contents", data_testid="import-export-slot"),
         class_name="flex flex-wrap items-center gap-2",

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import sign_in, toast
+from tests.e2e.helpers import assert_accessible, sign_in, toast
 from tests.support.browser import ADMIN_EMAIL, ADMIN_PASSWORD
 
 SHOTS = os.environ.get("SECDASH_E2E_SCREENSHOTS", "")
@@ -88,6 +88,7 @@ def test_many_sites_list_sorts_filters_searches_pages_and_acts_in_bulk(page: Pag
     chosen = page.get_by_test_id("chosen-site")
     expect(chosen.get_by_test_id("site-row")).to_have_count(1)
     expect(chosen.get_by_test_id("response-chart")).to_have_count(1)
+    assert_accessible(page, "/ with 60 sites, filtered, a card chosen")
     if SHOTS:
         page.get_by_test_id("status-summary").scroll_into_view_if_needed()
         page.screenshot(path=str(Path(SHOTS) / "site-list-1280.png"))
@@ -97,6 +98,9 @@ def test_many_sites_list_sorts_filters_searches_pages_and_acts_in_bulk(page: Pag
     expect(items).to_have_count(50)
     expect(rows.first).to_be_hidden()  # stacked rows instead of the table
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # no horizontal page scroll
+    page.get_by_role("button", name="Select page").click()  # the stacked rows' select-the-page
+    expect(page.get_by_test_id("selected-count")).to_have_text("50 selected")
+    expect(items.get_by_role("checkbox").first).to_be_checked()
     if SHOTS:
         page.get_by_test_id("status-summary").scroll_into_view_if_needed()
         page.screenshot(path=str(Path(SHOTS) / "site-list-390-top.png"))
@@ -105,7 +109,6 @@ def test_many_sites_list_sorts_filters_searches_pages_and_acts_in_bulk(page: Pag
     page.set_viewport_size({"width": 1280, "height": 900})
 
     # Remove asks first, naming how many.
-    listing.get_by_role("checkbox", name="Select the sites of this page").click()
     page.get_by_role("button", name=f"Select all {COUNT} matching").click()
     page.get_by_test_id("bulk-bar").get_by_role("button", name="Remove", exact=True).click()
     expect(page.get_by_text(f"Remove {COUNT} sites?")).to_be_visible()

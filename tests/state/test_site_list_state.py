@@ -88,3 +88,24 @@ async def test_an_admin_pauses_all_matching_then_removes_them_after_confirming(s
     result = await _handler("remove_selected")(overview)
     assert "2 sites removed" in str(result.args)
     assert overview.sites_count == 58 and len(list(await session.exec(select(Site)))) == 58
+
+
+async def test_the_site_dialog_saves_tags_and_says_what_is_wrong_with_one(session, monkeypatch):
+    from secdash.services.monitoring import sites
+
+    async def resolves(host, port):
+        return ["93.184.215.14"]
+
+    monkeypatch.setattr(sites, "resolve", resolves)
+    overview = await _overview(session, "admin", count=2)
+    await _handler("open_site_dialog")(overview, 0)
+    form = {"name": "Shop", "url": "https://shop.example/", "tags": "Prod, team:web, prod"}
+    result = await _handler("save_site")(overview, form)
+    assert "Site saved" in str(result.args)
+    [shop] = [row for row in overview.list_rows if row.name == "Shop"]
+    assert shop.tags == ["prod", "team:web"] and "prod" in overview.list_tags
+    await _handler("choose_site")(overview, shop.id)  # a card of a small deployment: every site has one
+    await _handler("open_site_dialog")(overview, shop.id)
+    assert overview.site_form_tags == "prod, team:web"
+    result = await _handler("save_site")(overview, form | {"tags": "bad tag"})
+    assert "may only hold" in str(result.args) and overview.site_form_tags == "bad tag"  # what was typed is kept

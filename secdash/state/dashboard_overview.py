@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import reflex as rx
-
 from secdash.models import UserPublic
 from secdash.services.errors import DomainError
 from secdash.services.monitoring import site_bulk, site_tags, sites
@@ -221,7 +219,7 @@ class OverviewTab(DashboardState):
         except (TypeError, ValueError):
             return None
         self._apply_reads(await page_reads.dashboard_reads({"site_cards"}, self._read_filters()))
-        return rx.scroll_to(f"site-card-{self.chosen_site_id}")
+        return None  # the card takes the focus when it shows (pages/dashboard_overview.py), which scrolls to it
 
     @protected(reads_only=True)
     async def close_chosen_site(self):

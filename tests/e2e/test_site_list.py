@@ -84,8 +84,10 @@ def test_many_sites_list_sorts_filters_searches_pages_and_acts_in_bulk(page: Pag
     expect(shown).to_have_text(f"1–50 of {COUNT}")
     expect(rows.filter(has_text="PAUSED")).to_have_count(50)
 
-    rows.first.get_by_role("button").first.click()  # a row opens its card: chart, header tests, edit
+    rows.nth(30).get_by_role("button").first.click()  # a row opens its card (chart, header tests, edit) above the rows
     chosen = page.get_by_test_id("chosen-site")
+    expect(chosen.get_by_role("button", name="Close the chosen site's card")).to_be_focused()
+    expect(chosen).to_be_in_viewport()  # the focus brought it into view
     expect(chosen.get_by_test_id("site-row")).to_have_count(1)
     expect(chosen.get_by_test_id("response-chart")).to_have_count(1)
     assert_accessible(page, "/ with 60 sites, filtered, a card chosen")

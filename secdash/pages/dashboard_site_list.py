@@ -26,6 +26,7 @@ SORT_CHOICES = (
     ("checked", "Last check"),
     ("problems", "Open problems"),
 )
+NAME = "font-semibold text-cyan-200 hover:underline [overflow-wrap:anywhere]"
 STATUS_TEXT = {
     "critical": "text-red-300",
     "warning": "text-amber-300",
@@ -250,12 +251,22 @@ def _tags(row: SiteListRowView) -> rx.Component:
 
 def _name(row: SiteListRowView) -> rx.Component:
     return rx.el.div(
-        rx.el.button(
-            row.name,
-            type="button",
-            on_click=OverviewTab.choose_site(row.id),
-            title="Open its card: chart, header tests, edit",
-            class_name="text-left font-semibold text-cyan-200 hover:underline [overflow-wrap:anywhere]",
+        rx.cond(
+            OverviewTab.all_cards,
+            # A small deployment shows every card below the list: the name leads to its card.
+            rx.el.a(
+                row.name,
+                href="#site-card-" + row.id.to_string(),
+                title="Go to its card: chart, header tests, edit",
+                class_name=NAME,
+            ),
+            rx.el.button(
+                row.name,
+                type="button",
+                on_click=OverviewTab.choose_site(row.id),
+                title="Open its card: chart, header tests, edit",
+                class_name="text-left " + NAME,
+            ),
         ),
         rx.el.div(
             rx.el.span(row.domain, class_name="[overflow-wrap:anywhere]"),

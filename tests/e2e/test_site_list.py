@@ -117,3 +117,6 @@ def test_many_sites_list_sorts_filters_searches_pages_and_acts_in_bulk(page: Pag
     page.get_by_role("button", name=f"Remove {COUNT} sites").click()
     expect(toast(page, "Sites removed")).to_contain_text(f"{COUNT} sites removed")
     expect(page.get_by_test_id("site-row").filter(has_text="Stock")).to_have_count(1)  # back to cards
+    page.get_by_role("button", name="Clear filters").click()
+    listing.get_by_role("link", name="Shares", exact=True).click()  # a small deployment: the name leads to the card
+    expect(page.get_by_test_id("site-row").filter(has_text="Shares")).to_be_in_viewport()

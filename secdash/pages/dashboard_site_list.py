@@ -3,12 +3,12 @@ pages, and the selection with its bulk actions (admins). Clicking a site opens i
 
 import reflex as rx
 
+from secdash.pages.site_list_bulk import BUTTON, bulk_bar
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import OverviewTab
 from secdash.state.site_list_views import ColumnView, SiteListRowView, SummaryPartView
 
 FIELD = "rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-100"
-BUTTON = "rounded-md border border-slate-700 px-2 py-1 text-xs hover:bg-slate-800 disabled:opacity-40"
 STATUS_CHOICES = (
     ("", "All statuses"),
     ("critical", "ALERT"),
@@ -145,77 +145,6 @@ def _toolbar() -> rx.Component:
         class_name="flex flex-wrap items-center gap-2",
         role="search",
         aria_label="Filter sites",
-    )
-
-
-def _bulk_bar() -> rx.Component:
-    count = OverviewTab.selected_count
-    return rx.cond(
-        AuthState.is_admin & (count > 0),
-        rx.el.div(
-            rx.el.div(
-                rx.el.span(count, " selected", class_name="font-semibold text-slate-100", data_testid="selected-count"),
-                rx.cond(
-                    ~OverviewTab.select_all_matching & (OverviewTab.list_matching > count),
-                    rx.el.button(
-                        "Select all ",
-                        OverviewTab.list_matching,
-                        " matching",
-                        type="button",
-                        on_click=OverviewTab.select_all_matching_sites,
-                        class_name=BUTTON + " text-cyan-300",
-                    ),
-                    rx.fragment(),
-                ),
-                rx.el.button(
-                    "Pause monitoring",
-                    type="button",
-                    on_click=OverviewTab.pause_selected,
-                    disabled=OverviewTab.bulk_busy,
-                    class_name=BUTTON,
-                ),
-                rx.el.button(
-                    "Resume monitoring",
-                    type="button",
-                    on_click=OverviewTab.resume_selected,
-                    disabled=OverviewTab.bulk_busy,
-                    class_name=BUTTON,
-                ),
-                rx.el.button("Remove", type="button", on_click=OverviewTab.ask_bulk_remove, class_name=BUTTON + " text-red-300"),
-                rx.el.button("Clear selection", type="button", on_click=OverviewTab.clear_selection, class_name=BUTTON),
-                class_name="flex flex-wrap items-center gap-2 text-sm",
-            ),
-            rx.cond(
-                OverviewTab.confirm_bulk_remove,
-                rx.el.div(
-                    rx.el.p("Remove ", count, " sites?", class_name="font-semibold text-red-300"),
-                    rx.el.p(
-                        "Their monitoring stops and their check history is deleted. Their security events stay in the "
-                        "Problem Database.",
-                        class_name="text-sm text-slate-300",
-                    ),
-                    rx.el.div(
-                        rx.el.button("Keep them", type="button", on_click=OverviewTab.keep_selected, class_name=BUTTON),
-                        rx.el.button(
-                            "Remove ",
-                            count,
-                            " sites",
-                            type="button",
-                            on_click=OverviewTab.remove_selected,
-                            disabled=OverviewTab.bulk_busy,
-                            class_name="rounded-md bg-red-600 px-3 py-1 text-sm font-semibold text-white hover:bg-red-500",
-                        ),
-                        class_name="flex flex-wrap gap-2",
-                    ),
-                    role="alert",
-                    class_name="mt-2 flex flex-col gap-2 rounded-md border border-red-500/50 bg-red-500/10 p-3",
-                ),
-                rx.fragment(),
-            ),
-            class_name="rounded-md border border-cyan-500/30 bg-cyan-500/5 p-2",
-            data_testid="bulk-bar",
-        ),
-        rx.fragment(),
     )
 
 
@@ -397,7 +326,7 @@ def site_list(chosen: rx.Component) -> rx.Component:
     return rx.el.div(
         status_summary(),
         _toolbar(),
-        _bulk_bar(),
+        bulk_bar(),
         chosen,
         rx.cond(
             OverviewTab.list_rows.length() > 0,

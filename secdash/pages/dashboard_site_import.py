@@ -35,7 +35,7 @@ def site_import_button() -> rx.Component:
                 data_testid="site-import-open",
             ),
             _dialog(),
-            class_name="-mt-1 mb-3 flex justify-end",
+            class_name="flex",
         ),
         rx.fragment(),
     )

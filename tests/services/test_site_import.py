@@ -37,7 +37,7 @@ def test_tags_are_cleaned_by_one_rule():
     assert site_tags.clean_tags(" Prod; eu,prod ,, ") == ["eu", "prod"]
     assert site_tags.clean_tags(["B", "a"]) == ["a", "b"]
     assert site_tags.clean_tags(None) == [] and site_tags.clean_tags("") == []
-    with pytest.raises(Invalid, match="^tags: 'a b' may hold only"):
+    with pytest.raises(Invalid, match="^tags: 'a b' may only hold"):
         site_tags.clean_tags("a b")
     with pytest.raises(Invalid, match="at most 10 tags"):
         site_tags.clean_tags([f"t{i}" for i in range(11)])

@@ -36,6 +36,8 @@ class Settings(BaseSettings):
     MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
     # Days of site check history kept (site_checks; older rows are pruned in batches by the monitor).
     HISTORY_DAYS: float = Field(7, ge=1, le=366, validation_alias=AliasChoices("SECDASH_HISTORY_DAYS"))
+    # A round is spread over its interval: one slice of the sites starts every this many seconds (rounds.py).
+    MONITOR_SLICE_SECONDS: float = Field(1.0, gt=0, le=3600, validation_alias=AliasChoices("SECDASH_MONITOR_SLICE_SECONDS"))
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
     # Battle Station's simulated threats (real drills started at random): on with the simulation unless "off".
     THREAT_SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_THREAT_SIMULATION"))

@@ -1,185 +1,216 @@
-"""What a monitor round writes (issue 26): a check row only when the probe changed something or the site's newest
-row is old, a round's reads batched (the statements of a round where nothing changed do not grow with the number of
-sites), alerting still firing on a change, and history pruned in batches after SECDASH_HISTORY_DAYS."""
+"""Monitor rounds (rounds.py): spread over their interval in slices, each site once per round; with Redis, the slices
+are shard jobs that every worker runs, each once, and a late shard is skipped rather than run behind the next round."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+import asyncio
+import secrets
+import time
+from collections import Counter
+from datetime import timedelta
 
 import pytest
-from sqlalchemy import event, func
-from sqlmodel import select
+from sqlmodel import col, select
 
-from secdash.core.config import get_settings
-from secdash.core.db import get_engine
-from secdash.core.unit import commit
-from secdash.jobs import runner
-from secdash.models import Site, SiteCheck
-from secdash.models.alerting import AlertState, NotificationDelivery
-from secdash.services.alerting import channels
-from secdash.services.monitoring import monitor
-from secdash.services.probe import ProbeResult
-from secdash.services.reads import dashboard
-from tests.factories import make_user
-from tests.support.api_app import shared_api
-from tests.support.notify_receivers import WebhookReceiver
+from secdash.core.db import session_scope
+from secdash.jobs import runner, store
+from secdash.models import Site, SiteCheck, as_utc, utcnow
+from secdash.models.jobs import Job, JobStatus
+from secdash.services.monitoring import rounds
+from secdash.services.probe import ProbeClients
+from tests.support.redis_server import REDIS_URL, redis_or_skip
+from tests.support.web_servers import STRONG_HEADERS as STRONG
 from tests.support.web_servers import LocalSite
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+def _targets(ids: list[int]) -> list[tuple[int, str, bool, bool]]:
+    return [(site_id, f"http://site-{site_id}.test/", False, False) for site_id in ids]
 
 
-def _answer(site: Site, at: datetime, *, code: int = 200, ms: float = 40.0, grade: str = "A") -> ProbeResult:
-    return ProbeResult(url=site.url, checked_at=at, status_code=code, response_ms=ms, ttfb_ms=ms / 2, grade=grade, score=90)
+def test_a_round_is_sliced_evenly_and_each_site_keeps_its_slice():
+    ids = list(range(1, 101))
+    planned = rounds.plan(_targets(ids), interval=30, slice_seconds=1)
+    assert [part.index for part in planned] == list(range(30))
+    assert [part.offset for part in planned] == [pytest.approx(k * 1.0) for k in range(30)]
+    assert sorted(target[0] for part in planned for target in part.targets) == ids  # every site once
+    assert max(len(part.targets) for part in planned) - min(len(part.targets) for part in planned) <= 1
+    again = rounds.plan(_targets([*ids, 101]), interval=30, slice_seconds=1)  # a site added: the others stay put
+    assert [[t[0] for t in part.targets] for part in again][:1] == [[t[0] for t in planned[0].targets]]
+
+    few = rounds.plan(_targets([7, 8, 9]), interval=30, slice_seconds=1)  # never more slices than sites
+    assert [(part.of, part.offset) for part in few] == [(3, 0.0), (3, 10.0), (3, 20.0)]
+    assert rounds.plan([], interval=30, slice_seconds=1) == []
+    assert rounds.slice_count(10_000, 60, 1) == 60 and rounds.slice_count(5, 0.5, 1) == 1
 
 
-async def _site(session, name: str = "Blog") -> Site:
-    site = Site(name=name, url=f"http://{name.lower()}.example/", domain=f"{name.lower()}.example")
-    session.add(site)
+async def _sites(session, base: str, count: int) -> list[int]:
+    rows = [Site(name=f"S{n}", url=f"{base}/{n}", domain="127.0.0.1", allow_private=True) for n in range(count)]
+    session.add_all(rows)
     await session.commit()
-    return site
+    return [row.id for row in rows if row.id is not None]
 
 
-async def _checks(session, site: Site) -> list[SiteCheck]:
-    query = select(SiteCheck).where(SiteCheck.site_id == site.id).order_by(SiteCheck.checked_at)  # type: ignore[arg-type]
-    return list((await session.exec(query)).all())
+async def _checks(site_ids: list[int]) -> list[SiteCheck]:
+    async with session_scope() as session:
+        return list(await session.exec(select(SiteCheck).where(col(SiteCheck.site_id).in_(site_ids))))
 
 
-async def _apply(session, site: Site, result: ProbeResult, *, batched: bool) -> None:
-    """As a round does (the batched reads) or as a fix's single probe does."""
-    reads = await monitor.load_round(session, [(site, result)]) if batched else None
-    await monitor.apply_probe(session, site, result, reads)
-    await commit(session)
-
-
-@pytest.mark.parametrize("batched", [True, False])
-async def test_an_unchanged_probe_within_the_interval_stores_no_row_and_a_change_always_does(session, batched):
-    site = await _site(session)
-    await _apply(session, site, _answer(site, T0, ms=40), batched=batched)  # the first probe: stored
-    await _apply(session, site, _answer(site, T0 + timedelta(seconds=30), ms=55), batched=batched)  # unchanged
-    await _apply(session, site, _answer(site, T0 + timedelta(seconds=60), ms=45, grade="B"), batched=batched)  # grade
-    await _apply(session, site, _answer(site, T0 + timedelta(seconds=90), code=503), batched=batched)  # status, code
-    await _apply(session, site, _answer(site, T0 + timedelta(seconds=120), code=503), batched=batched)  # unchanged
-    await session.refresh(site)
-    checks = await _checks(session, site)
-    assert [(c.status_code, c.grade, c.response_ms) for c in checks] == [(200, "A", 40), (200, "B", 45), (503, "A", 40)]
-    # the site's own row always has the newest probe's figures
-    assert site.status_code == 503 and site.last_checked_at is not None
-
-    # unchanged, but the newest row is UNCHANGED_CHECK_INTERVAL old: stored, with its own probe's response time
-    later = T0 + timedelta(seconds=90) + monitor.UNCHANGED_CHECK_INTERVAL
-    await _apply(session, site, _answer(site, later, code=503, ms=70), batched=batched)
-    await _apply(session, site, _answer(site, later + timedelta(seconds=30), code=503), batched=batched)
-    checks = await _checks(session, site)
-    assert len(checks) == 4 and checks[-1].response_ms == 70
-
-    # an error, and a different error, are changes too; so is a new whole day of TLS validity left
-    failed = ProbeResult(url=site.url, checked_at=later + timedelta(seconds=60), error="Connection refused")
-    await _apply(session, site, failed, batched=batched)
-    timed_out = ProbeResult(url=site.url, checked_at=later + timedelta(seconds=90), error="Timed out after 10s")
-    await _apply(session, site, timed_out, batched=batched)
-    assert [c.error for c in (await _checks(session, site))[-2:]] == ["Connection refused", "Timed out after 10s"]
-    tls = [
-        ProbeResult(url=site.url, checked_at=later + timedelta(seconds=s), status_code=200, grade="A", tls_days_left=d)
-        for s, d in ((120, 20.4), (150, 20.2), (180, 19.9))
-    ]
-    for result in tls:
-        await _apply(session, site, result, batched=batched)
-    assert [c.tls_days_left for c in (await _checks(session, site))[-2:]] == [20.4, 19.9]
-
-
-async def test_the_chart_and_the_api_show_a_point_per_kept_check(session):
-    import httpx
-
-    from tests.api.conftest import signed_in
-
-    site = await _site(session)
-    for second, code in ((0, 200), (30, 200), (60, 500), (90, 500), (120, 200)):
-        await _apply(session, site, _answer(site, T0 + timedelta(seconds=second), code=code, ms=40 + second), batched=True)
-    kept = [(c.status_code, c.response_ms) for c in await _checks(session, site)]
-    assert kept == [(200, 40), (500, 100), (200, 160)]
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=shared_api()), base_url="http://testserver") as client:
-        headers = await signed_in(client, session, "viewer@example.com", "limited")
-        api = await client.get(f"/api/sites/{site.id}/checks", headers=headers)
-    assert api.status_code == 200
-    assert [(p["statusCode"], p["responseTime"]) for p in api.json()] == kept
-    history = await dashboard.site_checks(session=session, site_id=site.id)
-    assert [(p.status_code, p.response_time) for p in history] == kept
-
-
-async def _count_round_statements(session, n: int, server: LocalSite) -> int:
-    for i in range(n):
-        session.add(Site(name=f"t{n}-{i}", url=f"{server.base}/?n={n}&i={i}", domain="127.0.0.1", allow_private=True))
-    await session.commit()
-    await monitor.probe_all()  # the first checks: rows, findings opened
-    await monitor.probe_all()
-    statements: list[str] = []
-
-    def count(_conn, _cursor, statement, _params, _context, _many) -> None:
-        statements.append(statement.split(None, 1)[0].upper())
-
-    engine = get_engine().sync_engine
-    event.listen(engine, "before_cursor_execute", count)
+async def test_one_worker_spreads_a_round_over_its_interval_and_probes_each_site_once(session):
+    server = LocalSite({f"/{n}": (200, STRONG, b"ok", 0.0) for n in range(8)})
     try:
-        statuses = await monitor.probe_all()
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
-    assert len(statuses) >= n and len(set(statuses.values())) == 1  # the same answer for every site
-    return len(statements)
-
-
-async def test_a_round_where_nothing_changed_does_not_query_per_site(session):
-    server = LocalSite({"/": (200, {}, b"ok", 0.0)})
-    try:
-        few = await _count_round_statements(session, 3, server)
-        many = await _count_round_statements(session, 30, server)  # 33 sites in this round
+        ids = await _sites(session, server.base, 8)
+        async with ProbeClients() as clients:
+            monitor_rounds = rounds.Rounds(clients, asyncio.Event(), interval=1.6, slice_seconds=0.4, use_jobs=False)
+            started = time.monotonic()
+            planned = await monitor_rounds.one_round()
+            await asyncio.gather(*monitor_rounds.running.values())
+            took = time.monotonic() - started
     finally:
         server.close()
-    assert many == few, (few, many)
-    assert few <= 16  # sites, agents, alert states, settings, TLS rule, findings, newest checks, the UPDATE, commit
-    rows = (await session.exec(select(func.count()).select_from(SiteCheck))).one()
-    assert rows == 33  # the first probe of each site only: later ones changed nothing
+    assert [part.offset for part in planned] == [pytest.approx(k * 0.4) for k in range(4)]
+    assert took >= 1.2  # the last slice started 3 * 0.4 s after the first: not a burst
+    checks = await _checks(ids)
+    assert Counter(check.site_id for check in checks) == Counter({site_id: 1 for site_id in ids})
+    moments = sorted(as_utc(check.checked_at) for check in checks)
+    assert moments[-1] - moments[0] >= timedelta(seconds=1.0)
 
 
-async def test_alerting_still_fires_on_a_change_in_a_batched_round(session):
-    site = await _site(session)
-    admin = await make_user(session, "root@example.com", role="admin")
-    receiver = WebhookReceiver()
-    await channels.create_channel(session=session, actor=admin, name="Ops", url=receiver.url(), allow_private=True)
-    await _apply(session, site, _answer(site, T0), batched=True)
-    assert (await session.exec(select(AlertState))).all() == []  # SECURE with no state: nothing stored
-    down = ProbeResult(url=site.url, checked_at=T0 + timedelta(seconds=30), error="Connection refused")
-    await _apply(session, site, down, batched=True)
-    still = ProbeResult(url=site.url, checked_at=T0 + timedelta(seconds=60), error="Connection refused")
-    await _apply(session, site, still, batched=True)  # still down: no second message
-    deliveries = (await session.exec(select(NotificationDelivery))).all()
-    for delivery in deliveries:
-        await runner.wait_for(delivery.job_id, timeout=30)
-    receiver.close()
-    assert [d.kind for d in deliveries] == ["site_down"] and "Blog is DOWN" in deliveries[0].title
-    state = (await session.exec(select(AlertState).where(AlertState.subject == f"site:{site.id}"))).one()
-    assert state.state == "down" and state.notified == "down"
+async def test_a_slice_still_running_is_not_started_twice(session, monkeypatch):
+    calls: list[int] = []
+    gate = asyncio.Event()
+
+    async def slow(targets, clients, concurrency):
+        calls.append(len(targets))
+        await gate.wait()
+        return {}
+
+    monkeypatch.setattr(rounds.monitor, "_probe_and_apply", slow)
+    await _sites(session, "http://127.0.0.1:9", 2)
+    async with ProbeClients() as clients:
+        monitor_rounds = rounds.Rounds(clients, asyncio.Event(), interval=0.2, slice_seconds=0.1, use_jobs=False)
+        await monitor_rounds.one_round()
+        await asyncio.sleep(0)
+        await monitor_rounds.one_round()  # both slices still running: skipped
+        gate.set()
+        await asyncio.gather(*monitor_rounds.running.values())
+    assert calls == [1, 1]
 
 
-async def test_history_is_pruned_in_batches_after_the_configured_days(session, monkeypatch):
-    monkeypatch.setattr(get_settings(), "HISTORY_DAYS", 2.0)
-    site = await _site(session)
-    now = datetime.now(UTC)
-    for hours in range(0, 24 * 4, 2):  # 48 rows over 4 days
-        session.add(SiteCheck(site_id=site.id, checked_at=now - timedelta(hours=hours, minutes=1), status="secure"))
-    await session.commit()
-    statements: list[str] = []
+@pytest.fixture
+async def two_workers(session):
+    """Two saq-consuming workers (as two server processes would be) on a queue of this test's own."""
+    redis_or_skip().close()
+    name = f"secdash-test-{secrets.token_hex(4)}"
+    pair = [runner.SaqBackend(REDIS_URL, queue_name=name, worker_id=f"worker-{n}") for n in (1, 2)]
+    for backend in pair:
+        await backend.start()
+    runner.use_backend(pair[0])
+    yield pair
+    runner.use_backend(None)
+    for backend in pair:
+        await backend.close()
+    import redis
 
-    def count(_conn, _cursor, statement, _params, _context, _many) -> None:
-        if statement.lstrip().upper().startswith("DELETE"):
-            statements.append(statement)
+    client = redis.Redis.from_url(REDIS_URL)
+    for key in client.scan_iter(f"saq:{name}*"):
+        client.delete(key)
 
-    engine = get_engine().sync_engine
-    event.listen(engine, "before_cursor_execute", count)
+
+async def _shard_jobs() -> list[Job]:
+    async with session_scope() as session:
+        return list(await session.exec(select(Job).where(Job.kind == rounds.SHARD_KIND).order_by(col(Job.id))))
+
+
+async def test_with_redis_a_round_is_shards_that_both_workers_run_once_each(two_workers, session):
+    server = LocalSite({f"/{n}": (200, STRONG, b"ok", 0.05) for n in range(24)})
     try:
-        deleted = await monitor.prune_history(session=session, batch=10)
+        ids = await _sites(session, server.base, 24)
+        async with ProbeClients() as clients:
+            assert rounds.sharded()
+            # 16 shards: saq hands each to the worker slot idle longest (8 a worker), so both workers get some.
+            monitor_rounds = rounds.Rounds(clients, asyncio.Event(), interval=1.6, slice_seconds=0.1)
+            assert monitor_rounds.use_jobs
+            planned = await monitor_rounds.one_round()
+        assert len(planned) == 16
+        jobs = await _shard_jobs()
+        for job in jobs:  # the same shard handed to the other worker too: the claim runs it once
+            assert job.id is not None
+            await two_workers[1].dispatch(job.id)
+        statuses = [await runner.wait_for(job.id or 0, timeout=30) for job in jobs]
     finally:
-        event.remove(engine, "before_cursor_execute", count)
-    assert deleted == 24  # rows 48 h old and more (hours 48, 50, ... 94)
-    assert len(statements) == 3  # 10 + 10 + 4
-    left = await _checks(session, site)
-    assert len(left) == 24 and min(c.checked_at.replace(tzinfo=UTC) for c in left) > now - timedelta(days=2)
+        server.close()
+    assert statuses == [JobStatus.done] * 16
+    jobs = await _shard_jobs()
+    assert sorted(site_id for job in jobs for site_id in job.params["siteIds"]) == sorted(ids)
+    assert {job.worker for job in jobs} == {"worker-1", "worker-2"}  # both workers ran shards
+    assert all(job.result["applied"] == len(job.params["siteIds"]) for job in jobs)
+    assert all(job.owner_user_id is None and job.log_seq == 0 for job in jobs)  # system work: no owner, no log lines
+    checks = await _checks(ids)
+    assert Counter(check.site_id for check in checks) == Counter({site_id: 1 for site_id in ids})
+
+
+async def test_a_late_shard_is_skipped_and_a_paused_site_left_out(session):
+    server = LocalSite({f"/{n}": (200, STRONG, b"ok", 0.0) for n in range(3)})
+    try:
+        ids = await _sites(session, server.base, 3)
+        async with session_scope() as own:
+            paused = await own.get(Site, ids[2])
+            assert paused is not None
+            paused.paused = True
+            own.add(paused)
+            late = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 2, "at": time.time() - 11})
+            fresh = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 2, "at": time.time()})
+            await own.commit()
+        assert await runner.execute(late.id or 0, "w") == JobStatus.done
+        assert await runner.execute(fresh.id or 0, "w") == JobStatus.done
+    finally:
+        server.close()
+    jobs = {job.id: job for job in await _shard_jobs()}
+    assert jobs[late.id].result["skipped"] == "late" and jobs[late.id].result["sites"] == 0
+    assert jobs[fresh.id].result["sites"] == 2 and jobs[fresh.id].result["applied"] == 2
+    assert Counter(check.site_id for check in await _checks(ids)) == Counter({ids[0]: 1, ids[1]: 1})
+
+
+async def test_finished_shards_are_pruned_after_their_retention(session):
+    async with session_scope() as own:
+        old = await store.create(own, kind=rounds.SHARD_KIND, params={})
+        recent = await store.create(own, kind=rounds.SHARD_KIND, params={})
+        running = await store.create(own, kind=rounds.SHARD_KIND, params={})
+        old.status, old.created_at = JobStatus.done, utcnow() - timedelta(hours=2)
+        recent.status = JobStatus.done
+        running.status, running.created_at = JobStatus.running, utcnow() - timedelta(hours=2)
+        own.add_all([old, recent, running])
+        await own.commit()
+    assert await rounds.prune_shards() == 1
+    assert sorted(job.id for job in await _shard_jobs()) == sorted([recent.id, running.id])
+
+
+async def test_a_site_removed_while_its_shard_ran_costs_that_shard_not_a_crash(session, monkeypatch):
+    from sqlalchemy.orm.exc import StaleDataError
+
+    async def removed_meanwhile(targets, clients, concurrency):
+        raise StaleDataError("UPDATE statement on table 'sites' expected to update 1 row(s); 0 were matched.")
+
+    monkeypatch.setattr(rounds.monitor, "_probe_and_apply", removed_meanwhile)
+    ids = await _sites(session, "http://127.0.0.1:9", 2)
+    async with session_scope() as own:
+        job = await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 30, "at": time.time()})
+        await own.commit()
+    assert await runner.execute(job.id or 0, "w") == JobStatus.done
+    assert (await _shard_jobs())[0].result["lost"] == "a site was removed while the shard ran"
+
+
+async def test_the_leader_does_not_queue_a_slice_whose_last_shard_is_still_waiting(session, monkeypatch):
+    handed: list[int] = []
+
+    async def hold(job_id: int) -> None:  # no worker takes them: they stay queued
+        handed.append(job_id)
+
+    monkeypatch.setattr(runner, "dispatch", hold)
+    await _sites(session, "http://127.0.0.1:9", 3)
+    async with ProbeClients() as clients:
+        monitor_rounds = rounds.Rounds(clients, asyncio.Event(), interval=0.3, slice_seconds=0.1, use_jobs=True)
+        await monitor_rounds.one_round()
+        await monitor_rounds.one_round()
+    jobs = await _shard_jobs()
+    assert len(handed) == 3 and len(jobs) == 3, [(j.params, j.status) for j in jobs]

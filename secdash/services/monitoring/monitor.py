@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from math import floor
@@ -61,7 +60,6 @@ MAX_CONCURRENT_PROBES = 50
 # An unchanged probe is stored as a check row when the site's newest row is this old (see the module docstring).
 UNCHANGED_CHECK_INTERVAL = timedelta(minutes=5)
 PRUNE_BATCH = 5000  # check rows deleted per statement (and per transaction) when pruning old history
-PRUNE_EVERY_ROUNDS = 120
 KEEPALIVE_SLACK_SECONDS = 15.0
 _SEVERITY_OF_STATUS = {"critical": EventSeverity.high, "warning": EventSeverity.medium, "secure": EventSeverity.low}
 STARTUP_DELAY_SECONDS = 3.0
@@ -494,21 +492,6 @@ async def prune_history(*, session: AsyncSession, now: datetime | None = None, b
         await asyncio.sleep(0)  # let the event loop serve others between batches
 
 
-async def _rounds(clients: ProbeClients, lost: asyncio.Event, interval: float) -> None:
-    rounds = 0
-    while not lost.is_set():
-        started = time.monotonic()
-        try:
-            await probe_all(clients=clients)
-            rounds += 1
-            if rounds % PRUNE_EVERY_ROUNDS == 1:
-                async with session_scope() as session:
-                    await prune_history(session=session)
-        except Exception:
-            log.exception("site monitor round failed")
-        await asyncio.sleep(max(1.0, interval - (time.monotonic() - started)))
-
-
 async def run_monitor() -> None:
     """Lifespan task: probe on the configured interval; one monitor per deployment."""
     settings = get_settings()
@@ -530,7 +513,10 @@ async def run_monitor() -> None:
                 log.exception("site monitor could not reconcile open status events")
             saved = asyncio.create_task(probe_on_request(clients), name="probe saved sites")
             try:
-                await _rounds(clients, lost, settings.MONITOR_INTERVAL_SECONDS)
+                # Each round spread over its interval, in shards every worker runs when there is Redis (rounds.py).
+                from secdash.services.monitoring import rounds
+
+                await rounds.run_rounds(clients, lost, settings.MONITOR_INTERVAL_SECONDS)
             finally:
                 saved.cancel()
                 await asyncio.gather(saved, return_exceptions=True)

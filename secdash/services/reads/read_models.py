@@ -25,11 +25,11 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from secdash.core import notify
 from secdash.core.config import get_settings
 from secdash.core.db import session_scope
-from secdash.models import AgentRecord, SiteCheck
+from secdash.models import AgentRecord, SecurityEvent, Site, SiteCheck
 from secdash.services.agents import activities, agents
 from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
-from secdash.services.reads import dashboard
+from secdash.services.reads import dashboard, site_list
 from secdash.services.traffic import ingest, live
 
 T = TypeVar("T")
@@ -213,6 +213,38 @@ async def _load_traffic(session: AsyncSession) -> dict[str, Any] | None:
     return await simulation.read_snapshot(session=session)
 
 
+async def _load_site_list(session: AsyncSession) -> site_list.SiteRows:
+    """Every site as a row of the site list, with its open problems counted: two queries, the sites' own columns only
+    (not their checks, which the cards' view reads), so a change costs little at 1,000 sites."""
+    columns = (Site.id, Site.name, Site.domain, Site.url, Site.status, Site.paused, Site.grade, Site.response_time_ms)
+    query = select(*columns, Site.tls_days_left, Site.last_checked_at, Site.tags).order_by(col(Site.id))  # type: ignore[call-overload]
+    listed = [
+        {
+            "id": site_id,
+            "name": name,
+            "domain": domain,
+            "url": url,
+            "securityStatus": getattr(status, "value", status),
+            "paused": paused,
+            "grade": grade,
+            "responseTime": response_ms,
+            "tlsDaysLeft": tls_days,
+            "lastCheckedAt": dashboard._iso(checked_at),
+            "tags": tags,
+        }
+        for site_id, name, domain, url, status, paused, grade, response_ms, tls_days, checked_at, tags in await session.exec(
+            query
+        )
+    ]
+    problems = (
+        select(SecurityEvent.site_id, func.count())
+        .where(SecurityEvent.resolved == False, col(SecurityEvent.site_id).is_not(None))  # noqa: E712
+        .group_by(col(SecurityEvent.site_id))
+    )
+    counts = {int(site_id or 0): int(count) for site_id, count in await session.exec(problems)}
+    return site_list.SiteRows.of(listed, counts)
+
+
 async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
     return list(await agents.with_threats_blocked(session=session))  # plain rows: not expired on commit
 
@@ -220,6 +252,8 @@ async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
 SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 # Event rows carry their site's name: a renamed or removed site changes them too.
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
+# The site list's rows: the sites' own columns and their open problems (no checks: the cards read SITES).
+SITE_LIST = _register(ReadModel("site-list", (sites.TOPIC, "site:*", events.TOPIC), _load_site_list))
 ACTIVITIES = _register(ReadModel("activities", (activities.TOPIC,), _load_activities))
 TRAFFIC = _register(ReadModel("traffic", (simulation.TOPIC,), _load_traffic))
 # Live Traffic and User Scan: windows that slide with the clock, over requests logged many times a second.
@@ -263,6 +297,12 @@ async def agent_rows() -> list[dict[str, str]]:
             {"id": r.id, "name": r.agent_name, "status": r.status, "blocked": str(blocked)} for r, blocked in records
         ],
     )
+
+
+async def site_list_rows() -> site_list.SiteRows:
+    """Every site as a row of the site list, with its status counts and the tags in use: read once per change of the
+    sites or of their open problems, shared by every page (filtering, sorting and paging run over it in memory)."""
+    return await SITE_LIST.get()
 
 
 _overview: dict[str, Any] = {"key": None, "value": None, "json": {}}

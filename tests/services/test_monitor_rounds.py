@@ -214,3 +214,24 @@ async def test_the_leader_does_not_queue_a_slice_whose_last_shard_is_still_waiti
         await monitor_rounds.one_round()
     jobs = await _shard_jobs()
     assert len(handed) == 3 and len(jobs) == 3, [(j.params, j.status) for j in jobs]
+
+
+async def test_a_workers_next_shard_of_a_site_reuses_its_kept_connection(session):
+    server = LocalSite({"/0": (200, STRONG, b"ok", 0.0)}, keep_alive=True)
+    try:
+        ids = await _sites(session, server.base, 1)
+        async with session_scope() as own:
+            shards = [
+                await store.create(own, kind=rounds.SHARD_KIND, params={"siteIds": ids, "interval": 30, "at": time.time()})
+                for _ in range(3)
+            ]
+            await own.commit()
+        for shard in shards:
+            assert await runner.execute(shard.id or 0, "w") == JobStatus.done
+        # the first probe stores the site's first row on a fresh connection; the second opens the site's kept one and
+        # the third reuses it (without kept clients per worker, every shard connected again)
+        connections = server.connections
+    finally:
+        server.close()
+    assert [job.result["applied"] for job in await _shard_jobs()] == [1, 1, 1]
+    assert connections == 2

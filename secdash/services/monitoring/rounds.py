@@ -107,6 +107,19 @@ async def shard_targets(site_ids: list[int]) -> list[monitor.Target]:
     return [(site_id, url, bool(demo or allow), bool(demo)) for site_id, url, allow, demo in rows if site_id is not None]
 
 
+# The probe clients this worker's shards share, per event loop: a site's connection serves its next round's shard when
+# this worker takes it again (the target willing), as the leader's own clients do (monitor.run_monitor).
+_kept_clients: tuple[asyncio.AbstractEventLoop, ProbeClients] | None = None
+
+
+def _shard_clients(interval: float) -> ProbeClients:
+    global _kept_clients
+    loop = asyncio.get_running_loop()
+    if _kept_clients is None or _kept_clients[0] is not loop:
+        _kept_clients = (loop, ProbeClients(keepalive_seconds=interval + monitor.KEEPALIVE_SLACK_SECONDS))
+    return _kept_clients[1]
+
+
 @register(SHARD_KIND, topic=SHARD_TOPIC)
 async def run_shard(ctx: JobContext) -> dict[str, Any]:
     """Probe and apply one shard of a round, on whichever worker took it (see the module's docstring)."""
@@ -119,8 +132,7 @@ async def run_shard(ctx: JobContext) -> dict[str, Any]:
     targets = await shard_targets([int(site_id) for site_id in params.get("siteIds", [])])
     started = time.monotonic()
     try:
-        async with ProbeClients() as clients:
-            statuses = await monitor._probe_and_apply(targets, clients, monitor.MAX_CONCURRENT_PROBES)
+        statuses = await monitor._probe_and_apply(targets, _shard_clients(interval), monitor.MAX_CONCURRENT_PROBES)
     except StaleDataError:  # a site removed between the read and the commit: the shard's one commit rolled back
         log.warning("monitor shard %s/%s: a site was removed while it ran; its results wait for the next round", *_of(params))
         return base | {"lost": "a site was removed while the shard ran", "sites": len(targets), "applied": 0}

@@ -3,13 +3,21 @@ route walk not repeated per request, and (for the overview) no statement that gr
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+from datetime import timedelta
 
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute, iter_route_contexts
 
 from secdash.api import main
 from secdash.api.routes import dashboard
+from secdash.core import notify
+from secdash.models import Site, SiteCheck, utcnow
+from secdash.services.monitoring import sites
+from secdash.services.reads import read_models
+from tests.api.conftest import signed_in
+from tests.services.test_overview_api_read_model import statements
 from tests.support.api_app import shared_api
 
 
@@ -56,3 +64,106 @@ def test_the_methods_of_a_path_are_worked_out_once():
         methods_of("/api/dashboard/overview")
     assert methods_of.cache_info().misses == walked  # type: ignore[attr-defined]
     assert methods_of("/api/sites/7") == methods_of("/api/sites/8")  # templated paths: the same answer per id
+
+
+# --- the overview: read once per change, without the sites' checks; serialised, compressed and hashed once ---------
+
+
+async def _sites_with_checks(session, count: int, checks: int, first: int = 0) -> list[Site]:
+    """Sites (local addresses, allowed: a save need not resolve a name) with `checks` checks each, announced."""
+    now = utcnow()
+    made = [
+        Site(name=f"Site {n}", url=f"http://127.0.0.1:9/{n}", domain="127.0.0.1", allow_private=True)
+        for n in range(first, first + count)
+    ]
+    session.add_all(made)
+    await session.flush()
+    session.add_all(
+        SiteCheck(site_id=site.id, checked_at=now - timedelta(seconds=30 * i), status="secure", response_ms=10 + i)
+        for site in made
+        for i in range(checks)
+    )
+    await session.commit()
+    await notify.publish(sites.TOPIC)
+    return made
+
+
+async def _overview_statements(client, headers, count: int) -> tuple[list[str], list[str]]:
+    """The statements of one overview request with nothing changed, then of one after a site was saved."""
+    await client.get("/api/dashboard/overview", headers=headers)  # read once
+    with statements() as unchanged:
+        assert (await client.get("/api/dashboard/overview", headers=headers)).json()["sitesCount"] == count
+    site = (await client.get("/api/sites", headers=headers)).json()[0]
+    saved = await client.put(
+        f"/api/sites/{site['id']}", json={"name": "Renamed", "url": site["url"], "allowPrivate": True}, headers=headers
+    )
+    assert saved.status_code == 200, saved.text
+    with statements() as changed:
+        body = (await client.get("/api/dashboard/overview", headers=headers)).json()
+    assert "Renamed" in {s["name"] for s in body["sites"]}
+    return unchanged, changed
+
+
+async def test_an_overview_costs_the_same_statements_with_3_or_60_sites(client, session):
+    headers = await signed_in(client, session, "root@example.com", "admin")
+    await _sites_with_checks(session, 3, 5)
+    few_unchanged, few_changed = await _overview_statements(client, headers, 3)
+    await _sites_with_checks(session, 57, 5, first=3)
+    many_unchanged, many_changed = await _overview_statements(client, headers, 60)
+    assert few_unchanged == many_unchanged == []  # nothing changed: the session check is remembered, the answer too
+    assert len(few_changed) == len(many_changed)
+    # A change reads the sites again, never their checks (120 per site: 2-3 s at 1,000 sites on SQLite)
+    assert not [s for s in many_changed if "from site_checks" in s]
+
+
+async def test_many_requests_build_the_answer_once(client, session, monkeypatch):
+    headers = await signed_in(client, session, "root@example.com", "admin")
+    await _sites_with_checks(session, 4, 3)
+    built = []
+    encode = read_models.Encoded.of
+    monkeypatch.setattr(read_models.Encoded, "of", classmethod(lambda cls, body: built.append(body) or encode(body)))
+    read_models.invalidate_all()
+    answers = await asyncio.gather(*(client.get("/api/dashboard/overview", headers=headers) for _ in range(50)))
+    assert {a.status_code for a in answers} == {200} and len({a.content for a in answers}) == 1
+    assert len(built) == 1
+
+
+async def test_the_overview_is_sent_gzip_when_asked_and_matches_the_plain_one(client, session):
+    headers = await signed_in(client, session, "root@example.com", "admin")
+    await _sites_with_checks(session, 4, 3)
+    plain = await client.get("/api/dashboard/overview", headers=headers | {"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.headers["vary"] == "Accept-Encoding"
+    packed = await client.get("/api/dashboard/overview", headers=headers | {"Accept-Encoding": "br;q=1, gzip;q=0.5"})
+    assert packed.headers["content-encoding"] == "gzip"
+    assert int(packed.headers["content-length"]) < len(plain.content)
+    assert packed.json() == plain.json()  # httpx undid the gzip
+    assert packed.headers["etag"] != plain.headers["etag"]  # one strong validator per representation
+
+
+async def test_an_unchanged_overview_is_not_sent_again(client, session):
+    headers = await signed_in(client, session, "root@example.com", "admin")
+    [site, *_] = await _sites_with_checks(session, 2, 3)
+    first = await client.get("/api/dashboard/overview", headers=headers)
+    etag = first.headers["etag"]
+    again = await client.get("/api/dashboard/overview", headers=headers | {"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
+    renamed = await client.put(
+        f"/api/sites/{site.id}", json={"name": "Renamed", "url": site.url, "allowPrivate": True}, headers=headers
+    )
+    assert renamed.status_code == 200, renamed.text
+    changed = await client.get("/api/dashboard/overview", headers=headers | {"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["etag"] != etag
+    assert "Renamed" in {s["name"] for s in changed.json()["sites"]}
+
+
+async def test_no_overview_without_a_signed_in_user(client, session):
+    await _sites_with_checks(session, 2, 3)
+    assert (await client.get("/api/dashboard/overview", headers={"If-None-Match": "*"})).status_code == 401
+
+
+def test_which_accept_encodings_take_gzip():
+    takes = dashboard._accepts_gzip
+    assert takes("gzip") and takes("gzip, deflate, br") and takes("br;q=1.0, gzip;q=0.8") and takes("*")
+    assert takes("GZIP") and takes("x-gzip")
+    assert not takes("") and not takes("identity") and not takes("gzip;q=0") and not takes("br, *;q=0")
+    assert not takes("gzip;q=zero")

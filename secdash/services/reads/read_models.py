@@ -14,8 +14,11 @@ guard a view is never older than REDIS_MAX_AGE_SECONDS there.
 from __future__ import annotations
 
 import asyncio
+import gzip
+import hashlib
 import time
 from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import func
@@ -190,8 +193,12 @@ async def recent_checks(*, session: AsyncSession, limit: int = HISTORY_POINTS) -
     return by_site
 
 
+async def _load_site_list(session: AsyncSession) -> list[dict[str, Any]]:
+    return [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
+
+
 async def _load_sites(session: AsyncSession) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    listed = [dashboard.site_public(site) for site in await sites.list_sites(session=session)]
+    listed = await SITE_LIST.get()  # shared with the overview, which needs no checks
     history = await recent_checks(session=session)
     return [(site, history.get(site["id"], [])) for site in listed]
 
@@ -217,6 +224,9 @@ async def _load_agents(session: AsyncSession) -> list[tuple[AgentRecord, int]]:
     return list(await agents.with_threats_blocked(session=session))  # plain rows: not expired on commit
 
 
+# The sites alone (the overview's), and with their newest checks (the dashboard's cards): the checks are the long
+# part of a read (at 1,000 sites, 120,000 rows and 2-3 s on SQLite, against about 0.1 s for the sites).
+SITE_LIST = _register(ReadModel("site-list", (sites.TOPIC, "site:*"), _load_site_list))
 SITES = _register(ReadModel("sites", (sites.TOPIC, "site:*"), _load_sites))
 # Event rows carry their site's name: a renamed or removed site changes them too.
 ALERTS = _register(ReadModel("alerts", (events.TOPIC, sites.TOPIC), _load_alerts))
@@ -266,18 +276,20 @@ async def agent_rows() -> list[dict[str, str]]:
 
 
 _overview: dict[str, Any] = {"key": None, "value": None, "json": {}}
+GZIP_LEVEL = 6  # 1,000 sites: 2.2 MB of JSON to 36 KB in about 6 ms, once per change
 
 
 async def overview() -> dict[str, Any]:
-    """The overview (the API's shape): built from the shared views, once per change of any of them."""
-    site_rows, alert_data = await SITES.get(), await ALERTS.get()
+    """The overview (the API's shape): built from the shared views, once per change of any of them. The sites come
+    without their checks (SITE_LIST): a change reads the sites again, not 120 checks of each."""
+    site_rows, alert_data = await SITE_LIST.get(), await ALERTS.get()
     activity_rows, snapshot = await ACTIVITIES.get(), await traffic_snapshot()
-    key = (SITES.version, ALERTS.version, ACTIVITIES.version, TRAFFIC.version, snapshot is None)
+    key = (SITE_LIST.version, ALERTS.version, ACTIVITIES.version, TRAFFIC.version, snapshot is None)
     if _overview["key"] != key:
         _overview.update(
             key=key,
             value=dashboard.overview_from(
-                sites=[site for site, _history in site_rows],
+                sites=site_rows,
                 threats_blocked=alert_data["threats_blocked"],
                 recent_events=alert_data["alerts"],
                 activities=activity_rows,
@@ -288,10 +300,33 @@ async def overview() -> dict[str, Any]:
     return _overview["value"]
 
 
+@dataclass(frozen=True)
+class Encoded:
+    """One serialised answer: its JSON, the same gzip-compressed, and a strong validator of the JSON."""
+
+    body: bytes
+    gzip: bytes
+    etag: str  # quoted, as the ETag header carries it
+
+    @classmethod
+    def of(cls, body: bytes) -> Encoded:
+        digest = hashlib.blake2b(body, digest_size=16).hexdigest()
+        return cls(body=body, gzip=gzip.compress(body, GZIP_LEVEL, mtime=0), etag=f'"{digest}"')
+
+
+async def overview_encoded(serialize: Callable[[dict[str, Any]], bytes]) -> Encoded:
+    """The overview serialised by `serialize` (the API's response model), compressed and hashed: once per change,
+    in a worker thread (at 1,000 sites about 30 ms of work that would otherwise hold the event loop), however many
+    requests ask meanwhile. Between changes a request costs a dictionary lookup."""
+    value = await overview()
+    cached: dict[Any, asyncio.Future[Encoded]] = _overview["json"]
+    loop = asyncio.get_running_loop()
+    pending = cached.get(serialize)
+    if pending is None or pending.get_loop() is not loop or (pending.done() and (pending.cancelled() or pending.exception())):
+        pending = cached[serialize] = loop.create_task(asyncio.to_thread(lambda: Encoded.of(serialize(value))))
+    return await asyncio.shield(pending)
+
+
 async def overview_json(serialize: Callable[[dict[str, Any]], bytes]) -> bytes:
     """The overview serialised by `serialize` (the API's response model), once per change."""
-    value = await overview()
-    cached = _overview["json"]
-    if serialize not in cached:
-        cached[serialize] = serialize(value)
-    return cached[serialize]
+    return (await overview_encoded(serialize)).body

@@ -19,6 +19,7 @@ import re
 import shutil
 import statistics
 import subprocess
+import threading
 import time
 from datetime import timedelta
 
@@ -105,8 +106,8 @@ async def add_sites(total: int) -> None:
         rows = [
             {
                 "name": f"site {i:04d}",
-                "domain": f"site{i:04d}.bench.test",
-                "url": f"http://site{i:04d}.bench.test/",
+                "domain": "127.0.0.1",
+                "url": f"http://127.0.0.1:9/site{i:04d}",  # a save checks that the host resolves
                 "status": rng.choice(["secure", "secure", "secure", "warning"]),
                 "response_time_ms": rng.randint(5, 400),
                 "ttfb_ms": rng.randint(2, 200),
@@ -220,8 +221,35 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def measure(base_url: str, headers: dict[str, str], rounds: int, have_wrk: bool, have_hey: bool) -> dict[str, float]:
-    """`rounds` rounds of: wrk health, wrk overview, hey health, hey overview. Prints each round; returns medians."""
+def _save_every(base_url: str, headers: dict[str, str], seconds: float, stop: threading.Event) -> None:
+    """Save (rename) the last site every `seconds` until stopped: each save changes the overview, as a monitor round
+    does, so the next request finds it stale and the overview is read, serialised and compressed again."""
+    import httpx
+
+    site = httpx.get(base_url + "/api/sites", headers=headers, timeout=30).json()[-1]
+    number = 0
+    while not stop.wait(seconds):
+        number += 1
+        body = {"name": f"{site['name'][:60]} {number % 2}", "url": site["url"], "allowPrivate": True}
+        httpx.put(f"{base_url}/api/sites/{site['id']}", json=body, headers=headers, timeout=30).raise_for_status()
+
+
+def measure(
+    base_url: str, headers: dict[str, str], rounds: int, have_wrk: bool, have_hey: bool, save_every: float = 0
+) -> dict[str, float]:
+    """`rounds` rounds of: wrk health, wrk overview, hey health, hey overview. Prints each round; returns medians.
+    save_every > 0: a site is saved that often meanwhile (the overview changes)."""
+
+    stop = threading.Event()
+    if save_every > 0:
+        threading.Thread(target=_save_every, args=(base_url, headers, save_every, stop), daemon=True).start()
+    try:
+        return _measure(base_url, headers, rounds, have_wrk, have_hey)
+    finally:
+        stop.set()
+
+
+def _measure(base_url: str, headers: dict[str, str], rounds: int, have_wrk: bool, have_hey: bool) -> dict[str, float]:
     import httpx
 
     for path in (HEALTH, OVERVIEW):  # warm up: first requests build caches and connections
@@ -292,7 +320,8 @@ def run() -> None:
         f" hey at a fixed {FIXED_RATE} req/s ({RATE_WORKERS} workers x {FIXED_RATE / RATE_WORKERS:g} req/s; a worker waits"
         f" for its answer, so answers slower than {1000 * RATE_WORKERS / FIXED_RATE:.0f} ms lower the achieved rate)"
     )
-    results: dict[int, dict[str, float]] = {}
+    save_every = float(os.environ.get("SECDASH_OVERVIEW_SAVE_SECONDS", "5"))
+    results: dict[str, dict[str, float]] = {}
     for count in counts:
         if count > 4:
             asyncio.run(add_sites(count))
@@ -301,20 +330,25 @@ def run() -> None:
             token = httpx.post(
                 f"{server.base_url}/api/auth/login", json={"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
             ).json()["token"]
-            print(f"  {count} sites, {rounds} rounds:")
             # As browsers, httpx and hey ask (wrk sends only what it is given): the overview is served compressed.
             headers = {"Authorization": f"Bearer {token}", "Accept-Encoding": "gzip"}
-            results[count] = measure(server.base_url, headers, rounds, bool(have_wrk), bool(have_hey))
+            print(f"  {count} sites, {rounds} rounds:")
+            results[f"{count}"] = measure(server.base_url, headers, rounds, bool(have_wrk), bool(have_hey))
+            if save_every > 0 and count == max(counts):
+                print(f"  {count} sites, a site saved every {save_every:g} s meanwhile, {rounds} rounds:")
+                results[f"{count}, saves"] = measure(
+                    server.base_url, headers, rounds, bool(have_wrk), bool(have_hey), save_every=save_every
+                )
         finally:
             server.stop()
     print(f"  medians of {rounds} rounds:")
     print(
-        "    sites  answer KB  health req/s  overview req/s  ratio  | fixed 200/s: achieved  p50 ms  p99 ms  (health p99)"
+        "           sites  answer KB  health req/s  overview req/s  ratio  | fixed 200/s: achieved  p50 ms  p99 ms  (health p99)"
         " | without gzip: KB, overview req/s"
     )
     for count, r in results.items():
         print(
-            f"    {count:5d}  {r['kb']:9.1f}  {r['health']:12.1f}  {r['overview']:14.1f}  {r['ratio']:5.2f}x"
+            f"    {count:>12s}  {r['kb']:9.1f}  {r['health']:12.1f}  {r['overview']:14.1f}  {r['ratio']:5.2f}x"
             + (
                 f" |  {r['fixed_achieved']:20.1f}  {r['fixed_p50']:6.1f}  {r['fixed_p99']:6.1f}  ({r['fixed_health_p99']:.1f})"
                 if "fixed_p99" in r

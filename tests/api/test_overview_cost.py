@@ -167,3 +167,38 @@ def test_which_accept_encodings_take_gzip():
     assert takes("GZIP") and takes("x-gzip")
     assert not takes("") and not takes("identity") and not takes("gzip;q=0") and not takes("br, *;q=0")
     assert not takes("gzip;q=zero")
+
+
+async def test_while_the_answer_is_rebuilt_other_requests_get_the_previous_one(client, session, monkeypatch):
+    """The request that finds the overview changed waits for the rebuild (so a writer reads its own write); requests
+    arriving meanwhile are answered at once with the previous answer instead of queueing behind it."""
+    import threading
+
+    headers = await signed_in(client, session, "root@example.com", "admin")
+    [site, *_] = await _sites_with_checks(session, 3, 2)
+    before = await client.get("/api/dashboard/overview", headers=headers)
+    renamed = await client.put(
+        f"/api/sites/{site.id}", json={"name": "Renamed", "url": site.url, "allowPrivate": True}, headers=headers
+    )
+    assert renamed.status_code == 200
+    release = threading.Event()
+    encode = read_models.Encoded.of
+
+    def slow(cls, body: bytes):
+        assert release.wait(10)
+        return encode(body)
+
+    monkeypatch.setattr(read_models.Encoded, "of", classmethod(slow))
+    rebuilding = asyncio.create_task(client.get("/api/dashboard/overview", headers=headers))
+    for _ in range(200):
+        if any(not task.done() for task in read_models._answers["building"].values()):
+            break
+        await asyncio.sleep(0.01)
+    meanwhile = await asyncio.wait_for(client.get("/api/dashboard/overview", headers=headers), 5)
+    assert meanwhile.headers["etag"] == before.headers["etag"] and meanwhile.content == before.content
+    release.set()
+    after = await rebuilding
+    assert after.headers["etag"] != before.headers["etag"]
+    assert "Renamed" in {s["name"] for s in after.json()["sites"]}
+    again = await client.get("/api/dashboard/overview", headers=headers)
+    assert again.headers["etag"] == after.headers["etag"]  # built once: the next request is the new answer

@@ -9,6 +9,9 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export REFLEX_USE_GRANIAN := 1
 export REFLEX_TELEMETRY_ENABLED := false
+# The site import's upload (rx.upload) makes Reflex create its upload folder; SecDash reads uploads in memory and never
+# saves one, so the empty folder goes under .web instead of the project root.
+export REFLEX_UPLOADED_FILES_DIR := $(CURDIR)/.web/uploaded_files
 # These machines set PYTHONDONTWRITEBYTECODE: every Python process (a test worker, a CLI call, a bounded worker, the
 # server) would compile each module it imports again. The bytecode goes under the venv instead (the tree stays clean).
 unexport PYTHONDONTWRITEBYTECODE

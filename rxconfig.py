@@ -8,7 +8,12 @@ os.umask(0o077)
 
 import reflex as rx  # noqa: E402
 
+from secdash.core import respawn  # noqa: E402
 from secdash.core.config import get_settings  # noqa: E402
+
+# A server worker that dies is replaced (granian's respawn_failed_workers, which Reflex does not pass itself; off with
+# GRANIAN_RESPAWN_FAILED_WORKERS=false): see secdash/core/respawn.py.
+respawn.enable()
 
 _settings = get_settings()
 

@@ -21,6 +21,8 @@ BENCHMARKS = {
     "scan_reference": "bench.scan_reference",
     "detection": "bench.detection_agreement",
     "ingest": "bench.traffic_ingest",
+    "site_list": "bench.site_list",
+    "scale": "bench.scale_rounds",
 }
 # Benchmarks that take arguments (application folders): `python -m bench scan_reference PATH [PATH...]`.
 WITH_ARGUMENTS = {"scan_reference"}

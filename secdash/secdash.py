@@ -27,6 +27,7 @@ from secdash.services.battle.threats import run_threat_simulation
 from secdash.services.builder import build_job  # noqa: F401  (registers the "build" job kind)
 from secdash.services.fix import jobs as fix_jobs  # noqa: F401  (registers the "fix" job kind)
 from secdash.services.housekeeping import run_housekeeping
+from secdash.services.monitoring import rounds  # noqa: F401  (registers the "probe-shard" job kind in every worker)
 from secdash.services.monitoring.monitor import run_monitor
 from secdash.services.monitoring.simulation import run_simulation
 from secdash.services.monitoring.sites import seed_default_sites

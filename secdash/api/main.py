@@ -32,6 +32,7 @@ from secdash.api.routes import (
     history,
     jobs,
     preview,
+    site_bulk,
     traffic,
 )
 from secdash.api.schemas import COMMON_ERRORS
@@ -166,7 +167,7 @@ def create_api() -> FastAPI:
     api.add_middleware(
         RequestGuard,
         max_body_bytes=settings.API_MAX_BODY_BYTES,
-        body_caps=artifacts.BODY_CAPS + traffic.body_caps(),
+        body_caps=artifacts.BODY_CAPS + site_bulk.BODY_CAPS + traffic.body_caps(),
         methods_of=methods_by_path(api),
     )
     api.add_exception_handler(DomainError, _domain_error)
@@ -179,6 +180,7 @@ def create_api() -> FastAPI:
         auth.router,
         history.router,
         dashboard.router,
+        site_bulk.router,
         defense.router,
         jobs.router,
         demo_sites_router,

@@ -272,7 +272,8 @@ class RequestGuard:
             standard = ", ".join(sorted(STANDARD_METHODS)).encode()
             await _reject(send, 405, "Method Not Allowed", [(b"allow", standard)])
             return
-        if not path.startswith(self.prefix):
+        # /api/ paths, and the few others given a cap of their own (Reflex's /_upload, which has none).
+        if not path.startswith(self.prefix) and not any(pattern.match(path) for pattern, _ in self.body_caps):
             await self.app(scope, receive, send)
             return
         if "\x00" in path or b"%00" in scope.get("query_string", b"").lower():

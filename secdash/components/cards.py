@@ -50,6 +50,7 @@ def status_badge(status, label) -> rx.Component:
             status,
             ("secure", f"{base} bg-emerald-500/15 text-emerald-300 border-emerald-500/40"),
             ("critical", f"{base} bg-red-500/20 text-red-300 border-red-500/50"),
+            ("paused", f"{base} bg-slate-500/15 text-slate-300 border-slate-500/40"),
             f"{base} bg-amber-500/15 text-amber-300 border-amber-500/40",
         ),
     )

@@ -34,6 +34,8 @@ class Settings(BaseSettings):
     COOKIE_SECURE: bool = Field(False, validation_alias=AliasChoices("SECDASH_COOKIE_SECURE"))
     MONITOR_INTERVAL_SECONDS: float = Field(30, validation_alias=AliasChoices("SECDASH_MONITOR_INTERVAL"))
     MONITOR_ENABLED: bool = Field(True, validation_alias=AliasChoices("SECDASH_MONITOR"))
+    # A round is spread over its interval: one slice of the sites starts every this many seconds (rounds.py).
+    MONITOR_SLICE_SECONDS: float = Field(1.0, gt=0, le=3600, validation_alias=AliasChoices("SECDASH_MONITOR_SLICE_SECONDS"))
     SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_SIMULATION"))
     # Battle Station's simulated threats (real drills started at random): on with the simulation unless "off".
     THREAT_SIMULATION: str = Field("on", validation_alias=AliasChoices("SECDASH_THREAT_SIMULATION"))

@@ -5,10 +5,11 @@ import reflex as rx
 
 from secdash.components.clock import utc_clock
 from secdash.components.focus import TABLIST_KEYS
-from secdash.pages.dashboard_overview import dashboard_tab, site_dialog
+from secdash.pages.dashboard_overview import dashboard_tab
 from secdash.pages.dashboard_problems import problems_tab
 from secdash.pages.dashboard_tabs import defense_tab, scan_tab
 from secdash.pages.dashboard_traffic import traffic_tab, users_tab
+from secdash.pages.site_dialog import site_dialog
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import DashboardState
 

@@ -1,13 +1,15 @@
-"""The Dashboard's first tab: the monitored sites with their checks, the newest alerts (samples while there are
-none), AI activity and the figures; the add/edit site dialog and its removal confirmation."""
+"""The Dashboard's first tab: the monitored sites (the list, pages/dashboard_site_list.py, and the cards with their
+checks), the newest alerts (samples while there are none), AI activity and the figures. The add/edit site dialog is in
+pages/site_dialog.py."""
 
 import reflex as rx
 
 from secdash.components.badges import event_severity_badge, pill
 from secdash.components.cards import card, sample_mark, simulated_mark, stat_card, status_badge
-from secdash.components.focus import dialog_content
 from secdash.components.response_chart import response_chart
 from secdash.core.demo_sites import NAME_OF
+from secdash.pages.dashboard_site_import import site_import_button
+from secdash.pages.dashboard_site_list import site_list
 from secdash.state.auth import AuthState
 from secdash.state.dashboard import OverviewTab
 from secdash.state.dashboard_views import ActivityView, EventView, SiteView
@@ -52,7 +54,11 @@ def _site_row(site: SiteView) -> rx.Component:
                 rx.el.div(site.address, class_name="text-xs text-slate-400 truncate"),
                 class_name="min-w-0",
             ),
-            status_badge(site.status, site.status_label),
+            rx.el.div(
+                rx.cond(site.paused, status_badge("paused", "PAUSED"), rx.fragment()),
+                status_badge(site.status, site.status_label),
+                class_name="flex shrink-0 gap-1",
+            ),
             class_name="flex items-start justify-between gap-2",
         ),
         rx.el.dl(
@@ -96,8 +102,41 @@ def _site_row(site: SiteView) -> rx.Component:
             ),
             rx.fragment(),
         ),
-        class_name="min-w-0 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
+        id="site-card-" + site.id.to_string(),
+        class_name="min-w-0 scroll-mt-4 rounded-lg border border-slate-800 bg-slate-950/60 p-3",
         data_testid="site-row",
+    )
+
+
+def _cards() -> rx.Component:
+    """Every site as a card with its chart, in a small deployment."""
+    grid = rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2")
+    return rx.cond(OverviewTab.all_cards, rx.el.div(grid, class_name="mt-4"), rx.fragment())
+
+
+def _chosen_card() -> rx.Component:
+    """With many sites, the one chosen in the list: its card, above the list's rows."""
+    return rx.cond(
+        ~OverviewTab.all_cards & (OverviewTab.sites.length() > 0),
+        rx.el.div(
+            rx.el.div(
+                rx.el.h4("Chosen site", class_name="text-sm font-semibold text-slate-300"),
+                rx.el.button(
+                    "Close",
+                    type="button",
+                    on_click=OverviewTab.close_chosen_site,
+                    auto_focus=True,  # mounted afresh for each chosen site (its key): the focus brings it into view
+                    aria_label="Close the chosen site's card",
+                    class_name="text-xs text-cyan-300 hover:underline",
+                ),
+                class_name="flex items-center justify-between",
+            ),
+            rx.foreach(OverviewTab.sites, _site_row),
+            key=OverviewTab.chosen_site_id.to_string(),
+            class_name="flex flex-col gap-2 rounded-lg border border-cyan-500/30 p-2 md:max-w-xl",
+            data_testid="chosen-site",
+        ),
+        rx.fragment(),
     )
 
 
@@ -171,19 +210,23 @@ def dashboard_tab() -> rx.Component:
         rx.el.div(
             card(
                 rx.cond(
-                    OverviewTab.sites.length() > 0,
-                    rx.el.div(rx.foreach(OverviewTab.sites, _site_row), class_name="grid grid-cols-1 gap-3 md:grid-cols-2"),
+                    OverviewTab.sites_count > 0,
+                    rx.fragment(site_list(_chosen_card()), _cards()),
                     rx.el.p("No sites yet.", class_name="text-slate-400"),
                 ),
                 title="Monitored Sites",
                 extra=rx.cond(
                     AuthState.is_admin,
-                    rx.el.button(
-                        rx.icon("plus", class_name="w-4 h-4"),
-                        "Add site",
-                        on_click=OverviewTab.open_site_dialog(0),
-                        class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
-                        "hover:bg-slate-800",
+                    rx.el.div(
+                        site_import_button(),
+                        rx.el.button(
+                            rx.icon("plus", class_name="w-4 h-4"),
+                            "Add site",
+                            on_click=OverviewTab.open_site_dialog(0),
+                            class_name="flex items-center gap-1 rounded-md border border-slate-700 px-2 py-1 text-xs "
+                            "hover:bg-slate-800",
+                        ),
+                        class_name="flex items-center gap-2",
                     ),
                     rx.fragment(),
                 ),
@@ -234,127 +277,4 @@ def dashboard_tab() -> rx.Component:
             ),
             class_name="mt-4 grid grid-cols-1 gap-4 xl:grid-cols-3",
         ),
-    )
-
-
-def _remove_confirmation() -> rx.Component:
-    """Remove asks first, naming the site; only "Remove site" removes it."""
-    return rx.el.div(
-        rx.el.p("Remove ", OverviewTab.site_form_name, "?", class_name="font-semibold text-red-300"),
-        rx.el.p(
-            "Monitoring stops and its check history is deleted. Its security events stay in the Problem Database.",
-            class_name="text-sm text-slate-300",
-        ),
-        rx.el.div(
-            rx.el.button(
-                "Keep site",
-                type="button",
-                on_click=OverviewTab.keep_site,
-                class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
-            ),
-            rx.el.button(
-                "Remove site",
-                type="button",
-                on_click=OverviewTab.delete_site(OverviewTab.editing_site_id),
-                class_name="rounded-md bg-red-600 px-3 py-2 font-semibold text-white hover:bg-red-500",
-            ),
-            class_name="flex gap-2",
-        ),
-        role="alert",
-        class_name="mt-3 flex flex-col gap-2 rounded-md border border-red-500/50 bg-red-500/10 p-3",
-    )
-
-
-def site_dialog() -> rx.Component:
-    return rx.dialog.root(
-        dialog_content(
-            rx.dialog.title(rx.cond(OverviewTab.editing_site_id > 0, "Edit site", "Add site")),
-            rx.el.form(
-                rx.el.label("Name", html_for="site-name", class_name="text-sm"),
-                rx.el.input(
-                    id="site-name",
-                    name="name",
-                    default_value=OverviewTab.site_form_name,
-                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
-                ),
-                rx.el.label("URL (http or https)", html_for="site-url", class_name="text-sm"),
-                rx.el.input(
-                    id="site-url",
-                    name="url",
-                    default_value=OverviewTab.site_form_url,
-                    class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
-                ),
-                rx.el.label(
-                    rx.el.input(
-                        type="checkbox",
-                        name="allow_private",
-                        default_checked=OverviewTab.site_form_allow_private,
-                        key=OverviewTab.editing_site_id.to_string() + OverviewTab.site_form_allow_private.to_string(),
-                    ),
-                    " Allow a private or local address (only for hosts you own)",
-                    class_name="flex items-center gap-2 text-sm text-slate-300",
-                ),
-                rx.el.div(
-                    rx.el.div(
-                        rx.el.label("Capacity (requests / min)", html_for="site-capacity", class_name="text-sm"),
-                        rx.el.input(
-                            id="site-capacity",
-                            name="capacity_rpm",
-                            input_mode="numeric",
-                            placeholder="not set",
-                            default_value=OverviewTab.site_form_capacity,
-                            max_length=9,
-                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
-                        ),
-                        class_name="flex min-w-0 flex-col gap-1",
-                    ),
-                    rx.el.div(
-                        rx.el.label("Signup route", html_for="site-signup-route", class_name="text-sm"),
-                        rx.el.input(
-                            id="site-signup-route",
-                            name="signup_route",
-                            placeholder="/signup, /register, /join…",
-                            default_value=OverviewTab.site_form_signup_route,
-                            max_length=200,
-                            class_name="w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2",
-                        ),
-                        class_name="flex min-w-0 flex-col gap-1",
-                    ),
-                    class_name="grid grid-cols-1 gap-2 sm:grid-cols-2",
-                ),
-                rx.el.p(
-                    "Live Traffic measures the site against its capacity and counts a POST to its signup route as a "
-                    "signup (empty: the usual routes).",
-                    class_name="text-xs text-slate-400",
-                ),
-                rx.cond(
-                    OverviewTab.confirm_remove,
-                    _remove_confirmation(),
-                    rx.el.div(
-                        rx.cond(
-                            OverviewTab.editing_site_id > 0,
-                            rx.el.button(
-                                "Remove",
-                                type="button",
-                                on_click=OverviewTab.ask_remove_site,
-                                class_name="rounded-md border border-red-500/50 px-3 py-2 text-red-300",
-                            ),
-                            rx.fragment(),
-                        ),
-                        rx.el.button(
-                            "Cancel",
-                            type="button",
-                            on_click=OverviewTab.close_site_dialog,
-                            class_name="ml-auto rounded-md border border-slate-700 px-3 py-2",
-                        ),
-                        rx.el.button("Save", type="submit", class_name="rounded-md bg-cyan-500 px-3 py-2 text-slate-950"),
-                        class_name="mt-3 flex gap-2",
-                    ),
-                ),
-                on_submit=OverviewTab.save_site,
-                class_name="flex flex-col gap-2",
-            ),
-        ),
-        open=OverviewTab.site_dialog_open,
-        on_open_change=lambda _open: OverviewTab.close_site_dialog(),
     )

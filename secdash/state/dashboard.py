@@ -17,11 +17,10 @@ from typing import Any
 
 from secdash.models import UserPublic, utcnow
 from secdash.services.errors import DomainError
-from secdash.services.monitoring import sites
 from secdash.services.problems import events
 from secdash.services.reads import page_reads
 from secdash.services.scoped import in_session
-from secdash.services.traffic import decisions, site_settings
+from secdash.services.traffic import decisions
 from secdash.state.base import protected
 from secdash.state.browser_actions import toast
 from secdash.state.dashboard_base import (
@@ -32,17 +31,14 @@ from secdash.state.dashboard_base import (
     failed_toast,
     parts_to_read,
 )
+from secdash.state.dashboard_overview import OverviewTab
 from secdash.state.dashboard_problems import ProblemsTab
 from secdash.state.dashboard_scan import SCAN_LOG_KEPT, ScanLogLine, ScanTab
 from secdash.state.dashboard_views import (
     ActivityView,
-    EventView,
     FeedView,
-    SiteView,
     activity_view,
-    event_view,
     feed_view,
-    site_view,
 )
 from secdash.state.traffic_views import (
     DECISION_DURATIONS,
@@ -80,124 +76,6 @@ __all__ = [
 
 MAX_NOTE_LENGTH = events.MAX_NOTE_LENGTH
 FEED_ROWS = 10  # the newest requests Live Traffic lists
-
-
-class OverviewTab(DashboardState):
-    """The Dashboard tab: figures, sites, AI activity, alerts; and the site add/edit dialog (admins)."""
-
-    sites: list[SiteView] = []
-    sites_count: int = 0
-    threats_blocked: int = 0
-    activities: list[ActivityView] = []
-    alerts: list[EventView] = []
-    active_alerts: int = 0  # every open (unresolved) event, not the size of the 5-row list
-    requests_per_minute: int = 0
-    active_clients: int = 0
-    bandwidth: str = "0 B/s"
-    user_clean: int = 0
-    user_suspicious: int = 0
-    user_blocked: int = 0
-    # Site editing (admins)
-    site_dialog_open: bool = False
-    editing_site_id: int = 0
-    site_form_name: str = ""
-    site_form_url: str = ""
-    site_form_allow_private: bool = False
-    site_form_capacity: str = ""
-    site_form_signup_route: str = ""
-    confirm_remove: bool = False  # Remove asks first; only "Remove site" then removes
-
-    def _apply_reads(self, reads: dict[str, Any]) -> None:
-        if "sites" in reads:
-            self.sites = [site_view(site, history) for site, history in reads["sites"]]
-            self.sites_count = len(self.sites)
-        if "activities" in reads:
-            self.activities = [activity_view(a) for a in reads["activities"]]
-        if "alerts" in reads:
-            self.alerts = [event_view(e) for e in reads["alerts"]]
-            self.active_alerts = reads["open_alerts"]
-            self.threats_blocked = reads["threats_blocked"]
-        if "traffic_live" in reads:
-            live = reads["traffic_live"]
-            self.requests_per_minute = live["requestsPerMinute"]
-            self.active_clients = live["activeClients"]
-            self.bandwidth = rate_text(live["bytesPerSecond"])
-        if "user_scan" in reads:
-            counts = reads["user_scan"]["counts"]
-            self.user_clean, self.user_suspicious, self.user_blocked = counts["clean"], counts["suspicious"], counts["blocked"]
-
-    async def _reload_sites(self) -> None:
-        self._apply_reads(await page_reads.dashboard_reads({"sites"}))
-
-    @protected(reads_only=True)
-    async def open_site_dialog(self, site_id: int):
-        """Open the add (site_id 0) or edit form."""
-        site = next((s for s in self.sites if s.id == int(site_id)), None)
-        self.editing_site_id = site.id if site else 0
-        self.site_form_name = site.name if site else ""
-        self.site_form_url = site.url if site else "https://"
-        self.site_form_allow_private = site.allow_private if site else False
-        self.site_form_capacity = site.capacity_rpm if site else ""
-        self.site_form_signup_route = site.signup_route if site else ""
-        self.site_dialog_open, self.confirm_remove = True, False
-        return None
-
-    @protected(reads_only=True)
-    async def close_site_dialog(self):
-        self.site_dialog_open, self.confirm_remove = False, False
-        return None
-
-    @protected(reads_only=True)
-    async def ask_remove_site(self):
-        """Remove was pressed: the dialog asks before anything is removed."""
-        self.confirm_remove = self.editing_site_id > 0
-        return None
-
-    @protected(reads_only=True)
-    async def keep_site(self):
-        self.confirm_remove = False
-        return None
-
-    @protected
-    async def save_site(self, user: UserPublic, form: dict):
-        name, url = str(form.get("name", "")), str(form.get("url", ""))
-        allow_private = bool(form.get("allow_private"))
-        capacity, route = str(form.get("capacity_rpm", "")).strip()[:20], str(form.get("signup_route", ""))[:500]
-        try:
-            traffic = site_settings.clean(int(capacity) if capacity.isdigit() else capacity or None, route)
-            if self.editing_site_id:
-                await in_session(
-                    sites.update_site,
-                    actor=user,
-                    site_id=self.editing_site_id,
-                    name=name,
-                    url=url,
-                    allow_private=allow_private,
-                    traffic=traffic,
-                )
-            else:
-                await in_session(sites.create_site, actor=user, name=name, url=url, allow_private=allow_private, traffic=traffic)
-        except DomainError as exc:
-            # keep what was typed
-            self.site_form_name, self.site_form_url, self.site_form_allow_private = name, url, allow_private
-            self.site_form_capacity, self.site_form_signup_route = capacity, route
-            return failed_toast(exc)
-        self.site_dialog_open = False
-        await self._reload_sites()
-        return toast.success("Site saved", description="It is being probed now; its figures show in a moment.")
-
-    @protected
-    async def delete_site(self, user: UserPublic, site_id: int):
-        if not self.confirm_remove:  # only the confirmation's button removes
-            return None
-        try:
-            await in_session(sites.delete_site, actor=user, site_id=int(site_id))
-        except DomainError as exc:
-            self.confirm_remove = False
-            return failed_toast(exc)
-        self.site_dialog_open, self.confirm_remove = False, False
-        await self._reload_sites()
-        return toast.success("Site removed")
 
 
 class TrafficTab(DashboardState):

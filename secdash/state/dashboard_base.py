@@ -25,7 +25,7 @@ PAGE = "dashboard"  # the follow loop's key
 TABS = ("dashboard", "traffic", "users", "scan", "defense", "problems")
 # What each tab shows (parts of services.page_reads.DASHBOARD_PARTS).
 TAB_PARTS: dict[str, frozenset[str]] = {
-    "dashboard": frozenset({"sites", "activities", "alerts", "traffic_live", "user_scan"}),
+    "dashboard": frozenset({"site_list", "site_cards", "activities", "alerts", "traffic_live", "user_scan"}),
     "traffic": frozenset({"traffic_live", "snapshot"}),
     "users": frozenset({"user_scan", "decisions", "snapshot"}),
     "scan": frozenset({"scan"}),

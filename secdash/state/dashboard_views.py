@@ -31,6 +31,8 @@ class SiteView:
     allow_private: bool = False
     capacity_rpm: str = ""  # its traffic settings, as the edit form shows them ("" when not set)
     signup_route: str = ""
+    tags: list[str] = dataclasses.field(default_factory=list)
+    paused: bool = False
     status: str = "warning"
     status_label: str = "CHECKING"
     response_time: str = "-"  # total: every redirect hop and the body
@@ -140,6 +142,8 @@ def site_view(site: SitePublic, history: list[SiteCheckPublic]) -> SiteView:
         allow_private=site.allow_private,
         capacity_rpm=str(site.capacity_rpm) if site.capacity_rpm else "",
         signup_route=site.signup_route or "",
+        tags=list(site.tags),
+        paused=site.paused,
         status=site.security_status.value,
         address=site.domain + urlsplit(site.url).path.rstrip("/"),
         status_label=STATUS_LABELS.get(site.security_status.value, "CHECKING"),

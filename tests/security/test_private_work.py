@@ -36,6 +36,10 @@ OWN_OR_SHARED_WRITES = {
     "POST /api/sites",
     "PUT /api/sites/{site_id}",
     "DELETE /api/sites/{site_id}",
+    "POST /api/sites/import",
+    "POST /api/sites/pause",
+    "POST /api/sites/resume",
+    "POST /api/sites/delete",
     "POST /api/sites/{site_id}/ingest-tokens",
     "DELETE /api/sites/{site_id}/ingest-tokens/{token_id}",
     "POST /api/traffic/ingest",  # a site's ingest token, not a user: it appends that site's logs only

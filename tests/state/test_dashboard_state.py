@@ -91,9 +91,19 @@ async def test_each_change_reads_only_what_the_open_tab_shows(session):
     assert page_reads.stale_parts(every_part, {"traffic": 7}) == {"snapshot"}  # a simulation tick
     assert page_reads.stale_parts(every_part, {"requests": 2}) == {"traffic_live", "user_scan"}  # logged requests
     assert page_reads.stale_parts(every_part, {"decisions": 1}) == {"decisions", "user_scan"}  # made or lifted
-    assert page_reads.stale_parts(every_part, {"events": 3}) == {"alerts", "problems"}
-    assert page_reads.stale_parts(every_part, {"site:3": 1}) == {"sites"}  # a keyed topic: that site's card
-    assert page_reads.stale_parts(every_part, {"sites": 1}) == {"sites", "site_count", "agents", "alerts", "problems"}
+    # An event changes the site list's open-problem counts too.
+    assert page_reads.stale_parts(every_part, {"events": 3}) == {"alerts", "problems", "site_list"}
+    # A keyed topic: that site's card and its row
+    assert page_reads.stale_parts(every_part, {"site:3": 1}) == {"sites", "site_list", "site_cards"}
+    assert page_reads.stale_parts(every_part, {"sites": 1}) == {
+        "sites",
+        "site_list",
+        "site_cards",
+        "site_count",
+        "agents",
+        "alerts",
+        "problems",
+    }
     # A traffic tick costs the Problem Database nothing; the Live Traffic tab re-reads one row.
     assert parts_to_read("problems", {"traffic": 7}) == set()
     assert parts_to_read("traffic", {"traffic": 7}) == {"snapshot"}

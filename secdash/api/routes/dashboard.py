@@ -25,7 +25,7 @@ from secdash.api.schemas import (
 from secdash.models import EventSeverity
 from secdash.models.public import EventPublic, OverviewPublic, SiteCheckPublic, SitePublic
 from secdash.services.errors import Invalid
-from secdash.services.monitoring import sites
+from secdash.services.monitoring import site_tags, sites
 from secdash.services.monitoring.sites import MAX_NAME_LENGTH
 from secdash.services.probe import MAX_URL_LENGTH
 from secdash.services.problems import events, resolution
@@ -76,6 +76,13 @@ class SiteIn(RequestBody):
         default=None,
         max_length=site_settings.MAX_ROUTE,
         description="the path signups are POSTed to (e.g. /account/create); null or empty: the usual routes. "
+        "Left out of an update: unchanged",
+    )
+    tags: list[Annotated[str, Field(max_length=site_tags.MAX_TAG_LENGTH * 2)]] | None = Field(
+        default=None,
+        max_length=site_tags.MAX_TAGS * 2,
+        description=f"labels the site list filters by: at most {site_tags.MAX_TAGS} of at most "
+        f"{site_tags.MAX_TAG_LENGTH} characters of {site_tags.ALLOWED} (lower-cased, sorted, duplicates dropped). "
         "Left out of an update: unchanged",
     )
 
@@ -178,6 +185,7 @@ async def create_site(body: SiteIn, user: CurrentUser, session: DbSession) -> Si
         url=body.url,
         allow_private=body.allowPrivate,
         traffic=body.traffic(update=False),
+        tags=body.tags,
     )
     return SitePublic.of(site)
 
@@ -192,6 +200,7 @@ async def update_site(site_id: PathId, body: SiteIn, user: CurrentUser, session:
         url=body.url,
         allow_private=body.allowPrivate,
         traffic=body.traffic(update=True),
+        tags=body.tags,
     )
     return SitePublic.of(site)
 

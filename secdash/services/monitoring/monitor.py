@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_
@@ -333,21 +332,6 @@ async def prune_history(*, session: AsyncSession) -> None:
     await session.commit()
 
 
-async def _rounds(clients: ProbeClients, lost: asyncio.Event, interval: float) -> None:
-    rounds = 0
-    while not lost.is_set():
-        started = time.monotonic()
-        try:
-            await probe_all(clients=clients)
-            rounds += 1
-            if rounds % 120 == 1:
-                async with session_scope() as session:
-                    await prune_history(session=session)
-        except Exception:
-            log.exception("site monitor round failed")
-        await asyncio.sleep(max(1.0, interval - (time.monotonic() - started)))
-
-
 async def run_monitor() -> None:
     """Lifespan task: probe on the configured interval; one monitor per deployment."""
     settings = get_settings()
@@ -367,7 +351,10 @@ async def run_monitor() -> None:
                 log.exception("site monitor could not reconcile open status events")
             saved = asyncio.create_task(probe_on_request(clients), name="probe saved sites")
             try:
-                await _rounds(clients, lost, settings.MONITOR_INTERVAL_SECONDS)
+                # Each round spread over its interval, in shards every worker runs when there is Redis (rounds.py).
+                from secdash.services.monitoring import rounds
+
+                await rounds.run_rounds(clients, lost, settings.MONITOR_INTERVAL_SECONDS)
             finally:
                 saved.cancel()
                 await asyncio.gather(saved, return_exceptions=True)

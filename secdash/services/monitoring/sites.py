@@ -19,6 +19,7 @@ from secdash.models import LogCategory, Site, SiteStatus, UserPublic, utcnow
 from secdash.services import audit
 from secdash.services.errors import Conflict, Invalid, NotFound
 from secdash.services.identity.permissions import require_admin
+from secdash.services.monitoring.site_tags import clean_tags
 from secdash.services.once import insert_missing
 from secdash.services.probe import MAX_URL_LENGTH, ProbeRefused, address_problem, resolve, validate_target
 from secdash.services.problems import events
@@ -38,7 +39,7 @@ def site_topic(site_id: int | None) -> str:
     return f"site:{site_id}"
 
 
-MAX_SITES = 1000
+MAX_SITES = 10_000  # rounds shard across workers (rounds.py); one worker keeps fewer on 60-s rounds: docs/benchmarks.md
 MAX_NAME_LENGTH = 80
 MAX_HOST_LENGTH = 253
 RESOLVE_TIMEOUT_SECONDS = 5.0
@@ -51,6 +52,9 @@ def _domain_of(url: str) -> str:
     host = parts.hostname or ""
     host = f"[{host}]" if ":" in host else host
     return f"{host}:{parts.port}" if parts.port else host
+
+
+domain_of = _domain_of  # the import's name for it (services/monitoring/site_import.py)
 
 
 async def list_sites(*, session: AsyncSession) -> list[Site]:
@@ -109,6 +113,12 @@ async def seed_default_sites() -> None:
 
 
 def _clean(name: str, url: str) -> tuple[str, str]:
+    return clean_name_and_url(name, url)
+
+
+def clean_name_and_url(name: str, url: str) -> tuple[str, str]:
+    """A site's name and URL, trimmed and checked (Invalid names what is wrong): the rule of the form, the API and
+    the import (services/monitoring/site_import.py). No DNS: `check_target` resolves."""
     name = (name or "").strip()
     if not name:
         raise Invalid("name is required")
@@ -130,6 +140,12 @@ async def _check_target(session: AsyncSession, url: str, *, allow_private: bool)
     """Resolve the URL's host (briefly) and refuse non-global addresses unless allowed. The probe checks
     again on every connection: this check is for a clear message when the site is saved."""
     await end_read(session)  # no pooled connection held across the DNS lookup
+    await check_target(url, allow_private=allow_private)
+
+
+async def check_target(url: str, *, allow_private: bool) -> None:
+    """`_check_target` without a session: resolve the validated URL's host (within RESOLVE_TIMEOUT_SECONDS) and refuse
+    a non-global address unless allowed (Invalid, the form's message). The import runs many at once."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     try:
@@ -167,15 +183,24 @@ async def create_site(
     url: str,
     allow_private: bool = False,
     traffic: TrafficSettings | None = None,
+    tags: list[str] | None = None,
 ) -> Site:
     """Add a site to monitor (admins only; audited), with its traffic settings (services/traffic/site_settings.py:
-    checked by `site_settings.clean`)."""
+    checked by `site_settings.clean`) and its tags (site_tags.clean_tags)."""
     require_admin(actor, "add sites")
     name, url = _clean(name, url)
+    cleaned_tags = clean_tags(tags or [])
     await _check_target(session, url, allow_private=allow_private)
     if (await session.exec(select(func.count()).select_from(Site))).one() >= MAX_SITES:
         raise Conflict(f"at most {MAX_SITES} sites can be monitored")
-    site = Site(name=name, url=url, domain=_domain_of(url), allow_private=allow_private, probe_requested_at=utcnow())
+    site = Site(
+        name=name,
+        url=url,
+        domain=_domain_of(url),
+        allow_private=allow_private,
+        tags=cleaned_tags,
+        probe_requested_at=utcnow(),
+    )
     if traffic is not None:
         traffic = site_settings.clean(traffic.capacity_rpm, traffic.signup_route)  # the rule is checked here too
         site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route
@@ -189,7 +214,7 @@ async def create_site(
         action="Site added",
         description=f"{actor.email} added {name} ({url})",
         actor_user_id=actor.id,
-        details={"siteId": site.id, "url": url, "allowPrivate": allow_private},
+        details={"siteId": site.id, "url": url, "allowPrivate": allow_private} | ({"tags": cleaned_tags} if cleaned_tags else {}),
     )
     await commit(session)
     return site
@@ -204,12 +229,14 @@ async def update_site(
     url: str,
     allow_private: bool = False,
     traffic: TrafficSettings | None = None,
+    tags: list[str] | None = None,
 ) -> Site:
-    """Change a site's name or URL, and its traffic settings when given (admins only; audited). It is probed again
-    at once; a new URL starts afresh."""
+    """Change a site's name or URL, and its traffic settings and tags when given (None: unchanged; admins only;
+    audited). It is probed again at once; a new URL starts afresh."""
     require_admin(actor, "change sites")
     site = await get_site(session=session, site_id=site_id)
     name, url = _clean(name, url)
+    cleaned_tags = None if tags is None else clean_tags(tags)
     # Demo sites keep their URL on this server; a changed URL, or "allow private" taken away, is checked.
     if url != site.url or (site.allow_private and not allow_private and not site.is_demo):
         await _check_target(session, url, allow_private=allow_private)
@@ -220,6 +247,9 @@ async def update_site(
         before |= {"capacityRpm": site.capacity_rpm, "signupRoute": site.signup_route}
         after |= {"capacityRpm": traffic.capacity_rpm, "signupRoute": traffic.signup_route}
         site.capacity_rpm, site.signup_route = traffic.capacity_rpm, traffic.signup_route
+    if cleaned_tags is not None and cleaned_tags != list(site.tags or []):
+        before["tags"], after["tags"] = list(site.tags or []), cleaned_tags
+        site.tags = cleaned_tags
     if url != site.url:
         site.is_demo = False
         site.status, site.response_time_ms, site.grade, site.score = SiteStatus.warning, None, None, None

@@ -14,20 +14,22 @@ from typing import Any
 from secdash.core import notify
 from secdash.core.db import session_scope
 from secdash.jobs import store as jobs_store
-from secdash.models import HistoryLogPublic, UserPublic
+from secdash.models import HistoryLogPublic, Site, UserPublic
 from secdash.models.jobs_public import JobLogPublic
 from secdash.models.public import ActivityPublic, EventPublic, SiteCheckPublic, SitePublic
 from secdash.services import audit
 from secdash.services.agents import activities
 from secdash.services.monitoring import simulation, sites
 from secdash.services.problems import events
-from secdash.services.reads import read_models
+from secdash.services.reads import dashboard, read_models, site_list
 from secdash.services.scanning import scans
 from secdash.services.traffic import decisions, ingest
 
 # What the dashboard can show, and the change topics (exact, or a `prefix*`) that make each part stale.
 DASHBOARD_PARTS: dict[str, tuple[str, ...]] = {
     "sites": (sites.TOPIC, "site:*"),  # the sites with their recent checks (cards and charts)
+    "site_list": (sites.TOPIC, "site:*", events.TOPIC),  # every site as a list row, with open problems counted
+    "site_cards": (sites.TOPIC, "site:*"),  # the cards with charts: every site in a small deployment, or the chosen one
     "site_count": (sites.TOPIC,),
     "agents": (sites.TOPIC,),  # the platform agents follow their site's status
     "activities": (activities.TOPIC,),
@@ -66,6 +68,23 @@ def _typed_sites(rows: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> lis
     ]
 
 
+async def site_cards(chosen_site: int = 0) -> list[tuple[SitePublic, list[SiteCheckPublic]]]:
+    """The sites shown as cards with their charts: all of them up to site_list.CARDS_MAX_SITES (the shared view), else
+    only the chosen one, read on its own (none when none is chosen): a large deployment never waits for every site's
+    checks."""
+    listed = await read_models.site_list_rows()
+    if len(listed.rows) <= site_list.CARDS_MAX_SITES:
+        return await read_models.SITES.derived("page-typed", _typed_sites)
+    if not any(row.id == chosen_site for row in listed.rows):
+        return []
+    async with session_scope() as session:
+        site = await session.get(Site, chosen_site)
+        if site is None:
+            return []
+        checks = await dashboard.site_checks(session=session, site_id=chosen_site, limit=read_models.HISTORY_POINTS)
+        return [(SitePublic.of(site), checks)]
+
+
 def _typed_alerts(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "alerts": [EventPublic.model_validate(event) for event in data["alerts"]]}
 
@@ -80,7 +99,8 @@ async def dashboard_reads(
     Database and the scan are read for this caller. Sites, checks, events and activities come as the
     typed public shapes (models/public.py).
 
-    `filters` are what the asking tab holds: the Problem Database's filters (events.list_events keywords),
+    `filters` are what the asking tab holds: the Problem Database's filters (events.list_events keywords), the
+    Dashboard's chosen site (`chosen_site`: its card shows when there are too many sites for all of them),
     or the Security Scan's log position (`log_job`, `log_after`: its log is read after that line). `viewer` is who
     reads: the decisions are read for administrators only (decisions.shown_to).
     """
@@ -92,6 +112,10 @@ async def dashboard_reads(
             reads["sites"] = site_rows
         if "site_count" in parts:
             reads["site_count"] = len(site_rows)
+    if "site_list" in parts:
+        reads["site_list"] = await read_models.site_list_rows()
+    if "site_cards" in parts:
+        reads["site_cards"] = await site_cards(int((filters or {}).get("chosen_site") or 0))
     if "agents" in parts:
         reads["agents"] = await read_models.agent_rows()
     if "activities" in parts:

@@ -41,8 +41,14 @@ def client_ip(request: Request) -> str:
     return client_address(peer, request.headers.getlist("x-forwarded-for"), get_settings().trusted_proxies)
 
 
+async def app_settings() -> Settings:
+    """The settings, as an async dependency: FastAPI runs a plain function dependency (get_settings itself) in its
+    thread pool, a thread hand-off per request that cost more than the cached overview it guarded."""
+    return get_settings()
+
+
 DbSession = Annotated[AsyncSession, Depends(get_db)]
-AppSettings = Annotated[Settings, Depends(get_settings)]
+AppSettings = Annotated[Settings, Depends(app_settings)]
 
 
 # Documentation of the two ways to send the token (OpenAPI `security`); request_token reads them.
@@ -52,7 +58,6 @@ cookie_scheme = APIKeyCookie(name=SESSION_COOKIE, auto_error=False, description=
 
 async def get_current_user(
     request: Request,
-    settings: AppSettings,
     _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)] = None,
     _cookie: Annotated[str | None, Depends(cookie_scheme)] = None,
 ) -> UserPublic:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +43,7 @@ from secdash.services.errors import DomainError, RateLimited
 
 log = logging.getLogger(__name__)
 
+METHODS_REMEMBERED = 1024  # paths whose methods are remembered (ids make many; the least recently asked is forgotten)
 fallback_router = APIRouter()
 health_router = APIRouter(responses=COMMON_ERRORS)  # the request guard answers 400/413 on every /api path
 
@@ -67,9 +69,11 @@ async def unknown_api_path(rest: str) -> JSONResponse:
 def methods_by_path(api: FastAPI) -> Callable[[str], frozenset[str]]:
     """The methods an /api/ path answers, read from the API's routes when first asked: a fixed path's own (it
     shadows the templated ones: /api/artifacts/current is not the artifact "current"), else those of the
-    templated paths it matches; none when no route has the path (the catch-all's 404)."""
+    templated paths it matches; none when no route has the path (the catch-all's 404). Remembered per path (the
+    newest METHODS_REMEMBERED): the walk matches every route's pattern, about 120 of them, on each request."""
     table: list[tuple[Any, bool, frozenset[str]]] = []
 
+    @functools.lru_cache(maxsize=METHODS_REMEMBERED)
     def methods_of(path: str) -> frozenset[str]:
         if not table:
             for context in iter_route_contexts(api.routes):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.routing import APIRoute
 from pydantic import Field, TypeAdapter
 
@@ -129,10 +129,46 @@ def _overview_json(value: dict[str, Any]) -> bytes:
     return adapter.dump_json(adapter.validate_python(value), by_alias=True)
 
 
-@router.get("/dashboard/overview", response_model=OverviewPublic)
-async def read_overview(user: CurrentUser) -> Response:
-    # The shared read model: read once per change per worker, serialised once per read (not per request).
-    return Response(await read_models.overview_json(_overview_json), media_type="application/json")
+def _accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding header takes gzip (named or `*`, with a q-value above 0)."""
+    weights: dict[str, float] = {}
+    for item in accept_encoding.split(","):
+        coding, *params = (part.strip() for part in item.split(";"))
+        weight = 1.0
+        for param in params:
+            name, _, number = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(number)
+                except ValueError:
+                    weight = 0.0
+        if coding:
+            weights[coding.lower()] = weight
+    return weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0))) > 0
+
+
+def _etags(if_none_match: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in if_none_match.split(",") if tag.strip()}
+
+
+@router.get(
+    "/dashboard/overview",
+    response_model=OverviewPublic,
+    responses={304: {"description": "Not modified: the overview is still the one whose ETag was sent in If-None-Match"}},
+)
+async def read_overview(request: Request, user: CurrentUser) -> Response:
+    """The shared read model, serialised, compressed and hashed once per change per worker (not per request): gzip
+    when the client accepts it (a 1,000-site overview is 2.2 MB of JSON, 36 KB compressed), 304 when If-None-Match
+    names the current ETag."""
+    answer = await read_models.overview_encoded(_overview_json)
+    gzipped = _accepts_gzip(request.headers.get("accept-encoding", ""))
+    etag = answer.etag[:-1] + '-gzip"' if gzipped else answer.etag  # a representation has its own strong validator
+    headers = {"ETag": etag, "Vary": "Accept-Encoding", "Cache-Control": "private, no-cache"}
+    if _etags(request.headers.get("if-none-match", "")) & {answer.etag, answer.etag[:-1] + '-gzip"', "*"}:
+        return Response(status_code=304, headers=headers)
+    if gzipped:
+        return Response(answer.gzip, media_type="application/json", headers=headers | {"Content-Encoding": "gzip"})
+    return Response(answer.body, media_type="application/json", headers=headers)
 
 
 @router.get("/sites", response_model=list[SitePublic])

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, literal_column
+from sqlalchemy.orm import aliased
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 from sqlmodel.sql.expression import SelectOfScalar
@@ -135,6 +136,34 @@ async def _newest(session: AsyncSession, names: dict[int, str], site_id: int | N
     return [_feed_entry(row, names) for row in (await session.exec(newest_query(site_id, limit))).all()]
 
 
+def newest_per_site_query(limit: int) -> SelectOfScalar[TrafficRequest]:
+    """Every site's `limit` newest requests (the monitor's probes left out, as in newest_query), in ONE statement:
+    for each site a correlated subquery reads its newest ids backwards from the (site_id, id) index, as a query of
+    one site does, so the cost grows with the sites times `limit`, never with the requests stored. (One query per
+    site was 1,000 statements per Live Traffic read at 1,000 sites, read every second while logs arrive.)"""
+    own = aliased(TrafficRequest)
+    newest_ids = (
+        select(own.id)
+        .where(own.site_id == Site.id, col(own.user_agent).not_like(MONITOR_AGENT + "%"))
+        .order_by(col(own.id).desc())
+        .limit(limit)
+        .correlate(Site)
+    )
+    return (
+        select(TrafficRequest)
+        .select_from(Site)
+        .join(TrafficRequest, col(TrafficRequest.id).in_(newest_ids))
+        .order_by(col(TrafficRequest.site_id), col(TrafficRequest.id).desc())
+    )
+
+
+async def _newest_per_site(session: AsyncSession, names: dict[int, str], limit: int) -> dict[int, list[dict[str, Any]]]:
+    feeds: dict[int, list[dict[str, Any]]] = {}
+    for row in (await session.exec(newest_per_site_query(limit))).all():
+        feeds.setdefault(row.site_id, []).append(_feed_entry(row, names))
+    return feeds
+
+
 def _zero_mix() -> dict[str, int]:
     return dict.fromkeys(MIX_FIGURES, 0)
 
@@ -159,6 +188,7 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
     hour = await _minute_sums(session, now - timedelta(minutes=MIX_MINUTES))
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     today = await _minute_sums(session, midnight)
+    feeds = await _newest_per_site(session, names, SITE_FEED_SIZE)
     sites = []
     for site_id, name in names.items():
         count, size = rate.get(site_id, (0, 0))
@@ -173,7 +203,7 @@ async def live_traffic(session: AsyncSession, now: datetime | None = None) -> di
                 "activeClients": active.get(site_id, 0),
                 "lastHour": hour.get(site_id, _zero_mix()),
                 "signupsToday": today.get(site_id, {}).get("signups", 0),
-                "feed": await _newest(session, names, site_id, SITE_FEED_SIZE),
+                "feed": feeds.get(site_id, []),
             }
         )
     last_hour = _zero_mix()

@@ -24,7 +24,7 @@ SORT_CHOICES = (
     ("response", "Response"),
     ("tls", "TLS"),
     ("checked", "Last check"),
-    ("problems", "Open problems"),
+    ("problems", "Problems"),
 )
 NAME = "font-semibold text-cyan-200 hover:underline [overflow-wrap:anywhere]"
 STATUS_TEXT = {
@@ -208,13 +208,13 @@ def _table_row(row: SiteListRowView) -> rx.Component:
     cell = "px-2 py-1.5 align-top"
     return rx.el.tr(
         rx.cond(AuthState.is_admin, rx.el.td(_checkbox(row), class_name=cell), rx.fragment()),
-        rx.el.td(_name(row), class_name=cell + " min-w-[11rem]"),
+        rx.el.td(_name(row), class_name=cell + " min-w-[8rem]"),
         rx.el.td(_status(row), class_name=cell),
         rx.el.td(row.grade, class_name=cell + " font-bold"),
         rx.el.td(row.response, class_name=cell + " whitespace-nowrap"),
         rx.el.td(row.tls, class_name=cell + " whitespace-nowrap"),
-        rx.el.td(row.checked, class_name=cell + " whitespace-nowrap"),
-        rx.el.td(row.problems, class_name=cell + " text-right"),
+        rx.el.td(row.checked, class_name=cell + " min-w-[5.5rem]"),  # date and time may take two lines
+        rx.el.td(row.problems, class_name=cell + " text-center"),
         class_name=rx.cond(row.selected, "bg-cyan-500/10", "border-t border-slate-800 hover:bg-slate-800/40"),
         data_testid="site-list-row",
     )

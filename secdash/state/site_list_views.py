@@ -16,7 +16,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (  # (sort key, header): the list's sorta
     ("response", "Response"),
     ("tls", "TLS"),
     ("checked", "Last check"),
-    ("problems", "Open problems"),
+    ("problems", "Problems"),
 )
 
 

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.models import AiActivity, EventSeverity, EventType, SecurityEvent, Site
-from secdash.services.monitoring import monitor
+from secdash.services.monitoring import monitor, status_problems
 from secdash.services.probe import ProbeResult
 from secdash.services.problems import events, resolution
 
@@ -173,7 +173,7 @@ async def test_reconcile_closes_what_older_versions_left_open(session):
     await commit(session)
     legacy_ids, scanner_id, down_id = [e.id for e in legacy], scanner.id, down.id
 
-    closed = await monitor.reconcile_open_problems(session=session, now=T0)
+    closed = await status_problems.reconcile_open_problems(session=session, now=T0)
     await commit(session)
     assert closed == 5
     session.expire_all()
@@ -182,5 +182,5 @@ async def test_reconcile_closes_what_older_versions_left_open(session):
     kept = next(e for e in open_rows if e.id == legacy_ids[-1])
     superseded = await session.get(SecurityEvent, legacy_ids[-2])
     assert superseded.resolved_by == "monitor" and "superseded" in superseded.resolution_note
-    assert kept.fingerprint == monitor.problem_fingerprint(down_id, "critical")
-    assert await monitor.reconcile_open_problems(session=session, now=T0) == 0
+    assert kept.fingerprint == status_problems.problem_fingerprint(down_id, "critical")
+    assert await status_problems.reconcile_open_problems(session=session, now=T0) == 0

@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from secdash.core.unit import commit
 from secdash.demo_sites import routes as demo
-from secdash.models import EventType, SecurityEvent, Site
+from secdash.models import EventSeverity, EventType, SecurityEvent, Site
 from secdash.services.monitoring import monitor, site_findings
 from secdash.services.monitoring.header_grade import grade_headers
 from secdash.services.probe import ProbeResult
@@ -160,8 +160,8 @@ async def test_findings_are_per_site_and_leave_scanner_findings_alone(session):
     tour, blog = await _site(session), await _site(session, name="Blog")
     scanner = events.record(
         session,
-        event_type=monitor.EventType.vulnerability_detected,
-        severity=monitor.EventSeverity.high,
+        event_type=EventType.vulnerability_detected,
+        severity=EventSeverity.high,
         description="eval in translate.js",
         site_id=tour.id,
         source="scanner",
